@@ -1,0 +1,87 @@
+#include "engineclient.h"
+
+#include "supervisor.h"
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QFileInfo>
+
+#include <future>
+#include <memory>
+
+namespace Kp {
+
+EngineClient::EngineClient(QObject *parent) : QObject(parent)
+{
+    m_thread.setObjectName(QStringLiteral("kpg-engine"));
+    m_supervisor = new Supervisor;
+    m_supervisor->moveToThread(&m_thread);
+    // The pid is kept in an atomic from the engine thread itself, so that it
+    // is already true when a reply's callback runs.
+    connect(m_supervisor, &Supervisor::workerStarted, m_supervisor, [this](qint64 pid) { m_workerPid = pid; },
+            Qt::DirectConnection);
+    connect(m_supervisor, &Supervisor::workerExited, m_supervisor, [this] { m_workerPid = 0; },
+            Qt::DirectConnection);
+    connect(m_supervisor, &Supervisor::workerStarted, this, &EngineClient::workerStarted);
+    connect(m_supervisor, &Supervisor::workerExited, this, &EngineClient::workerExited);
+    m_thread.start();
+}
+
+EngineClient::~EngineClient()
+{
+    QMetaObject::invokeMethod(m_supervisor, &Supervisor::shutdown, Qt::BlockingQueuedConnection);
+    m_thread.quit();
+    m_thread.wait();
+    delete m_supervisor; // its thread has finished; nothing else refers to it
+}
+
+void EngineClient::request(const QString &type, const QVariantMap &body, QObject *context, ReplyCallback callback,
+                           RequestOptions options)
+{
+    Supervisor::Job job;
+    job.type = type;
+    job.body = body;
+    job.options = std::move(options);
+    if (context) {
+        job.done = [guard = QPointer<QObject>(context), callback = std::move(callback)](const Reply &reply) {
+            if (!guard) {
+                return;
+            }
+            QMetaObject::invokeMethod(
+                guard.data(),
+                [guard, callback, reply] {
+                    if (guard && callback) {
+                        callback(reply);
+                    }
+                },
+                Qt::QueuedConnection);
+        };
+    } else {
+        job.done = std::move(callback);
+    }
+    QMetaObject::invokeMethod(
+        m_supervisor, [s = m_supervisor, job]() mutable { s->submit(std::move(job)); }, Qt::QueuedConnection);
+}
+
+Reply EngineClient::requestSync(const QString &type, const QVariantMap &body, RequestOptions options)
+{
+    if (QThread::currentThread() == &m_thread) {
+        return Error{QStringLiteral("engine"), Error::Code::Internal, {},
+                     QStringLiteral("requestSync called on the engine thread would deadlock")};
+    }
+    auto promise = std::make_shared<std::promise<Reply>>();
+    std::future<Reply> future = promise->get_future();
+    request(type, body, nullptr, [promise](const Reply &reply) { promise->set_value(reply); }, std::move(options));
+    return future.get();
+}
+
+QString EngineClient::workerPath()
+{
+    const QString env = qEnvironmentVariable("KPG_WORKER");
+    if (!env.isEmpty()) {
+        return env;
+    }
+    return QDir(QCoreApplication::applicationDirPath()).filePath(QStringLiteral("kpg-worker"));
+}
+
+} // namespace Kp

@@ -1,0 +1,79 @@
+#pragma once
+
+#include "core/result.h"
+
+#include <QObject>
+#include <QPointer>
+#include <QString>
+#include <QThread>
+#include <QVariantMap>
+
+#include <atomic>
+#include <functional>
+
+namespace Kp {
+
+class Supervisor;
+
+/** A worker's answer: the reply body, or why there is none. */
+using Reply = Result<QVariantMap>;
+using ReplyCallback = std::function<void(const Reply &)>;
+
+struct RequestOptions
+{
+    /** The request fails, and the worker is killed and later restarted, after this long in the worker. */
+    int timeoutMs = 30000;
+    /**
+     * Requests with the same non-empty tag supersede each other: a newer one
+     * cancels an older one still waiting in the queue (its callback receives
+     * Error::Code::Cancelled). Compile-as-you-type relies on this.
+     */
+    QString tag;
+};
+
+/**
+ * The engine's door to kpg-worker. It owns the engine thread; the worker
+ * process is started there on the first request, supervised (death, time-outs)
+ * and restarted for the next request after it dies.
+ *
+ * Create and destroy it on one thread (the GUI or kpg's main thread); request()
+ * may be called from any thread. Requests run one at a time, in order.
+ */
+class EngineClient : public QObject
+{
+    Q_OBJECT
+public:
+    explicit EngineClient(QObject *parent = nullptr);
+    /** Asks the worker to shut down (kills it after 2 s) and joins the engine thread. */
+    ~EngineClient() override;
+
+    /**
+     * Sends a request. The callback runs on context's thread through its event
+     * loop, and is dropped if context is destroyed first (a closed panel never
+     * receives a result). With a null context it runs on the engine thread.
+     */
+    void request(const QString &type, const QVariantMap &body, QObject *context, ReplyCallback callback,
+                 RequestOptions options = {});
+
+    /** Sends a request and waits for the reply. Never call it on the engine thread. */
+    Reply requestSync(const QString &type, const QVariantMap &body = {}, RequestOptions options = {});
+
+    /** The process id of the running worker, or 0. Thread-safe. */
+    qint64 workerPid() const { return m_workerPid.load(); }
+
+    /** Where kpg-worker is looked for: $KPG_WORKER, else next to this program. */
+    static QString workerPath();
+
+Q_SIGNALS:
+    /** A fresh worker answered the handshake. */
+    void workerStarted(qint64 pid);
+    /** The worker exited or was killed; reason says how. */
+    void workerExited(const QString &reason);
+
+private:
+    QThread m_thread;
+    Supervisor *m_supervisor = nullptr;
+    std::atomic<qint64> m_workerPid{0};
+};
+
+} // namespace Kp

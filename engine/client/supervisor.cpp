@@ -1,0 +1,350 @@
+#include "supervisor.h"
+
+#include <QCoreApplication>
+#include <QLocalServer>
+#include <QLocalSocket>
+#include <QProcess>
+#include <QRandomGenerator>
+#include <QTimer>
+
+namespace Kp {
+
+using namespace Protocol;
+
+namespace {
+constexpr int kStartTimeoutMs = 15000;
+constexpr qsizetype kStderrKeep = 4096;
+
+Error engineError(Error::Code code, const QString &message)
+{
+    return Error{QStringLiteral("engine"), code, {}, message};
+}
+} // namespace
+
+Supervisor::Supervisor(QObject *parent) : QObject(parent)
+{
+    m_startTimer = new QTimer(this);
+    m_startTimer->setSingleShot(true);
+    connect(m_startTimer, &QTimer::timeout, this, &Supervisor::onStartTimeout);
+    m_requestTimer = new QTimer(this);
+    m_requestTimer->setSingleShot(true);
+    connect(m_requestTimer, &QTimer::timeout, this, &Supervisor::onRequestTimeout);
+}
+
+Supervisor::~Supervisor()
+{
+    if (!m_shuttingDown) {
+        shutdown();
+    }
+}
+
+void Supervisor::submit(Job job)
+{
+    if (m_shuttingDown) {
+        job.done(engineError(Error::Code::Cancelled, QStringLiteral("the engine is shutting down")));
+        return;
+    }
+    if (!job.options.tag.isEmpty()) {
+        for (qsizetype i = 0; i < m_queue.size();) {
+            if (m_queue[i].options.tag == job.options.tag) {
+                Job old = m_queue.takeAt(i);
+                finish(old, engineError(Error::Code::Cancelled,
+                                        QStringLiteral("superseded by a newer '%1' request").arg(old.type)));
+            } else {
+                ++i;
+            }
+        }
+    }
+    m_queue.append(std::move(job));
+    pump();
+}
+
+void Supervisor::pump()
+{
+    if (m_current || m_queue.isEmpty() || m_shuttingDown) {
+        return;
+    }
+    if (m_state == State::Idle) {
+        startWorker();
+        return;
+    }
+    if (m_state != State::Ready) {
+        return; // the handshake's reply calls pump() again
+    }
+    m_current = m_queue.takeFirst();
+    m_current->id = m_nextId++;
+    send(Message{kVersion, m_current->type, m_current->id, m_current->body});
+    m_requestTimer->start(qMax(1, m_current->options.timeoutMs));
+}
+
+void Supervisor::startWorker()
+{
+    const QString program = EngineClient::workerPath();
+    m_state = State::Starting;
+    m_stderr.clear();
+    m_decoder = FrameDecoder();
+
+    m_server = new QLocalServer(this);
+    // Only this user may connect to the socket the worker calls back on.
+    m_server->setSocketOptions(QLocalServer::UserAccessOption);
+    const QString name = QStringLiteral("kpg-%1-%2-%3")
+                             .arg(QCoreApplication::applicationPid())
+                             .arg(m_nextId)
+                             .arg(QRandomGenerator::global()->generate(), 8, 16, QLatin1Char('0'));
+    if (!m_server->listen(name)) {
+        const Error e = engineError(Error::Code::WorkerStart, QStringLiteral("cannot open the local socket %1 "
+                                                                             "for kpg-worker: %2")
+                                                                  .arg(name, m_server->errorString()));
+        teardown();
+        failQueue(e);
+        return;
+    }
+    connect(m_server, &QLocalServer::newConnection, this, &Supervisor::onConnection);
+
+    m_process = new QProcess(this);
+    m_process->setProgram(program);
+    m_process->setArguments({QStringLiteral("--connect"), m_server->fullServerName()});
+    m_process->setStandardOutputFile(QProcess::nullDevice());
+    connect(m_process, &QProcess::readyReadStandardError, this, [this] {
+        m_stderr.append(m_process->readAllStandardError());
+        if (m_stderr.size() > kStderrKeep) {
+            m_stderr.remove(0, m_stderr.size() - kStderrKeep);
+        }
+    });
+    connect(m_process, &QProcess::errorOccurred, this, [this, program](QProcess::ProcessError error) {
+        if (error == QProcess::FailedToStart) {
+            const Error e = engineError(Error::Code::WorkerStart,
+                                        QStringLiteral("cannot start kpg-worker (%1): %2; set KPG_WORKER to its path")
+                                            .arg(program, m_process->errorString()));
+            teardown();
+            failQueue(e);
+        }
+    });
+    connect(m_process, &QProcess::finished, this, [this](int exitCode, QProcess::ExitStatus status) {
+        QString how = status == QProcess::CrashExit ? QStringLiteral("crashed (killed by a signal)")
+                                                    : QStringLiteral("exited with code %1").arg(exitCode);
+        onWorkerGone(QStringLiteral("kpg-worker %1").arg(how),
+                     m_state == State::Starting ? Error::Code::WorkerStart : Error::Code::WorkerDied);
+    });
+    m_startTimer->start(kStartTimeoutMs);
+    m_process->start();
+}
+
+void Supervisor::onConnection()
+{
+    if (m_socket || !m_server) {
+        return;
+    }
+    m_socket = m_server->nextPendingConnection();
+    m_server->close(); // one worker, one connection
+    connect(m_socket, &QLocalSocket::readyRead, this, &Supervisor::onReadyRead);
+    connect(m_socket, &QLocalSocket::disconnected, this, [this] {
+        // The process normally ends right after; if it lingers without its
+        // socket it is of no use, so end it (finished() then cleans up).
+        QTimer::singleShot(1000, this, [p = QPointer<QProcess>(m_process)] {
+            if (p && p->state() != QProcess::NotRunning) {
+                p->kill();
+            }
+        });
+    });
+    m_helloId = m_nextId++;
+    send(Message{kVersion, Type::Hello, m_helloId, {{QStringLiteral("protocol"), kVersion}}});
+}
+
+void Supervisor::send(const Message &message)
+{
+    if (m_socket) {
+        m_socket->write(encode(message));
+        m_socket->flush();
+    }
+}
+
+void Supervisor::onReadyRead()
+{
+    if (!m_socket) {
+        return;
+    }
+    m_decoder.feed(m_socket->readAll());
+    while (auto next = m_decoder.next()) {
+        if (!next->ok()) {
+            Error e = next->error();
+            e.message = QStringLiteral("kpg-worker sent a malformed message (%1); it was stopped").arg(e.message);
+            if (m_current) {
+                Job job = std::move(*m_current);
+                m_current.reset();
+                finish(job, e);
+            }
+            if (m_state == State::Starting) {
+                failQueue(e);
+            }
+            m_process->kill();
+            return;
+        }
+        const Message &m = next->value();
+        if (m.id == m_helloId && m_state == State::Starting) {
+            m_startTimer->stop();
+            if (m.type != Type::Reply || m.body.value(QStringLiteral("protocol")).toInt() != kVersion) {
+                Error e = m.type == Type::ErrorReply
+                              ? Error::fromVariant(m.body)
+                              : engineError(Error::Code::Protocol,
+                                            QStringLiteral("kpg-worker speaks protocol %1; this engine speaks %2")
+                                                .arg(m.body.value(QStringLiteral("protocol")).toString())
+                                                .arg(kVersion));
+                failQueue(e);
+                m_process->kill();
+                return;
+            }
+            m_pid = m.body.value(QStringLiteral("pid")).toLongLong();
+            m_state = State::Ready;
+            Q_EMIT workerStarted(m_pid);
+            pump();
+            continue;
+        }
+        if (!m_current || m.id != m_current->id) {
+            continue; // an answer to a request that already timed out
+        }
+        m_requestTimer->stop();
+        Job job = std::move(*m_current);
+        m_current.reset();
+        if (m.type == Type::Reply) {
+            finish(job, m.body);
+        } else {
+            finish(job, Error::fromVariant(m.body));
+        }
+        pump();
+    }
+}
+
+void Supervisor::onRequestTimeout()
+{
+    if (!m_current) {
+        return;
+    }
+    Job job = std::move(*m_current);
+    m_current.reset();
+    finish(job, Error{QStringLiteral("engine"), Error::Code::Timeout, {},
+                      QStringLiteral("'%1' did not finish within %2 ms; kpg-worker was stopped and a fresh one "
+                                     "will serve the next request")
+                          .arg(job.type)
+                          .arg(job.options.timeoutMs)});
+    if (m_process) {
+        m_process->kill(); // finished() tears down and restarts for the queue
+    }
+}
+
+void Supervisor::onStartTimeout()
+{
+    if (m_state != State::Starting) {
+        return;
+    }
+    const Error e = engineError(Error::Code::WorkerStart,
+                                QStringLiteral("kpg-worker did not answer within %1 s of starting%2")
+                                    .arg(kStartTimeoutMs / 1000)
+                                    .arg(stderrTail()));
+    failQueue(e);
+    if (m_process) {
+        m_process->kill();
+    }
+}
+
+void Supervisor::onWorkerGone(const QString &reason, Error::Code code)
+{
+    const QString tail = stderrTail();
+    if (m_process) {
+        m_stderr.append(m_process->readAllStandardError());
+    }
+    const bool wasStarting = m_state == State::Starting;
+    if (m_current) {
+        Job job = std::move(*m_current);
+        m_current.reset();
+        m_requestTimer->stop();
+        finish(job, Error{QStringLiteral("engine"), code, {},
+                          QStringLiteral("%1 while running '%2'; a fresh worker will serve the next request%3")
+                              .arg(reason, job.type, tail)});
+    }
+    teardown();
+    Q_EMIT workerExited(reason + tail);
+    if (wasStarting) {
+        // A worker that dies before its handshake would die again: do not loop.
+        failQueue(engineError(Error::Code::WorkerStart, QStringLiteral("%1 before it answered%2").arg(reason, tail)));
+        return;
+    }
+    pump();
+}
+
+void Supervisor::teardown()
+{
+    m_startTimer->stop();
+    m_requestTimer->stop();
+    if (m_socket) {
+        m_socket->disconnect(this);
+        m_socket->deleteLater();
+        m_socket = nullptr;
+    }
+    if (m_process) {
+        m_process->disconnect(this);
+        if (m_process->state() != QProcess::NotRunning) {
+            m_process->kill();
+            m_process->waitForFinished(2000);
+        }
+        m_process->deleteLater();
+        m_process = nullptr;
+    }
+    if (m_server) {
+        m_server->close();
+        m_server->deleteLater();
+        m_server = nullptr;
+    }
+    m_state = State::Idle;
+    m_pid = 0;
+}
+
+void Supervisor::finish(Job &job, const Reply &reply)
+{
+    if (job.done) {
+        auto done = std::move(job.done);
+        job.done = nullptr;
+        done(reply);
+    }
+}
+
+void Supervisor::failQueue(const Error &error)
+{
+    QList<Job> queue;
+    queue.swap(m_queue);
+    for (Job &job : queue) {
+        finish(job, error);
+    }
+}
+
+void Supervisor::shutdown()
+{
+    m_shuttingDown = true;
+    const Error e = engineError(Error::Code::Cancelled, QStringLiteral("the engine is shutting down"));
+    failQueue(e);
+    if (m_current) {
+        Job job = std::move(*m_current);
+        m_current.reset();
+        finish(job, e);
+    }
+    if (m_process && m_socket && m_state == State::Ready) {
+        m_process->disconnect(this);
+        send(Message{kVersion, Type::Shutdown, m_nextId++, {}});
+        m_socket->waitForBytesWritten(1000);
+        if (!m_process->waitForFinished(2000)) {
+            m_process->kill();
+        }
+    }
+    teardown();
+}
+
+QString Supervisor::stderrTail() const
+{
+    const QString text = QString::fromLocal8Bit(m_stderr).trimmed();
+    if (text.isEmpty()) {
+        return {};
+    }
+    return QStringLiteral("; its last words: ") + text.right(600);
+}
+
+} // namespace Kp

@@ -1,0 +1,81 @@
+#pragma once
+
+#include "engineclient.h"
+#include "worker/protocol.h"
+
+#include <QByteArray>
+#include <QList>
+#include <QObject>
+
+#include <functional>
+#include <optional>
+
+class QLocalServer;
+class QLocalSocket;
+class QProcess;
+class QTimer;
+
+namespace Kp {
+
+/**
+ * Lives on the engine thread (private to EngineClient). Owns the worker
+ * process and its socket, queues requests, sends them one at a time, and turns
+ * every way a worker can fail into an Error for the request that was running.
+ */
+class Supervisor : public QObject
+{
+    Q_OBJECT
+public:
+    struct Job
+    {
+        QString type;
+        QVariantMap body;
+        RequestOptions options;
+        std::function<void(const Reply &)> done;
+        quint64 id = 0;
+    };
+
+    explicit Supervisor(QObject *parent = nullptr);
+    ~Supervisor() override;
+
+    void submit(Job job);
+    /** Ends the worker politely (then by force) and fails what is queued. */
+    void shutdown();
+
+Q_SIGNALS:
+    void workerStarted(qint64 pid);
+    void workerExited(const QString &reason);
+
+private:
+    enum class State { Idle, Starting, Ready };
+
+    void startWorker();
+    void onConnection();
+    void onReadyRead();
+    void onWorkerGone(const QString &reason, Error::Code code);
+    void onStartTimeout();
+    void onRequestTimeout();
+    void pump();
+    void send(const Protocol::Message &message);
+    void finish(Job &job, const Reply &reply);
+    void failQueue(const Error &error);
+    void teardown();
+    QString stderrTail() const;
+
+    State m_state = State::Idle;
+    QLocalServer *m_server = nullptr;
+    QProcess *m_process = nullptr;
+    QLocalSocket *m_socket = nullptr;
+    QTimer *m_startTimer = nullptr;
+    QTimer *m_requestTimer = nullptr;
+    Protocol::FrameDecoder m_decoder;
+    QList<Job> m_queue;
+    std::optional<Job> m_current;
+    quint64 m_helloId = 0;
+    quint64 m_nextId = 1;
+    qint64 m_pid = 0;
+    QByteArray m_stderr;
+    bool m_shuttingDown = false;
+};
+
+} // namespace Kp

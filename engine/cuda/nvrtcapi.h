@@ -1,0 +1,55 @@
+#pragma once
+
+#include "core/result.h"
+
+#include <nvrtc.h>
+
+namespace Kp {
+
+#define KP_NVRTC_FUNCTIONS(X)                                                                      \
+    X(nvrtcVersion)                                                                                \
+    X(nvrtcGetErrorString)                                                                         \
+    X(nvrtcGetNumSupportedArchs)                                                                   \
+    X(nvrtcGetSupportedArchs)                                                                      \
+    X(nvrtcCreateProgram)                                                                          \
+    X(nvrtcDestroyProgram)                                                                         \
+    X(nvrtcCompileProgram)                                                                         \
+    X(nvrtcGetProgramLogSize)                                                                      \
+    X(nvrtcGetProgramLog)                                                                          \
+    X(nvrtcGetPTXSize)                                                                             \
+    X(nvrtcGetPTX)                                                                                 \
+    X(nvrtcGetCUBINSize)                                                                           \
+    X(nvrtcGetCUBIN)                                                                               \
+    X(nvrtcAddNameExpression)                                                                      \
+    X(nvrtcGetLoweredName)
+
+/**
+ * NVRTC, opened at run time. Compiling needs no GPU, so this lives in the
+ * engine's process (GUI or kpg), never in kpg-worker.
+ *
+ * Looks for KPG_NVRTC_LIBRARY if set, else libnvrtc.so.13 / .so.12 / .so on
+ * the loader path, else the toolkit the project was built against.
+ */
+class NvrtcApi
+{
+public:
+    /** Opens NVRTC once per process; thread-safe; the object lives until exit. */
+    static Result<const NvrtcApi *> instance();
+
+    Error error(nvrtcResult result, const char *apiCall) const;
+
+    QString libraryPath;
+    int major = 0;
+    int minor = 0;
+    QString versionString() const { return QStringLiteral("%1.%2").arg(major).arg(minor); }
+
+#define KP_DECLARE_MEMBER(name) decltype(&::name) name = nullptr;
+    KP_NVRTC_FUNCTIONS(KP_DECLARE_MEMBER)
+#undef KP_DECLARE_MEMBER
+
+private:
+    NvrtcApi() = default;
+    static Result<const NvrtcApi *> load();
+};
+
+} // namespace Kp

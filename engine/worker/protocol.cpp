@@ -1,0 +1,104 @@
+#include "protocol.h"
+
+#include <QCborMap>
+#include <QCborValue>
+#include <QtEndian>
+
+namespace Kp::Protocol {
+
+namespace {
+Error protocolError(const QString &message)
+{
+    return Error{QStringLiteral("protocol"), Error::Code::Protocol, {}, message};
+}
+} // namespace
+
+QByteArray encode(const Message &message)
+{
+    QCborMap map;
+    map.insert(QStringLiteral("v"), message.version);
+    map.insert(QStringLiteral("type"), message.type);
+    map.insert(QStringLiteral("id"), static_cast<qint64>(message.id));
+    map.insert(QStringLiteral("body"), QCborMap::fromVariantMap(message.body));
+    const QByteArray payload = map.toCborValue().toCbor();
+
+    QByteArray frame(4, Qt::Uninitialized);
+    qToBigEndian<quint32>(static_cast<quint32>(payload.size()), frame.data());
+    frame.append(payload);
+    return frame;
+}
+
+Result<Message> decodePayload(const QByteArray &payload)
+{
+    QCborParserError parseError;
+    const QCborValue value = QCborValue::fromCbor(payload, &parseError);
+    if (parseError.error != QCborError::NoError) {
+        return protocolError(QStringLiteral("malformed CBOR at byte %1: %2")
+                                 .arg(parseError.offset)
+                                 .arg(parseError.errorString()));
+    }
+    if (!value.isMap()) {
+        return protocolError(QStringLiteral("message is not a CBOR map"));
+    }
+    const QCborMap map = value.toMap();
+    const QCborValue v = map.value(QStringLiteral("v"));
+    const QCborValue type = map.value(QStringLiteral("type"));
+    const QCborValue id = map.value(QStringLiteral("id"));
+    const QCborValue body = map.value(QStringLiteral("body"));
+    if (!v.isInteger()) {
+        return protocolError(QStringLiteral("message has no integer field 'v' (protocol version)"));
+    }
+    if (!type.isString() || type.toString().isEmpty()) {
+        return protocolError(QStringLiteral("message has no string field 'type'"));
+    }
+    if (!id.isInteger() || id.toInteger() < 0) {
+        return protocolError(QStringLiteral("message has no non-negative integer field 'id'"));
+    }
+    if (!body.isUndefined() && !body.isMap()) {
+        return protocolError(QStringLiteral("message field 'body' is not a map"));
+    }
+    Message m;
+    m.version = static_cast<int>(v.toInteger());
+    m.type = type.toString();
+    m.id = static_cast<quint64>(id.toInteger());
+    m.body = body.toMap().toVariantMap();
+    return m;
+}
+
+std::optional<Result<Message>> FrameDecoder::next()
+{
+    if (m_failed) {
+        return Result<Message>(*m_failed);
+    }
+    if (m_buffer.size() < 4) {
+        return std::nullopt;
+    }
+    const quint32 length = qFromBigEndian<quint32>(m_buffer.constData());
+    if (length > m_maxFrameBytes) {
+        m_failed = protocolError(
+            QStringLiteral("frame of %1 bytes exceeds the limit of %2 bytes").arg(length).arg(m_maxFrameBytes));
+        return Result<Message>(*m_failed);
+    }
+    if (m_buffer.size() < 4 + static_cast<qsizetype>(length)) {
+        return std::nullopt;
+    }
+    const QByteArray payload = m_buffer.mid(4, length);
+    m_buffer.remove(0, 4 + static_cast<qsizetype>(length));
+    Result<Message> r = decodePayload(payload);
+    if (!r.ok()) {
+        m_failed = r.error();
+    }
+    return r;
+}
+
+Message reply(const Message &request, const QVariantMap &body)
+{
+    return Message{kVersion, Type::Reply, request.id, body};
+}
+
+Message errorReply(const Message &request, const Error &error)
+{
+    return Message{kVersion, Type::ErrorReply, request.id, error.toVariant()};
+}
+
+} // namespace Kp::Protocol

@@ -1,0 +1,84 @@
+#pragma once
+
+#include "core/result.h"
+
+#include <QByteArray>
+#include <QString>
+#include <QVariantMap>
+
+#include <optional>
+
+namespace Kp::Protocol {
+
+/**
+ * The engine <-> kpg-worker wire format.
+ *
+ * A frame is a 4-byte big-endian payload length followed by the payload, a
+ * CBOR map {"v": version, "type": string, "id": uint, "body": map}. Messages
+ * are small (requests, results, statistics); bulk data never travels here.
+ * Requests carry a type such as "hello"; the worker answers each with one
+ * message of type "reply" (body: the result) or "error" (body: an Error), with
+ * the request's id.
+ */
+constexpr int kVersion = 1;
+/** Frames larger than this are refused: a corrupt length must not allocate GiBs. */
+constexpr quint32 kMaxFrameBytes = 16u * 1024u * 1024u;
+
+namespace Type {
+inline const QString Hello = QStringLiteral("hello");
+inline const QString ListDevices = QStringLiteral("listDevices");
+inline const QString Ping = QStringLiteral("ping");
+inline const QString Shutdown = QStringLiteral("shutdown");
+/** Diagnostic: the worker sleeps body.ms milliseconds, then replies (tests). */
+inline const QString Sleep = QStringLiteral("sleep");
+/** Diagnostic: the worker aborts at once, as if a kernel had killed it (tests). */
+inline const QString Crash = QStringLiteral("crash");
+inline const QString Reply = QStringLiteral("reply");
+inline const QString ErrorReply = QStringLiteral("error");
+} // namespace Type
+
+struct Message
+{
+    int version = kVersion;
+    QString type;
+    quint64 id = 0;
+    QVariantMap body;
+};
+
+/** Encodes one message as a complete frame (length prefix included). */
+QByteArray encode(const Message &message);
+
+/** Decodes one frame's payload (without the length prefix). */
+Result<Message> decodePayload(const QByteArray &payload);
+
+/**
+ * Splits a byte stream into messages. Feed it whatever the socket gave; take
+ * messages out with next(). After a framing error the stream cannot be
+ * resynchronised, so the decoder stays failed and keeps returning the error.
+ * Not thread-safe; one per connection.
+ */
+class FrameDecoder
+{
+public:
+    explicit FrameDecoder(quint32 maxFrameBytes = kMaxFrameBytes) : m_maxFrameBytes(maxFrameBytes) {}
+
+    void feed(const QByteArray &bytes) { m_buffer.append(bytes); }
+
+    /** The next complete message, an Error if the stream is broken, or nullopt if more bytes are needed. */
+    std::optional<Result<Message>> next();
+
+    /** Bytes received but not yet part of a complete frame. */
+    qsizetype pendingBytes() const { return m_buffer.size(); }
+
+private:
+    QByteArray m_buffer;
+    quint32 m_maxFrameBytes;
+    std::optional<Error> m_failed;
+};
+
+/** A reply message to a request. */
+Message reply(const Message &request, const QVariantMap &body);
+/** An error message in answer to a request. */
+Message errorReply(const Message &request, const Error &error);
+
+} // namespace Kp::Protocol

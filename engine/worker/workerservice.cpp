@@ -1,0 +1,71 @@
+#include "workerservice.h"
+
+#include "cuda/deviceinfo.h"
+#include "cuda/driverapi.h"
+
+#include <QCoreApplication>
+#include <QThread>
+
+#include <cstdlib>
+
+namespace Kp {
+
+using namespace Protocol;
+
+namespace {
+Error workerError(Error::Code code, const QString &message)
+{
+    return Error{QStringLiteral("kpg-worker"), code, {}, message};
+}
+} // namespace
+
+Message WorkerService::handle(const Message &request)
+{
+    if (request.version != kVersion) {
+        return errorReply(request, workerError(Error::Code::Protocol,
+                                               QStringLiteral("kpg-worker speaks protocol version %1; the request "
+                                                              "uses version %2")
+                                                   .arg(kVersion)
+                                                   .arg(request.version)));
+    }
+    const qint64 pid = QCoreApplication::applicationPid();
+    if (request.type == Type::Hello) {
+        const int clientVersion = request.body.value(QStringLiteral("protocol"), -1).toInt();
+        if (clientVersion != kVersion) {
+            return errorReply(request, workerError(Error::Code::Protocol,
+                                                   QStringLiteral("kpg-worker speaks protocol version %1; the "
+                                                                  "engine speaks version %2")
+                                                       .arg(kVersion)
+                                                       .arg(clientVersion)));
+        }
+        return reply(request, {{QStringLiteral("protocol"), kVersion},
+                               {QStringLiteral("pid"), pid},
+                               {QStringLiteral("version"), QCoreApplication::applicationVersion()}});
+    }
+    if (request.type == Type::Ping) {
+        return reply(request, {{QStringLiteral("pid"), pid}});
+    }
+    if (request.type == Type::ListDevices) {
+        const Result<DeviceList> devices = queryDevices();
+        if (!devices) {
+            return errorReply(request, devices.error());
+        }
+        return reply(request, devices->toVariant());
+    }
+    if (request.type == Type::Shutdown) {
+        m_shutdown = true;
+        return reply(request, {});
+    }
+    if (request.type == Type::Sleep) {
+        const int ms = request.body.value(QStringLiteral("ms")).toInt();
+        QThread::msleep(static_cast<unsigned long>(qBound(0, ms, 600000)));
+        return reply(request, {{QStringLiteral("pid"), pid}});
+    }
+    if (request.type == Type::Crash) {
+        std::abort();
+    }
+    return errorReply(request, workerError(Error::Code::Protocol,
+                                           QStringLiteral("unknown request type '%1'").arg(request.type)));
+}
+
+} // namespace Kp

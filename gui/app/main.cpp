@@ -1,0 +1,72 @@
+// kernel-playground: the GUI.
+
+#include "client/engineclient.h"
+#include "mainwindow.h"
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QTimer>
+
+#include <cstdio>
+
+using namespace Kp;
+
+int main(int argc, char **argv)
+{
+    QApplication app(argc, argv);
+    QApplication::setApplicationName(QStringLiteral("kernel-playground"));
+    QApplication::setApplicationDisplayName(QStringLiteral("Kernel Playground"));
+    QApplication::setOrganizationName(QStringLiteral("KernelPlayground"));
+    QApplication::setApplicationVersion(QStringLiteral(KPG_VERSION));
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral("Write CUDA C kernels and run them visually."));
+    parser.addHelpOption();
+    parser.addVersionOption();
+    const QCommandLineOption screenshot(QStringLiteral("screenshot"),
+                                        QStringLiteral("Render the window once it has settled, save it as a PNG "
+                                                       "and exit."),
+                                        QStringLiteral("file.png"));
+    const QCommandLineOption preset(QStringLiteral("preset"), QStringLiteral("Open a preset (default vector_add)."),
+                                    QStringLiteral("name"), QStringLiteral("vector_add"));
+    parser.addOption(screenshot);
+    parser.addOption(preset);
+    parser.addPositionalArgument(QStringLiteral("file"), QStringLiteral("A CUDA source to open."), QStringLiteral("[file]"));
+    parser.process(app); // prints usage and exits 1 on unknown options (Qt's convention for GUIs)
+
+    EngineClient engine;
+    MainWindow window(&engine);
+    const QString name = parser.value(preset);
+    const QString source = parser.positionalArguments().value(
+        0, QStringLiteral(":/presets/%1/%1.cu").arg(name));
+    if (const Status s = window.openSource(source); !s) {
+        std::fprintf(stderr, "kernel-playground: %s\n", qPrintable(s.error().message));
+        return 65;
+    }
+    window.show();
+    window.refreshDeviceStatus();
+
+    if (parser.isSet(screenshot)) {
+        const QString path = parser.value(screenshot);
+        int rc = 0;
+        auto shoot = [&] {
+            // Let layout and the lexer's styling finish before grabbing.
+            QTimer::singleShot(300, &window, [&] {
+                if (!window.grab().save(path)) {
+                    std::fprintf(stderr, "kernel-playground: cannot write screenshot %s\n", qPrintable(path));
+                    rc = 73;
+                }
+                app.exit(rc);
+            });
+        };
+        QObject::connect(&window, &MainWindow::deviceStatusChanged, &window, shoot);
+        // A worker that never answers must not keep a screenshot run alive.
+        QTimer::singleShot(20000, &window, [&] {
+            if (!window.deviceStatusKnown()) {
+                shoot();
+            }
+        });
+        return app.exec();
+    }
+    return app.exec();
+}
