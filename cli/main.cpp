@@ -55,7 +55,8 @@ Environment:
 
 int usageError(const QString &message)
 {
-    err() << "kpg: " << message << "\n" << "Run 'kpg --help' for usage.\n";
+    err() << "kpg: " << message << "\n"
+          << "Run 'kpg --help' for usage.\n";
     err().flush();
     return Exit::Usage;
 }
@@ -107,12 +108,11 @@ int devices(const QStringList &args)
             o.insert(QStringLiteral("arch"), d.arch());
             arr.append(o);
         }
-        const QJsonObject doc{
-            {QStringLiteral("driver"),
-             QJsonObject{{QStringLiteral("cudaVersion"), cudaVersionString(list.driverVersion)},
-                         {QStringLiteral("version"), list.driverVersion}}},
-            {QStringLiteral("nvrtc"), nvrtc},
-            {QStringLiteral("devices"), arr}};
+        const QJsonObject doc{{QStringLiteral("driver"),
+                               QJsonObject{{QStringLiteral("cudaVersion"), cudaVersionString(list.driverVersion)},
+                                           {QStringLiteral("version"), list.driverVersion}}},
+                              {QStringLiteral("nvrtc"), nvrtc},
+                              {QStringLiteral("devices"), arr}};
         out() << QJsonDocument(doc).toJson(QJsonDocument::Indented);
         out().flush();
         return Exit::Ok;
@@ -125,9 +125,8 @@ int devices(const QStringList &args)
         out() << "NVRTC:  not found; kernels cannot be compiled\n";
     }
     for (const DeviceInfo &d : list.devices) {
-        out() << "GPU " << d.ordinal << ": " << d.name << "  compute " << d.computeCapability() << " ("
-              << d.arch() << ")  " << d.smCount << " SMs  " << formatBytes(d.totalMemoryBytes) << "  PCI "
-              << d.pciBusId << "\n";
+        out() << "GPU " << d.ordinal << ": " << d.name << "  compute " << d.computeCapability() << " (" << d.arch()
+              << ")  " << d.smCount << " SMs  " << formatBytes(d.totalMemoryBytes) << "  PCI " << d.pciBusId << "\n";
     }
     out().flush();
     return Exit::Ok;

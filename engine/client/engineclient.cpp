@@ -11,17 +11,19 @@
 
 namespace Kp {
 
-EngineClient::EngineClient(QObject *parent) : QObject(parent)
+EngineClient::EngineClient(QObject *parent)
+    : QObject(parent)
 {
     m_thread.setObjectName(QStringLiteral("kpg-engine"));
     m_supervisor = new Supervisor;
     m_supervisor->moveToThread(&m_thread);
     // The pid is kept in an atomic from the engine thread itself, so that it
     // is already true when a reply's callback runs.
-    connect(m_supervisor, &Supervisor::workerStarted, m_supervisor, [this](qint64 pid) { m_workerPid = pid; },
-            Qt::DirectConnection);
-    connect(m_supervisor, &Supervisor::workerExited, m_supervisor, [this] { m_workerPid = 0; },
-            Qt::DirectConnection);
+    connect(
+        m_supervisor, &Supervisor::workerStarted, m_supervisor, [this](qint64 pid) { m_workerPid = pid; },
+        Qt::DirectConnection);
+    connect(
+        m_supervisor, &Supervisor::workerExited, m_supervisor, [this] { m_workerPid = 0; }, Qt::DirectConnection);
     connect(m_supervisor, &Supervisor::workerStarted, this, &EngineClient::workerStarted);
     connect(m_supervisor, &Supervisor::workerExited, this, &EngineClient::workerExited);
     m_thread.start();
@@ -66,12 +68,15 @@ void EngineClient::request(const QString &type, const QVariantMap &body, QObject
 Reply EngineClient::requestSync(const QString &type, const QVariantMap &body, RequestOptions options)
 {
     if (QThread::currentThread() == &m_thread) {
-        return Error{QStringLiteral("engine"), Error::Code::Internal, {},
+        return Error{QStringLiteral("engine"),
+                     Error::Code::Internal,
+                     {},
                      QStringLiteral("requestSync called on the engine thread would deadlock")};
     }
     auto promise = std::make_shared<std::promise<Reply>>();
     std::future<Reply> future = promise->get_future();
-    request(type, body, nullptr, [promise](const Reply &reply) { promise->set_value(reply); }, std::move(options));
+    request(
+        type, body, nullptr, [promise](const Reply &reply) { promise->set_value(reply); }, std::move(options));
     return future.get();
 }
 

@@ -21,7 +21,8 @@ Error engineError(Error::Code code, const QString &message)
 }
 } // namespace
 
-Supervisor::Supervisor(QObject *parent) : QObject(parent)
+Supervisor::Supervisor(QObject *parent)
+    : QObject(parent)
 {
     m_startTimer = new QTimer(this);
     m_startTimer->setSingleShot(true);
@@ -120,12 +121,7 @@ void Supervisor::startWorker()
             failQueue(e);
         }
     });
-    connect(m_process, &QProcess::finished, this, [this](int exitCode, QProcess::ExitStatus status) {
-        QString how = status == QProcess::CrashExit ? QStringLiteral("crashed (killed by a signal)")
-                                                    : QStringLiteral("exited with code %1").arg(exitCode);
-        onWorkerGone(QStringLiteral("kpg-worker %1").arg(how),
-                     m_state == State::Starting ? Error::Code::WorkerStart : Error::Code::WorkerDied);
-    });
+    connect(m_process, &QProcess::finished, this, &Supervisor::onWorkerGone);
     m_startTimer->start(kStartTimeoutMs);
     m_process->start();
 }
@@ -138,15 +134,9 @@ void Supervisor::onConnection()
     m_socket = m_server->nextPendingConnection();
     m_server->close(); // one worker, one connection
     connect(m_socket, &QLocalSocket::readyRead, this, &Supervisor::onReadyRead);
-    connect(m_socket, &QLocalSocket::disconnected, this, [this] {
-        // The process normally ends right after; if it lingers without its
-        // socket it is of no use, so end it (finished() then cleans up).
-        QTimer::singleShot(1000, this, [p = QPointer<QProcess>(m_process)] {
-            if (p && p->state() != QProcess::NotRunning) {
-                p->kill();
-            }
-        });
-    });
+    // A dead worker shows first as a closed socket; act on it at once, so no
+    // request is sent to a process that is already gone.
+    connect(m_socket, &QLocalSocket::disconnected, this, &Supervisor::onWorkerGone);
     m_helloId = m_nextId++;
     send(Message{kVersion, Type::Hello, m_helloId, {{QStringLiteral("protocol"), kVersion}}});
 }
@@ -177,7 +167,7 @@ void Supervisor::onReadyRead()
             if (m_state == State::Starting) {
                 failQueue(e);
             }
-            m_process->kill();
+            stopWorker(QStringLiteral("kpg-worker was stopped after a malformed message"));
             return;
         }
         const Message &m = next->value();
@@ -191,7 +181,7 @@ void Supervisor::onReadyRead()
                                                 .arg(m.body.value(QStringLiteral("protocol")).toString())
                                                 .arg(kVersion));
                 failQueue(e);
-                m_process->kill();
+                stopWorker(QStringLiteral("kpg-worker was stopped: its handshake failed"));
                 return;
             }
             m_pid = m.body.value(QStringLiteral("pid")).toLongLong();
@@ -222,14 +212,15 @@ void Supervisor::onRequestTimeout()
     }
     Job job = std::move(*m_current);
     m_current.reset();
-    finish(job, Error{QStringLiteral("engine"), Error::Code::Timeout, {},
+    finish(job, Error{QStringLiteral("engine"),
+                      Error::Code::Timeout,
+                      {},
                       QStringLiteral("'%1' did not finish within %2 ms; kpg-worker was stopped and a fresh one "
                                      "will serve the next request")
                           .arg(job.type)
                           .arg(job.options.timeoutMs)});
-    if (m_process) {
-        m_process->kill(); // finished() tears down and restarts for the queue
-    }
+    stopWorker(QStringLiteral("kpg-worker was stopped after a time-out"));
+    pump(); // a fresh worker for what is queued
 }
 
 void Supervisor::onStartTimeout()
@@ -237,28 +228,42 @@ void Supervisor::onStartTimeout()
     if (m_state != State::Starting) {
         return;
     }
-    const Error e = engineError(Error::Code::WorkerStart,
-                                QStringLiteral("kpg-worker did not answer within %1 s of starting%2")
-                                    .arg(kStartTimeoutMs / 1000)
-                                    .arg(stderrTail()));
+    const Error e =
+        engineError(Error::Code::WorkerStart, QStringLiteral("kpg-worker did not answer within %1 s of starting%2")
+                                                  .arg(kStartTimeoutMs / 1000)
+                                                  .arg(stderrTail()));
     failQueue(e);
-    if (m_process) {
-        m_process->kill();
-    }
+    stopWorker(QStringLiteral("kpg-worker was stopped: it did not answer after starting"));
 }
 
-void Supervisor::onWorkerGone(const QString &reason, Error::Code code)
+void Supervisor::onWorkerGone()
 {
-    const QString tail = stderrTail();
-    if (m_process) {
-        m_stderr.append(m_process->readAllStandardError());
+    if (!m_process) {
+        return; // already handled (socket and process both report a death)
     }
+    // Handle the death once: waiting below would otherwise re-enter through
+    // finished() or the socket's disconnected().
+    m_process->disconnect(this);
+    if (m_socket) {
+        m_socket->disconnect(this);
+    }
+    // Make sure the process has really ended, so its exit status is known.
+    if (m_process->state() != QProcess::NotRunning && !m_process->waitForFinished(1000)) {
+        m_process->kill();
+        m_process->waitForFinished(2000);
+    }
+    m_stderr.append(m_process->readAllStandardError());
+    const QString tail = stderrTail();
+    const QString reason = m_process->exitStatus() == QProcess::CrashExit
+                               ? QStringLiteral("kpg-worker crashed (killed by a signal)")
+                               : QStringLiteral("kpg-worker exited with code %1").arg(m_process->exitCode());
     const bool wasStarting = m_state == State::Starting;
     if (m_current) {
         Job job = std::move(*m_current);
         m_current.reset();
-        m_requestTimer->stop();
-        finish(job, Error{QStringLiteral("engine"), code, {},
+        finish(job, Error{QStringLiteral("engine"),
+                          wasStarting ? Error::Code::WorkerStart : Error::Code::WorkerDied,
+                          {},
                           QStringLiteral("%1 while running '%2'; a fresh worker will serve the next request%3")
                               .arg(reason, job.type, tail)});
     }
@@ -270,6 +275,15 @@ void Supervisor::onWorkerGone(const QString &reason, Error::Code code)
         return;
     }
     pump();
+}
+
+void Supervisor::stopWorker(const QString &reason)
+{
+    if (!m_process) {
+        return;
+    }
+    teardown(); // kills and reaps synchronously, so nothing is sent to it any more
+    Q_EMIT workerExited(reason);
 }
 
 void Supervisor::teardown()
@@ -322,13 +336,17 @@ void Supervisor::shutdown()
     m_shuttingDown = true;
     const Error e = engineError(Error::Code::Cancelled, QStringLiteral("the engine is shutting down"));
     failQueue(e);
+    const bool busy = m_current.has_value();
     if (m_current) {
         Job job = std::move(*m_current);
         m_current.reset();
         finish(job, e);
     }
-    if (m_process && m_socket && m_state == State::Ready) {
+    // A worker busy with a request cannot read "shutdown" until it is done,
+    // which may be never (a spinning kernel): then teardown() kills it.
+    if (!busy && m_process && m_socket && m_state == State::Ready) {
         m_process->disconnect(this);
+        m_socket->disconnect(this);
         send(Message{kVersion, Type::Shutdown, m_nextId++, {}});
         m_socket->waitForBytesWritten(1000);
         if (!m_process->waitForFinished(2000)) {

@@ -52,7 +52,8 @@ private:
     void startWorker();
     void onConnection();
     void onReadyRead();
-    void onWorkerGone(const QString &reason, Error::Code code);
+    void onWorkerGone();
+    void stopWorker(const QString &reason);
     void onStartTimeout();
     void onRequestTimeout();
     void pump();

@@ -29,7 +29,7 @@ struct Error
         Cancelled,    ///< superseded by a newer request with the same tag, or shut down
     };
 
-    QString where;   ///< component that saw the error, e.g. "kpg-worker"
+    QString where; ///< component that saw the error, e.g. "kpg-worker"
     Code code = Code::Internal;
     QString apiCall; ///< the failing API call, when there is one ("cuInit")
     QString message; ///< one sentence for the user
@@ -44,12 +44,17 @@ struct Error
 };
 
 /** A value or an Error; a small stand-in for std::expected (C++23). */
-template<typename T>
-class Result
+template<typename T> class Result
 {
 public:
-    Result(T value) : m_data(std::move(value)) {}
-    Result(Error error) : m_data(std::move(error)) {}
+    Result(T value)
+        : m_data(std::move(value))
+    {
+    }
+    Result(Error error)
+        : m_data(std::move(error))
+    {
+    }
 
     bool ok() const { return std::holds_alternative<T>(m_data); }
     explicit operator bool() const { return ok(); }
@@ -68,15 +73,16 @@ private:
 
 /** Result for operations with nothing to return. */
 struct Unit
-{};
+{
+};
 using Status = Result<Unit>;
 
 } // namespace Kp
 
 /** In tests: QVERIFY a Result and print its error when it failed. */
-#define KP_VERIFY_RESULT(r)                                                                        \
-    do {                                                                                           \
-        const auto &kp_r_ = (r);                                                                   \
-        if (!kp_r_.ok())                                                                           \
-            QFAIL(qPrintable(kp_r_.error().toString()));                                           \
+#define KP_VERIFY_RESULT(r)                                                                                            \
+    do {                                                                                                               \
+        const auto &kp_r_ = (r);                                                                                       \
+        if (!kp_r_.ok())                                                                                               \
+            QFAIL(qPrintable(kp_r_.error().toString()));                                                               \
     } while (false)

@@ -13,8 +13,8 @@ struct DeviceInfo
 {
     int ordinal = 0;
     QString name;
-    QString uuid;      ///< "GPU-xxxxxxxx-..." as nvidia-smi prints it
-    QString pciBusId;  ///< "0000:19:00.0"
+    QString uuid;     ///< "GPU-xxxxxxxx-..." as nvidia-smi prints it
+    QString pciBusId; ///< "0000:19:00.0"
     int ccMajor = 0;
     int ccMinor = 0;
     int smCount = 0;

@@ -35,14 +35,14 @@ Result<const DriverApi *> DriverApi::load()
     auto *api = new DriverApi; // lives for the whole process, as the driver does
     api->libraryPath = QString::fromLocal8Bit(path);
 
-#define KP_LOAD_MEMBER(name)                                                                       \
-    api->name = reinterpret_cast<decltype(&::name)>(dlsym(handle, KP_STRINGIFY(name)));          \
-    if (!api->name) {                                                                              \
-        delete api;                                                                                \
-        return noDriver(QStringLiteral("The NVIDIA driver in %1 is too old: it lacks %2; "         \
-                                       "install driver 525 or newer")                              \
-                            .arg(QString::fromLocal8Bit(path), QStringLiteral(KP_STRINGIFY(name))), \
-                        QStringLiteral("dlsym"));                                                  \
+#define KP_LOAD_MEMBER(name)                                                                                           \
+    api->name = reinterpret_cast<decltype(&::name)>(dlsym(handle, KP_STRINGIFY(name)));                                \
+    if (!api->name) {                                                                                                  \
+        delete api;                                                                                                    \
+        return noDriver(QStringLiteral("The NVIDIA driver in %1 is too old: it lacks %2; "                             \
+                                       "install driver 525 or newer")                                                  \
+                            .arg(QString::fromLocal8Bit(path), QStringLiteral(KP_STRINGIFY(name))),                    \
+                        QStringLiteral("dlsym"));                                                                      \
     }
     KP_CUDA_DRIVER_FUNCTIONS(KP_LOAD_MEMBER)
 #undef KP_LOAD_MEMBER
@@ -51,8 +51,8 @@ Result<const DriverApi *> DriverApi::load()
         Error e = api->error(r, "cuInit");
         e.code = r == CUDA_ERROR_NO_DEVICE ? Error::Code::NoDevice : Error::Code::NoDriver;
         e.message = (r == CUDA_ERROR_NO_DEVICE ? QStringLiteral("No CUDA device found: ")
-                                               : QStringLiteral("The NVIDIA driver failed to start: "))
-                    + e.message;
+                                               : QStringLiteral("The NVIDIA driver failed to start: ")) +
+                    e.message;
         delete api;
         return e;
     }
@@ -72,8 +72,8 @@ Error DriverApi::error(CUresult result, const char *apiCall) const
         cuGetErrorString(result, &text);
     }
     const QString call = QString::fromLatin1(apiCall);
-    QString message = QStringLiteral("%1 failed with %2").arg(call, name ? QString::fromLatin1(name)
-                                                                        : QStringLiteral("error %1").arg(int(result)));
+    QString message = QStringLiteral("%1 failed with %2")
+                          .arg(call, name ? QString::fromLatin1(name) : QStringLiteral("error %1").arg(int(result)));
     if (text) {
         message += QStringLiteral(": ") + QString::fromLocal8Bit(text);
     }

@@ -10,17 +10,17 @@ namespace Kp {
 // macros (cuDeviceTotalMem -> cuDeviceTotalMem_v2); both the member names and
 // the strings given to dlsym go through the same macros, so each pointer is
 // bound to the ABI version these headers declare.
-#define KP_CUDA_DRIVER_FUNCTIONS(X)                                                                \
-    X(cuInit)                                                                                      \
-    X(cuDriverGetVersion)                                                                          \
-    X(cuGetErrorName)                                                                              \
-    X(cuGetErrorString)                                                                            \
-    X(cuDeviceGetCount)                                                                            \
-    X(cuDeviceGet)                                                                                 \
-    X(cuDeviceGetName)                                                                             \
-    X(cuDeviceGetUuid)                                                                             \
-    X(cuDeviceGetPCIBusId)                                                                         \
-    X(cuDeviceTotalMem)                                                                            \
+#define KP_CUDA_DRIVER_FUNCTIONS(X)                                                                                    \
+    X(cuInit)                                                                                                          \
+    X(cuDriverGetVersion)                                                                                              \
+    X(cuGetErrorName)                                                                                                  \
+    X(cuGetErrorString)                                                                                                \
+    X(cuDeviceGetCount)                                                                                                \
+    X(cuDeviceGet)                                                                                                     \
+    X(cuDeviceGetName)                                                                                                 \
+    X(cuDeviceGetUuid)                                                                                                 \
+    X(cuDeviceGetPCIBusId)                                                                                             \
+    X(cuDeviceTotalMem)                                                                                                \
     X(cuDeviceGetAttribute)
 
 /**
@@ -44,7 +44,7 @@ public:
     /** An Error for a failed call, with the driver's own name and text for the code. */
     Error error(CUresult result, const char *apiCall) const;
 
-    QString libraryPath; ///< the file that was opened
+    QString libraryPath;   ///< the file that was opened
     int driverVersion = 0; ///< e.g. 13000 for CUDA 13.0
 
 #define KP_DECLARE_MEMBER(name) decltype(&::name) name = nullptr;

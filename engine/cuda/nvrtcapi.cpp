@@ -47,13 +47,13 @@ Result<const NvrtcApi *> NvrtcApi::load()
     }
     auto *api = new NvrtcApi;
     api->libraryPath = path;
-#define KP_LOAD_MEMBER(name)                                                                       \
-    api->name = reinterpret_cast<decltype(&::name)>(dlsym(handle, KP_STRINGIFY(name)));          \
-    if (!api->name) {                                                                              \
-        delete api;                                                                                \
-        return Error{QStringLiteral("NVRTC"), Error::Code::NoCompiler, QStringLiteral("dlsym"),    \
-                     QStringLiteral("%1 lacks %2; NVRTC 12.4 or newer is required")               \
-                         .arg(path, QStringLiteral(KP_STRINGIFY(name)))};                          \
+#define KP_LOAD_MEMBER(name)                                                                                           \
+    api->name = reinterpret_cast<decltype(&::name)>(dlsym(handle, KP_STRINGIFY(name)));                                \
+    if (!api->name) {                                                                                                  \
+        delete api;                                                                                                    \
+        return Error{QStringLiteral("NVRTC"), Error::Code::NoCompiler, QStringLiteral("dlsym"),                        \
+                     QStringLiteral("%1 lacks %2; NVRTC 12.4 or newer is required")                                    \
+                         .arg(path, QStringLiteral(KP_STRINGIFY(name)))};                                              \
     }
     KP_NVRTC_FUNCTIONS(KP_LOAD_MEMBER)
 #undef KP_LOAD_MEMBER

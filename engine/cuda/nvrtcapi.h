@@ -6,21 +6,21 @@
 
 namespace Kp {
 
-#define KP_NVRTC_FUNCTIONS(X)                                                                      \
-    X(nvrtcVersion)                                                                                \
-    X(nvrtcGetErrorString)                                                                         \
-    X(nvrtcGetNumSupportedArchs)                                                                   \
-    X(nvrtcGetSupportedArchs)                                                                      \
-    X(nvrtcCreateProgram)                                                                          \
-    X(nvrtcDestroyProgram)                                                                         \
-    X(nvrtcCompileProgram)                                                                         \
-    X(nvrtcGetProgramLogSize)                                                                      \
-    X(nvrtcGetProgramLog)                                                                          \
-    X(nvrtcGetPTXSize)                                                                             \
-    X(nvrtcGetPTX)                                                                                 \
-    X(nvrtcGetCUBINSize)                                                                           \
-    X(nvrtcGetCUBIN)                                                                               \
-    X(nvrtcAddNameExpression)                                                                      \
+#define KP_NVRTC_FUNCTIONS(X)                                                                                          \
+    X(nvrtcVersion)                                                                                                    \
+    X(nvrtcGetErrorString)                                                                                             \
+    X(nvrtcGetNumSupportedArchs)                                                                                       \
+    X(nvrtcGetSupportedArchs)                                                                                          \
+    X(nvrtcCreateProgram)                                                                                              \
+    X(nvrtcDestroyProgram)                                                                                             \
+    X(nvrtcCompileProgram)                                                                                             \
+    X(nvrtcGetProgramLogSize)                                                                                          \
+    X(nvrtcGetProgramLog)                                                                                              \
+    X(nvrtcGetPTXSize)                                                                                                 \
+    X(nvrtcGetPTX)                                                                                                     \
+    X(nvrtcGetCUBINSize)                                                                                               \
+    X(nvrtcGetCUBIN)                                                                                                   \
+    X(nvrtcAddNameExpression)                                                                                          \
     X(nvrtcGetLoweredName)
 
 /**

@@ -10,8 +10,8 @@
 
 #include <cstdio>
 
-#include <sys/prctl.h>
 #include <csignal>
+#include <sys/prctl.h>
 
 using namespace Kp;
 
@@ -31,8 +31,9 @@ int main(int argc, char **argv)
         return 0;
     }
     if (at < 0 || at + 1 >= args.size()) {
-        std::fprintf(stderr, "usage: kpg-worker --connect SOCKET-NAME\n"
-                             "kpg-worker is started by kernel-playground and kpg; it is not meant to be run by hand.\n");
+        std::fprintf(stderr,
+                     "usage: kpg-worker --connect SOCKET-NAME\n"
+                     "kpg-worker is started by kernel-playground and kpg; it is not meant to be run by hand.\n");
         return 64;
     }
 

@@ -33,9 +33,8 @@ Result<Message> decodePayload(const QByteArray &payload)
     QCborParserError parseError;
     const QCborValue value = QCborValue::fromCbor(payload, &parseError);
     if (parseError.error != QCborError::NoError) {
-        return protocolError(QStringLiteral("malformed CBOR at byte %1: %2")
-                                 .arg(parseError.offset)
-                                 .arg(parseError.errorString()));
+        return protocolError(
+            QStringLiteral("malformed CBOR at byte %1: %2").arg(parseError.offset).arg(parseError.errorString()));
     }
     if (!value.isMap()) {
         return protocolError(QStringLiteral("message is not a CBOR map"));

@@ -60,7 +60,10 @@ Result<Message> decodePayload(const QByteArray &payload);
 class FrameDecoder
 {
 public:
-    explicit FrameDecoder(quint32 maxFrameBytes = kMaxFrameBytes) : m_maxFrameBytes(maxFrameBytes) {}
+    explicit FrameDecoder(quint32 maxFrameBytes = kMaxFrameBytes)
+        : m_maxFrameBytes(maxFrameBytes)
+    {
+    }
 
     void feed(const QByteArray &bytes) { m_buffer.append(bytes); }
 

@@ -32,11 +32,11 @@ Message WorkerService::handle(const Message &request)
     if (request.type == Type::Hello) {
         const int clientVersion = request.body.value(QStringLiteral("protocol"), -1).toInt();
         if (clientVersion != kVersion) {
-            return errorReply(request, workerError(Error::Code::Protocol,
-                                                   QStringLiteral("kpg-worker speaks protocol version %1; the "
-                                                                  "engine speaks version %2")
-                                                       .arg(kVersion)
-                                                       .arg(clientVersion)));
+            return errorReply(
+                request, workerError(Error::Code::Protocol, QStringLiteral("kpg-worker speaks protocol version %1; the "
+                                                                           "engine speaks version %2")
+                                                                .arg(kVersion)
+                                                                .arg(clientVersion)));
         }
         return reply(request, {{QStringLiteral("protocol"), kVersion},
                                {QStringLiteral("pid"), pid},
@@ -64,8 +64,8 @@ Message WorkerService::handle(const Message &request)
     if (request.type == Type::Crash) {
         std::abort();
     }
-    return errorReply(request, workerError(Error::Code::Protocol,
-                                           QStringLiteral("unknown request type '%1'").arg(request.type)));
+    return errorReply(
+        request, workerError(Error::Code::Protocol, QStringLiteral("unknown request type '%1'").arg(request.type)));
 }
 
 } // namespace Kp

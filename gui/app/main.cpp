@@ -31,14 +31,14 @@ int main(int argc, char **argv)
                                     QStringLiteral("name"), QStringLiteral("vector_add"));
     parser.addOption(screenshot);
     parser.addOption(preset);
-    parser.addPositionalArgument(QStringLiteral("file"), QStringLiteral("A CUDA source to open."), QStringLiteral("[file]"));
+    parser.addPositionalArgument(QStringLiteral("file"), QStringLiteral("A CUDA source to open."),
+                                 QStringLiteral("[file]"));
     parser.process(app); // prints usage and exits 1 on unknown options (Qt's convention for GUIs)
 
     EngineClient engine;
     MainWindow window(&engine);
     const QString name = parser.value(preset);
-    const QString source = parser.positionalArguments().value(
-        0, QStringLiteral(":/presets/%1/%1.cu").arg(name));
+    const QString source = parser.positionalArguments().value(0, QStringLiteral(":/presets/%1/%1.cu").arg(name));
     if (const Status s = window.openSource(source); !s) {
         std::fprintf(stderr, "kernel-playground: %s\n", qPrintable(s.error().message));
         return 65;

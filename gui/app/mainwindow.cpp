@@ -19,7 +19,9 @@
 
 namespace Kp {
 
-MainWindow::MainWindow(EngineClient *engine, QWidget *parent) : QMainWindow(parent), m_engine(engine)
+MainWindow::MainWindow(EngineClient *engine, QWidget *parent)
+    : QMainWindow(parent)
+    , m_engine(engine)
 {
     m_editor = new CodeEditor(this);
     m_editor->setObjectName(QStringLiteral("editor"));
@@ -73,8 +75,8 @@ Status MainWindow::openSource(const QString &path)
 {
     QFile f(path);
     if (!f.open(QIODevice::ReadOnly)) {
-        return Error{QStringLiteral("editor"), Error::Code::BadInput, {},
-                     tr("Cannot open %1: %2").arg(path, f.errorString())};
+        return Error{
+            QStringLiteral("editor"), Error::Code::BadInput, {}, tr("Cannot open %1: %2").arg(path, f.errorString())};
     }
     m_editor->setText(QString::fromUtf8(f.readAll()));
     m_editor->setModified(false);

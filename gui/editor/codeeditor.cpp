@@ -6,7 +6,8 @@
 
 namespace Kp {
 
-CodeEditor::CodeEditor(QWidget *parent) : QsciScintilla(parent)
+CodeEditor::CodeEditor(QWidget *parent)
+    : QsciScintilla(parent)
 {
     m_lexer = new CudaLexer(this);
     m_lexer->applyPalette(palette());

@@ -20,26 +20,26 @@ const char *kKeywords =
     "__builtin_assume __builtin_expect";
 
 // Set 2: built-in variables, vector and fixed-width types, common intrinsics.
-const char *kBuiltins =
-    "threadIdx blockIdx blockDim gridDim warpSize clusterDim clusterIdx "
-    "size_t ptrdiff_t int8_t int16_t int32_t int64_t uint8_t uint16_t uint32_t uint64_t "
-    "half half2 __half __half2 __nv_bfloat16 __nv_bfloat162 dim3 "
-    "char1 char2 char3 char4 uchar1 uchar2 uchar3 uchar4 short1 short2 short3 short4 "
-    "ushort1 ushort2 ushort3 ushort4 int1 int2 int3 int4 uint1 uint2 uint3 uint4 "
-    "long1 long2 long3 long4 ulong1 ulong2 ulong3 ulong4 longlong1 longlong2 longlong4 "
-    "float1 float2 float3 float4 double1 double2 double3 double4 "
-    "__syncthreads __syncthreads_count __syncthreads_and __syncthreads_or __syncwarp "
-    "__threadfence __threadfence_block __threadfence_system "
-    "__shfl_sync __shfl_up_sync __shfl_down_sync __shfl_xor_sync __ballot_sync __any_sync "
-    "__all_sync __activemask __match_any_sync __reduce_add_sync __popc __popcll __clz __ffs "
-    "__brev __fmaf_rn __fdividef __expf __logf __sinf __cosf __powf __saturatef __ldg __ldcg "
-    "__stcg __restrict atomicAdd atomicSub atomicExch atomicMin atomicMax atomicInc atomicDec "
-    "atomicCAS atomicAnd atomicOr atomicXor clock clock64 printf assert "
-    "make_int2 make_int3 make_int4 make_uint2 make_uint3 make_uint4 make_float2 make_float3 "
-    "make_float4 make_double2 fmaf fminf fmaxf sqrtf rsqrtf expf logf sinf cosf tanhf fabsf";
+const char *kBuiltins = "threadIdx blockIdx blockDim gridDim warpSize clusterDim clusterIdx "
+                        "size_t ptrdiff_t int8_t int16_t int32_t int64_t uint8_t uint16_t uint32_t uint64_t "
+                        "half half2 __half __half2 __nv_bfloat16 __nv_bfloat162 dim3 "
+                        "char1 char2 char3 char4 uchar1 uchar2 uchar3 uchar4 short1 short2 short3 short4 "
+                        "ushort1 ushort2 ushort3 ushort4 int1 int2 int3 int4 uint1 uint2 uint3 uint4 "
+                        "long1 long2 long3 long4 ulong1 ulong2 ulong3 ulong4 longlong1 longlong2 longlong4 "
+                        "float1 float2 float3 float4 double1 double2 double3 double4 "
+                        "__syncthreads __syncthreads_count __syncthreads_and __syncthreads_or __syncwarp "
+                        "__threadfence __threadfence_block __threadfence_system "
+                        "__shfl_sync __shfl_up_sync __shfl_down_sync __shfl_xor_sync __ballot_sync __any_sync "
+                        "__all_sync __activemask __match_any_sync __reduce_add_sync __popc __popcll __clz __ffs "
+                        "__brev __fmaf_rn __fdividef __expf __logf __sinf __cosf __powf __saturatef __ldg __ldcg "
+                        "__stcg __restrict atomicAdd atomicSub atomicExch atomicMin atomicMax atomicInc atomicDec "
+                        "atomicCAS atomicAnd atomicOr atomicXor clock clock64 printf assert "
+                        "make_int2 make_int3 make_int4 make_uint2 make_uint3 make_uint4 make_float2 make_float3 "
+                        "make_float4 make_double2 fmaf fminf fmaxf sqrtf rsqrtf expf logf sinf cosf tanhf fabsf";
 } // namespace
 
-CudaLexer::CudaLexer(QObject *parent) : QsciLexerCPP(parent)
+CudaLexer::CudaLexer(QObject *parent)
+    : QsciLexerCPP(parent)
 {
     setFoldComments(true);
     setFoldCompact(false);

@@ -1,0 +1,156 @@
+// The main window, offscreen: the editor, the CUDA lexer, the status line,
+// and --screenshot as a user would run it.
+
+#include "client/engineclient.h"
+#include "editor/codeeditor.h"
+#include "editor/cudalexer.h"
+#include "mainwindow.h"
+#include "testutil.h"
+#include "worker/protocol.h"
+
+#include <QFile>
+#include <QImage>
+#include <QLabel>
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace Kp;
+
+class TestMainWindow : public QObject
+{
+    Q_OBJECT
+
+private:
+    static QString presetSource()
+    {
+        QFile f(KPG_SOURCE_DIR "/presets/vector_add/vector_add.cu");
+        return f.open(QIODevice::ReadOnly) ? QString::fromUtf8(f.readAll()) : QString();
+    }
+
+private Q_SLOTS:
+    void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
+
+    void opensWithPreset()
+    {
+        EngineClient engine;
+        MainWindow w(&engine);
+        KP_VERIFY_RESULT(w.openSource(":/presets/vector_add/vector_add.cu"));
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(!presetSource().isEmpty());
+        QCOMPARE(w.editor()->text(), presetSource());
+        QVERIFY(w.windowTitle().startsWith("vector_add.cu"));
+        QVERIFY(!w.editor()->isModified());
+    }
+
+    void highlightsCuda_data()
+    {
+        QTest::addColumn<QString>("word");
+        QTest::addColumn<int>("style");
+        QTest::newRow("execution space") << "__global__" << int(QsciLexerCPP::Keyword);
+        QTest::newRow("restrict") << "__restrict__" << int(QsciLexerCPP::Keyword);
+        QTest::newRow("c++ keyword") << "const" << int(QsciLexerCPP::Keyword);
+        QTest::newRow("built-in variable") << "threadIdx" << int(QsciLexerCPP::KeywordSet2);
+        QTest::newRow("blockDim") << "blockDim" << int(QsciLexerCPP::KeywordSet2);
+        QTest::newRow("comment") << "Vector add" << int(QsciLexerCPP::CommentLine);
+        QTest::newRow("plain identifier") << "vectorAdd(" << int(QsciLexerCPP::Identifier);
+    }
+    void highlightsCuda()
+    {
+        QFETCH(QString, word);
+        QFETCH(int, style);
+        EngineClient engine;
+        MainWindow w(&engine);
+        KP_VERIFY_RESULT(w.openSource(":/presets/vector_add/vector_add.cu"));
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QCOMPARE(QString(w.editor()->lexer()->language()), QString("CUDA"));
+        QVERIFY(qobject_cast<CudaLexer *>(w.editor()->lexer()));
+        // Styling is lazy; make Scintilla style the whole document.
+        w.editor()->SendScintilla(QsciScintilla::SCI_COLOURISE, 0, -1);
+        const int pos = w.editor()->text().toUtf8().indexOf(word.toUtf8());
+        QVERIFY(pos >= 0);
+        QCOMPARE(w.editor()->styleAt(pos), style);
+    }
+
+    void statusWithoutDriver()
+    {
+        qputenv("KPG_CUDA_DRIVER", "/nonexistent/libcuda.so.1");
+        EngineClient engine;
+        MainWindow w(&engine);
+        w.show();
+        w.refreshDeviceStatus();
+        QTRY_VERIFY_WITH_TIMEOUT(w.deviceStatusKnown(), 15000);
+        qunsetenv("KPG_CUDA_DRIVER");
+        auto *label = w.findChild<QLabel *>("deviceStatus");
+        QVERIFY(label);
+        QCOMPARE(label->text(), QString("No NVIDIA driver found: compile-only mode"));
+        QVERIFY(label->toolTip().contains("/nonexistent/libcuda.so.1"));
+    }
+
+    void statusSaysWhatMachineHas()
+    {
+        EngineClient engine;
+        const Reply truth = engine.requestSync(Protocol::Type::ListDevices);
+        MainWindow w(&engine);
+        w.show();
+        w.refreshDeviceStatus();
+        QTRY_VERIFY_WITH_TIMEOUT(w.deviceStatusKnown(), 15000);
+        if (truth) {
+            const QVariantMap d = truth->value("devices").toList().first().toMap();
+            QVERIFY2(w.deviceStatusText().startsWith(d.value("name").toString()), qPrintable(w.deviceStatusText()));
+            QVERIFY(w.deviceStatusText().contains(
+                QString("compute %1.%2").arg(d.value("ccMajor").toInt()).arg(d.value("ccMinor").toInt())));
+        } else if (truth.error().code == Error::Code::NoDriver) {
+            QCOMPARE(w.deviceStatusText(), QString("No NVIDIA driver found: compile-only mode"));
+        } else {
+            QCOMPARE(w.deviceStatusText(), QString("No CUDA device found: compile-only mode"));
+        }
+        auto *nvrtc = w.findChild<QLabel *>("nvrtcStatus");
+        QVERIFY(nvrtc && !nvrtc->text().isEmpty());
+    }
+
+    void openMissingFileKeepsText()
+    {
+        EngineClient engine;
+        MainWindow w(&engine);
+        KP_VERIFY_RESULT(w.openSource(":/presets/vector_add/vector_add.cu"));
+        w.editor()->append("\n// my edit\n");
+        const QString before = w.editor()->text();
+        const Status s = w.openSource("/nonexistent/kernel.cu");
+        QVERIFY(!s.ok());
+        QVERIFY2(s.error().message.contains("/nonexistent/kernel.cu"), qPrintable(s.error().message));
+        QCOMPARE(w.editor()->text(), before);
+    }
+
+    void screenshotOption()
+    {
+        QTemporaryDir dir;
+        const QString png = dir.filePath("window.png");
+        const KpTest::Run r = KpTest::run("kernel-playground", {"--screenshot", png},
+                                          {"QT_QPA_PLATFORM=offscreen"}, 60000);
+        QCOMPARE(r.exitCode, 0);
+        QImage img(png);
+        QVERIFY2(!img.isNull(), qPrintable(r.err));
+        QVERIFY(img.width() >= 800 && img.height() >= 500);
+        // Not a blank picture: the editor's text and the status bar give many colours.
+        QSet<QRgb> colours;
+        for (int y = 0; y < img.height(); y += 4) {
+            for (int x = 0; x < img.width(); x += 4) {
+                colours.insert(img.pixel(x, y));
+            }
+        }
+        QVERIFY2(colours.size() > 20, qPrintable(QString::number(colours.size())));
+    }
+
+    void screenshotToBadPathFails()
+    {
+        const KpTest::Run r = KpTest::run("kernel-playground", {"--screenshot", "/nonexistent/dir/x.png"},
+                                          {"QT_QPA_PLATFORM=offscreen"}, 60000);
+        QVERIFY(r.exitCode != 0);
+        QVERIFY2(r.err.contains("cannot write screenshot /nonexistent/dir/x.png"), qPrintable(r.err));
+    }
+};
+
+QTEST_MAIN(TestMainWindow)
+#include "tst_mainwindow.moc"
