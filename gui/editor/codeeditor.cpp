@@ -6,6 +6,26 @@
 
 namespace Kp {
 
+QFont monospaceFont()
+{
+    static const QFont font = [] {
+        const QStringList families = QFontDatabase::families();
+        for (const char *name : {"JetBrains Mono", "Cascadia Mono", "Source Code Pro", "DejaVu Sans Mono",
+                                 "Liberation Mono", "Noto Sans Mono", "Ubuntu Mono"}) {
+            if (families.contains(QLatin1String(name))) {
+                QFont f(QString::fromLatin1(name));
+                f.setPointSizeF(QFontDatabase::systemFont(QFontDatabase::FixedFont).pointSizeF());
+                return f;
+            }
+        }
+        QFont f = QFontDatabase::systemFont(QFontDatabase::FixedFont);
+        f.setStyleHint(QFont::Monospace);
+        f.setFixedPitch(true);
+        return f;
+    }();
+    return font;
+}
+
 CodeEditor::CodeEditor(QWidget *parent)
     : QsciScintilla(parent)
 {
@@ -25,8 +45,7 @@ CodeEditor::CodeEditor(QWidget *parent)
     setCaretLineBackgroundColor(dark ? QColor(0x2a2f36) : QColor(0xf3f6fa));
     setEolMode(QsciScintilla::EolUnix);
 
-    const QFont mono = QFontDatabase::systemFont(QFontDatabase::FixedFont);
-    setMarginsFont(mono);
+    setMarginsFont(monospaceFont());
     setMarginType(0, QsciScintilla::NumberMargin);
     setMarginLineNumbers(0, true);
     setMarginsForegroundColor(palette().color(QPalette::PlaceholderText));

@@ -1,10 +1,18 @@
 #pragma once
 
+#include <QFont>
 #include <Qsci/qsciscintilla.h>
 
 namespace Kp {
 
 class CudaLexer;
+
+/**
+ * A monospaced font that exists on this machine. QFontDatabase's FixedFont is
+ * not enough: without a fontconfig alias for "monospace" it falls back to a
+ * proportional face, which ruins code alignment.
+ */
+QFont monospaceFont();
 
 /** The kernel editor: QScintilla set up for CUDA C (lexer, margins, indentation). */
 class CodeEditor : public QsciScintilla

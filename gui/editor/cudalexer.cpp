@@ -1,5 +1,7 @@
 #include "cudalexer.h"
 
+#include "codeeditor.h"
+
 #include <QFontDatabase>
 #include <QPalette>
 
@@ -43,7 +45,7 @@ CudaLexer::CudaLexer(QObject *parent)
 {
     setFoldComments(true);
     setFoldCompact(false);
-    const QFont mono = QFontDatabase::systemFont(QFontDatabase::FixedFont);
+    const QFont mono = monospaceFont();
     setDefaultFont(mono);
     setFont(mono);
 }

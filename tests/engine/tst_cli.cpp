@@ -18,13 +18,20 @@ private Q_SLOTS:
         QTest::addColumn<int>("exitCode");
         QTest::addColumn<QString>("stdoutHas");
         QTest::addColumn<QString>("stderrHas");
-        QTest::newRow("version") << QStringList{"--version"} << 0 << "kpg 0." << "";
-        QTest::newRow("help") << QStringList{"--help"} << 0 << "devices [--json]" << "";
-        QTest::newRow("help lists exit codes") << QStringList{"-h"} << 0 << "69 no GPU" << "";
-        QTest::newRow("subcommand help") << QStringList{"devices", "--help"} << 0 << "Usage: kpg" << "";
-        QTest::newRow("no command") << QStringList{} << 64 << "" << "no command given";
-        QTest::newRow("unknown command") << QStringList{"frobnicate"} << 64 << "" << "unknown command 'frobnicate'";
-        QTest::newRow("unknown option") << QStringList{"--frob"} << 64 << "" << "unknown option '--frob'";
+        QTest::newRow("version") << QStringList{"--version"} << 0 << "kpg 0."
+                                 << "";
+        QTest::newRow("help") << QStringList{"--help"} << 0 << "devices [--json]"
+                              << "";
+        QTest::newRow("help lists exit codes") << QStringList{"-h"} << 0 << "69 no GPU"
+                                               << "";
+        QTest::newRow("subcommand help") << QStringList{"devices", "--help"} << 0 << "Usage: kpg"
+                                         << "";
+        QTest::newRow("no command") << QStringList{} << 64 << ""
+                                    << "no command given";
+        QTest::newRow("unknown command") << QStringList{"frobnicate"} << 64 << ""
+                                         << "unknown command 'frobnicate'";
+        QTest::newRow("unknown option") << QStringList{"--frob"} << 64 << ""
+                                        << "unknown option '--frob'";
         QTest::newRow("devices unknown option") << QStringList{"devices", "--xml"} << 64 << ""
                                                 << "devices: unknown option '--xml' (allowed: --json)";
     }
@@ -67,9 +74,9 @@ private Q_SLOTS:
     void devicesJsonWithoutNvrtc()
     {
         // NVRTC missing is reported, never fatal for listing devices.
-        const KpTest::Run r = KpTest::run("kpg", {"devices", "--json"},
-                                          {"KPG_CUDA_DRIVER=/nonexistent/libcuda.so.1",
-                                           "KPG_NVRTC_LIBRARY=/nonexistent/libnvrtc.so"});
+        const KpTest::Run r =
+            KpTest::run("kpg", {"devices", "--json"},
+                        {"KPG_CUDA_DRIVER=/nonexistent/libcuda.so.1", "KPG_NVRTC_LIBRARY=/nonexistent/libnvrtc.so"});
         const QJsonObject nvrtc = QJsonDocument::fromJson(r.out.toUtf8()).object().value("nvrtc").toObject();
         QCOMPARE(nvrtc.value("error").toObject().value("code").toString(), QString("no-compiler"));
         QVERIFY(nvrtc.value("error").toObject().value("message").toString().startsWith("NVRTC not found"));

@@ -32,11 +32,11 @@ private Q_SLOTS:
         QTest::newRow("nested") << "listDevices" << quint64(42)
                                 << QVariantMap{{"devices", QVariantList{QVariantMap{{"name", "GPU"}, {"ccMajor", 9}}}},
                                                {"driverVersion", 13000}};
-        QTest::newRow("large id and int64") << "reply" << (quint64(1) << 40)
-                                            << QVariantMap{{"bytes", qint64(150) * 1024 * 1024 * 1024}};
-        QTest::newRow("unicode and bytes") << "hello" << quint64(7)
-                                           << QVariantMap{{"text", QString::fromUtf8("Grüße ∑")},
-                                                          {"raw", QByteArray("\x00\x01\xff", 3)}};
+        QTest::newRow("large id and int64")
+            << "reply" << (quint64(1) << 40) << QVariantMap{{"bytes", qint64(150) * 1024 * 1024 * 1024}};
+        QTest::newRow("unicode and bytes")
+            << "hello" << quint64(7)
+            << QVariantMap{{"text", QString::fromUtf8("Grüße ∑")}, {"raw", QByteArray("\x00\x01\xff", 3)}};
         QTest::newRow("double and bool") << "x" << quint64(3) << QVariantMap{{"d", 1.5}, {"b", true}};
     }
     void roundTrip()

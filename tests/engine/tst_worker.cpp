@@ -98,11 +98,12 @@ private Q_SLOTS:
         QTest::addColumn<QString>("type");
         QTest::addColumn<QVariantMap>("body");
         QTest::addColumn<QString>("expected");
-        QTest::newRow("hello from a newer engine") << kVersion << Type::Hello << QVariantMap{{"protocol", 99}}
-                                                   << "engine speaks version 99";
-        QTest::newRow("hello without a version") << kVersion << Type::Hello << QVariantMap{} << "engine speaks version -1";
-        QTest::newRow("message of another version") << kVersion + 1 << Type::Ping << QVariantMap{}
-                                                     << "request uses version 2";
+        QTest::newRow("hello from a newer engine")
+            << kVersion << Type::Hello << QVariantMap{{"protocol", 99}} << "engine speaks version 99";
+        QTest::newRow("hello without a version")
+            << kVersion << Type::Hello << QVariantMap{} << "engine speaks version -1";
+        QTest::newRow("message of another version")
+            << kVersion + 1 << Type::Ping << QVariantMap{} << "request uses version 2";
         QTest::newRow("unknown request") << kVersion << "launchRockets" << QVariantMap{}
                                          << "unknown request type 'launchRockets'";
     }
@@ -263,7 +264,10 @@ private Q_SLOTS:
         client.request(Type::Sleep, {{"ms", 300}}, &context, [&](const Reply &r) { replies.append({0, r}); });
         for (int i = 1; i <= 3; ++i) {
             client.request(
-                Type::Ping, {}, &context, [&, i](const Reply &r) { replies.append({i, r}); },
+                Type::Ping, {}, &context,
+                [&, i](const Reply &r) {
+                    replies.append({i, r});
+                },
                 RequestOptions{30000, "compile"});
         }
         QTRY_COMPARE_WITH_TIMEOUT(replies.size(), 4, 10000);

@@ -73,6 +73,14 @@ private Q_SLOTS:
         QCOMPARE(w.editor()->styleAt(pos), style);
     }
 
+    void editorFontIsMonospaced()
+    {
+        EngineClient engine;
+        MainWindow w(&engine);
+        const QFontMetrics fm(w.editor()->lexer()->font(QsciLexerCPP::Identifier));
+        QCOMPARE(fm.horizontalAdvance("iiii"), fm.horizontalAdvance("MMMM"));
+    }
+
     void statusWithoutDriver()
     {
         qputenv("KPG_CUDA_DRIVER", "/nonexistent/libcuda.so.1");
@@ -127,8 +135,8 @@ private Q_SLOTS:
     {
         QTemporaryDir dir;
         const QString png = dir.filePath("window.png");
-        const KpTest::Run r = KpTest::run("kernel-playground", {"--screenshot", png},
-                                          {"QT_QPA_PLATFORM=offscreen"}, 60000);
+        const KpTest::Run r =
+            KpTest::run("kernel-playground", {"--screenshot", png}, {"QT_QPA_PLATFORM=offscreen"}, 60000);
         QCOMPARE(r.exitCode, 0);
         QImage img(png);
         QVERIFY2(!img.isNull(), qPrintable(r.err));
