@@ -2,6 +2,7 @@
 // for scripts and for grading labs.
 
 #include "client/engineclient.h"
+#include "compile/compiler.h"
 #include "cuda/deviceinfo.h"
 #include "cuda/driverapi.h"
 #include "cuda/nvrtcapi.h"
@@ -9,9 +10,12 @@
 #include "worker/protocol.h"
 
 #include <QCoreApplication>
+#include <QFile>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QSaveFile>
 #include <QTextStream>
 
 using namespace Kp;
@@ -38,6 +42,23 @@ Commands:
   devices [--json]   List the CUDA devices with compute capability, SM count
                      and memory, and the driver and NVRTC versions.
 
+  compile FILE.cu [options]
+                     Compile with NVRTC; print diagnostics, kernels and resources.
+      --arch A       auto (the GPU's compute capability, else sm_90), sm_XX, compute_XX
+      -D NAME[=VAL]  define a macro (repeatable)
+      -I DIR         add an include folder (repeatable; FILE's folder is always added)
+      -O N           ptxas optimisation level 0-3 (default 3)
+      --fast-math    --use_fast_math
+      -G             device debug information
+      --no-lineinfo  leave out source line information
+      --std S        language standard (default c++17)
+      --opt OPTION   pass an option to NVRTC as it is (repeatable)
+      --name-expr E  instantiate a kernel template, e.g. 'matmul<16>' (repeatable)
+      --no-cache     do not read or write the compile cache
+      --json         print one JSON object (docs/kpg-compile-json.md)
+      --ptx OUT      write the PTX to OUT
+      --cubin OUT    write the cubin to OUT
+
 Options:
   -h, --help         Show this help and exit.
   --version          Show the version and exit.
@@ -51,6 +72,8 @@ Environment:
   KPG_WORKER         path of kpg-worker (default: next to kpg)
   KPG_CUDA_DRIVER    driver library to load (default: libcuda.so.1)
   KPG_NVRTC_LIBRARY  NVRTC library to load (default: libnvrtc.so.13, .so.12)
+  KPG_CACHE_DIR      compile cache folder (default: ~/.cache/kernel-playground/nvrtc)
+  KPG_NO_CACHE=1     disable the compile cache
 )";
 
 int usageError(const QString &message)
@@ -132,6 +155,218 @@ int devices(const QStringList &args)
     return Exit::Ok;
 }
 
+bool writeFile(const QString &path, const QByteArray &data, QString *why)
+{
+    QSaveFile f(path);
+    if (!f.open(QIODevice::WriteOnly) || f.write(data) != data.size() || !f.commit()) {
+        *why = f.errorString();
+        return false;
+    }
+    return true;
+}
+
+int compile(const QStringList &args)
+{
+    CompileRequest req;
+    QString file;
+    bool json = false;
+    QString ptxOut;
+    QString cubinOut;
+    for (qsizetype i = 0; i < args.size(); ++i) {
+        const QString &a = args[i];
+        auto value = [&](const QString &what) -> std::optional<QString> {
+            if (i + 1 >= args.size()) {
+                return std::nullopt;
+            }
+            Q_UNUSED(what);
+            return args[++i];
+        };
+        auto attached = [&](const char *flag) -> std::optional<QString> {
+            // -DNAME=V and -IDIR as well as -D NAME=V and -I DIR
+            const QLatin1String f(flag);
+            if (a == f) {
+                return value(f);
+            }
+            if (a.startsWith(f)) {
+                return a.mid(f.size());
+            }
+            return std::nullopt;
+        };
+        std::optional<QString> v;
+        if (a == QLatin1String("--json")) {
+            json = true;
+        } else if (a == QLatin1String("--no-cache")) {
+            req.options.useCache = false;
+        } else if (a == QLatin1String("--fast-math")) {
+            req.options.fastMath = true;
+        } else if (a == QLatin1String("-G")) {
+            req.options.debug = true;
+        } else if (a == QLatin1String("--no-lineinfo")) {
+            req.options.lineInfo = false;
+        } else if (a == QLatin1String("--no-pch")) {
+            req.options.pch = false;
+        } else if (a == QLatin1String("--arch") || a == QLatin1String("--std") || a == QLatin1String("--opt") ||
+                   a == QLatin1String("--name-expr") || a == QLatin1String("--ptx") || a == QLatin1String("--cubin")) {
+            v = value(a);
+            if (!v) {
+                return usageError(QStringLiteral("compile: %1 needs a value").arg(a));
+            }
+            if (a == QLatin1String("--arch")) {
+                req.options.arch = *v;
+            } else if (a == QLatin1String("--std")) {
+                req.options.std = *v;
+            } else if (a == QLatin1String("--opt")) {
+                req.options.extra << *v;
+            } else if (a == QLatin1String("--name-expr")) {
+                req.options.nameExpressions << *v;
+            } else if (a == QLatin1String("--ptx")) {
+                ptxOut = *v;
+            } else {
+                cubinOut = *v;
+            }
+        } else if ((v = attached("-D"))) {
+            req.options.defines << *v;
+        } else if ((v = attached("-I"))) {
+            req.options.includeDirs << *v;
+        } else if ((v = attached("-O"))) {
+            bool ok = false;
+            req.options.optLevel = v->toInt(&ok);
+            if (!ok || req.options.optLevel < 0 || req.options.optLevel > 3) {
+                return usageError(QStringLiteral("compile: -O takes 0, 1, 2 or 3, not '%1'").arg(*v));
+            }
+        } else if (a.startsWith(QLatin1Char('-'))) {
+            return usageError(QStringLiteral("compile: unknown option '%1'").arg(a));
+        } else if (file.isEmpty()) {
+            file = a;
+        } else {
+            return usageError(QStringLiteral("compile: one source file at a time ('%1' and '%2')").arg(file, a));
+        }
+    }
+    if (file.isEmpty()) {
+        return usageError(QStringLiteral("compile: no source file given"));
+    }
+    QFile f(file);
+    if (!QFileInfo(file).isFile() || !f.open(QIODevice::ReadOnly)) {
+        err() << "kpg: cannot read " << file << ": " << (QFileInfo::exists(file) ? f.errorString() : "no such file")
+              << "\n";
+        return Exit::BadInput;
+    }
+    if (f.size() > Compiler::kMaxSourceBytes) {
+        err() << "kpg: " << file << " is too large to compile: " << f.size() << " bytes (the limit is "
+              << Compiler::kMaxSourceBytes << ")\n";
+        return Exit::BadInput;
+    }
+    const QByteArray bytes = f.readAll();
+    if (bytes.contains('\0')) {
+        err() << "kpg: " << file << " is not text (it contains NUL bytes)\n";
+        return Exit::BadInput;
+    }
+    req.source = QString::fromUtf8(bytes);
+    req.fileName = QFileInfo(file).fileName();
+    req.projectDir = QFileInfo(file).absolutePath();
+
+    if (req.options.arch == QLatin1String("auto")) {
+        // The GPU decides "auto"; without one the compiler's default applies.
+        EngineClient engine;
+        const Reply r = engine.requestSync(Protocol::Type::ListDevices, {}, RequestOptions{15000, {}});
+        if (r) {
+            const DeviceList list = DeviceList::fromVariant(r.value());
+            req.deviceCcMajor = list.devices.first().ccMajor;
+            req.deviceCcMinor = list.devices.first().ccMinor;
+        }
+    }
+
+    Compiler compiler;
+    const Result<CompileResult> compiled = compiler.compile(req);
+    if (!compiled) {
+        err() << "kpg: " << compiled.error().message << "\n";
+        return Exit::forError(compiled.error());
+    }
+    const CompileResult &r = *compiled;
+    QString why;
+    if (!ptxOut.isEmpty() && !r.ptx.isEmpty() && !writeFile(ptxOut, r.ptx, &why)) {
+        err() << "kpg: cannot write " << ptxOut << ": " << why << "\n";
+        return Exit::BadInput;
+    }
+    if (!cubinOut.isEmpty() && !r.cubin.isEmpty() && !writeFile(cubinOut, r.cubin, &why)) {
+        err() << "kpg: cannot write " << cubinOut << ": " << why << "\n";
+        return Exit::BadInput;
+    }
+
+    if (json) {
+        QJsonArray diags;
+        for (const Diagnostic &d : r.diagnostics) {
+            diags.append(QJsonObject::fromVariantMap(d.toVariant()));
+        }
+        QJsonArray kernels;
+        for (const KernelInfo &k : r.kernels) {
+            kernels.append(QJsonObject::fromVariantMap(k.toVariant()));
+        }
+        QJsonObject doc{{QStringLiteral("ok"), r.ok},
+                        {QStringLiteral("file"), file},
+                        {QStringLiteral("arch"), r.arch},
+                        {QStringLiteral("nvrtcVersion"), r.nvrtcVersion},
+                        {QStringLiteral("compileMs"), r.compileMs},
+                        {QStringLiteral("cached"), r.cached},
+                        {QStringLiteral("errors"), r.errorCount()},
+                        {QStringLiteral("warnings"), r.warningCount()},
+                        {QStringLiteral("diagnostics"), diags},
+                        {QStringLiteral("kernels"), kernels},
+                        {QStringLiteral("options"), QJsonArray::fromStringList(r.nvrtcOptions)},
+                        {QStringLiteral("ptxBytes"), r.ptx.size()},
+                        {QStringLiteral("cubinBytes"), r.cubin.size()},
+                        {QStringLiteral("log"), r.log}};
+        if (!r.note.isEmpty()) {
+            doc.insert(QStringLiteral("note"), r.note);
+        }
+        out() << QJsonDocument(doc).toJson(QJsonDocument::Indented);
+        out().flush();
+        return r.ok ? Exit::Ok : Exit::CompileError;
+    }
+
+    // gcc-style lines, so editors and terminals can jump to them.
+    for (const Diagnostic &d : r.diagnostics) {
+        QString where = d.file.isEmpty() ? QStringLiteral("kpg") : d.file;
+        if (d.line > 0) {
+            where += QStringLiteral(":%1").arg(d.line);
+            if (d.column > 0) {
+                where += QStringLiteral(":%1").arg(d.column);
+            }
+        }
+        err() << where << ": " << Diagnostic::severityName(d.severity) << ": " << d.message << "\n";
+    }
+    err().flush();
+    if (!r.note.isEmpty()) {
+        out() << "note: " << r.note << "\n";
+    }
+    out() << (r.ok ? "compiled " : "failed to compile ") << file << " for " << r.arch << " with NVRTC "
+          << r.nvrtcVersion << " in " << QString::number(r.compileMs, 'f', 1) << " ms" << (r.cached ? " (cached)" : "")
+          << ": " << r.errorCount() << " errors, " << r.warningCount() << " warnings\n";
+    for (const KernelInfo &k : r.kernels) {
+        QStringList params;
+        for (const KernelParam &p : k.params) {
+            const QString sep = p.type.endsWith(QLatin1Char('*')) ? QString() : QStringLiteral(" ");
+            params << (p.type + (p.name.isEmpty() ? QString() : sep + p.name));
+        }
+        out() << "  " << k.name << "(" << params.join(QStringLiteral(", ")) << ")";
+        if (!k.loweredName.isEmpty() && k.loweredName != k.name) {
+            out() << "  [" << k.loweredName << "]";
+        }
+        if (k.isTemplate && k.loweredName.isEmpty()) {
+            out() << "  (template; instantiate with --name-expr)";
+        }
+        out() << "\n";
+        if (k.resources.known) {
+            const KernelResources &x = k.resources;
+            out() << "      " << x.registers << " registers, " << x.sharedBytes << " B shared, " << x.constBytes
+                  << " B constant, " << x.stackBytes << " B stack, spills " << x.spillStores << " B stores / "
+                  << x.spillLoads << " B loads\n";
+        }
+    }
+    out().flush();
+    return r.ok ? Exit::Ok : Exit::CompileError;
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -160,8 +395,11 @@ int main(int argc, char **argv)
     if (first == QLatin1String("devices")) {
         return devices(args);
     }
+    if (first == QLatin1String("compile")) {
+        return compile(args);
+    }
     if (first.startsWith(QLatin1Char('-'))) {
         return usageError(QStringLiteral("unknown option '%1'").arg(first));
     }
-    return usageError(QStringLiteral("unknown command '%1' (commands: devices)").arg(first));
+    return usageError(QStringLiteral("unknown command '%1' (commands: devices, compile)").arg(first));
 }

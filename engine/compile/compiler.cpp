@@ -1,0 +1,529 @@
+#include "compiler.h"
+
+#include "cuda/nvrtcapi.h"
+#include "logparse.h"
+
+#include <QCryptographicHash>
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QFileInfo>
+#include <QRegularExpression>
+#include <QSet>
+#include <QStandardPaths>
+
+#include <vector>
+
+namespace Kp {
+
+namespace {
+
+Diagnostic optionsError(const QString &message)
+{
+    Diagnostic d;
+    d.file = QStringLiteral("<options>");
+    d.message = message;
+    return d;
+}
+
+// Every file the source includes from the user's folders, recursively, so a
+// changed header changes the cache key. Toolkit headers are covered by the
+// NVRTC version and the toolkit path in the key.
+void collectUserHeaders(const QString &text, const QString &fromDir, const QStringList &dirs,
+                        QCryptographicHash &hash, QSet<QString> &seen, int depth)
+{
+    static const QRegularExpression inc(QStringLiteral(R"(^\s*#\s*include\s*[<"]([^>"]+)[>"])"),
+                                        QRegularExpression::MultilineOption);
+    if (depth > 32) {
+        return;
+    }
+    auto it = inc.globalMatch(text);
+    while (it.hasNext()) {
+        const QString name = it.next().captured(1);
+        QStringList candidates;
+        if (!fromDir.isEmpty()) {
+            candidates << QDir(fromDir).filePath(name);
+        }
+        for (const QString &d : dirs) {
+            candidates << QDir(d).filePath(name);
+        }
+        for (const QString &c : candidates) {
+            const QString abs = QFileInfo(c).absoluteFilePath();
+            if (seen.contains(abs) || !QFileInfo(abs).isFile()) {
+                continue;
+            }
+            seen.insert(abs);
+            QFile f(abs);
+            if (f.open(QIODevice::ReadOnly)) {
+                const QByteArray content = f.readAll();
+                hash.addData(abs.toUtf8());
+                hash.addData(QByteArrayView("\0", 1));
+                hash.addData(content);
+                collectUserHeaders(QString::fromUtf8(content), QFileInfo(abs).absolutePath(), dirs, hash, seen,
+                                   depth + 1);
+            }
+            break;
+        }
+    }
+}
+
+} // namespace
+
+Compiler::Compiler() : Compiler(Config{}) {}
+
+Compiler::Compiler(Config config)
+{
+    QString dir = config.cacheDir.isEmpty() ? defaultCacheDir() : config.cacheDir;
+    if (dir == QLatin1String("-")) {
+        dir.clear();
+    }
+    m_cache = std::make_unique<CompileCache>(dir, config.cacheLimitBytes);
+}
+
+QString Compiler::defaultCacheDir()
+{
+    const QString env = qEnvironmentVariable("KPG_CACHE_DIR");
+    if (!env.isEmpty()) {
+        return env;
+    }
+    return QStandardPaths::writableLocation(QStandardPaths::GenericCacheLocation) +
+           QStringLiteral("/kernel-playground/nvrtc");
+}
+
+QStringList Compiler::toolkitIncludeDirs()
+{
+    static const QStringList dirs = [] {
+        QStringList roots;
+        for (const char *v : {"CUDA_HOME", "CUDA_PATH", "CUDAToolkit_ROOT"}) {
+            const QString r = qEnvironmentVariable(v);
+            if (!r.isEmpty()) {
+                roots << r;
+            }
+        }
+#ifdef KPG_CUDA_ROOT
+        roots << QStringLiteral(KPG_CUDA_ROOT);
+#endif
+        roots << QStringLiteral("/usr/local/cuda");
+        for (const QString &r : roots) {
+            const QString inc = r + QStringLiteral("/include");
+            if (QFileInfo::exists(inc + QStringLiteral("/cuda.h"))) {
+                QStringList out;
+                // CUDA 13 keeps CCCL (cub, thrust, libcu++) in include/cccl.
+                if (QFileInfo::exists(inc + QStringLiteral("/cccl"))) {
+                    out << inc + QStringLiteral("/cccl");
+                }
+                out << inc;
+                return out;
+            }
+        }
+        return QStringList();
+    }();
+    return dirs;
+}
+
+const QList<QPair<QByteArray, QByteArray>> &Compiler::virtualHeaders()
+{
+    // NVRTC ships no C/C++ standard headers; kernels still include them.
+    static const QByteArray cstdint = QByteArrayLiteral(R"(#pragma once
+#include <cuda/std/cstdint>
+namespace std {
+using cuda::std::int8_t; using cuda::std::int16_t; using cuda::std::int32_t; using cuda::std::int64_t;
+using cuda::std::uint8_t; using cuda::std::uint16_t; using cuda::std::uint32_t; using cuda::std::uint64_t;
+using cuda::std::intptr_t; using cuda::std::uintptr_t; using cuda::std::intmax_t; using cuda::std::uintmax_t;
+}
+using cuda::std::int8_t; using cuda::std::int16_t; using cuda::std::int32_t; using cuda::std::int64_t;
+using cuda::std::uint8_t; using cuda::std::uint16_t; using cuda::std::uint32_t; using cuda::std::uint64_t;
+using cuda::std::intptr_t; using cuda::std::uintptr_t;
+)");
+    // NVRTC's built-in header already defines assert() on __assertfail; this
+    // only makes the #include resolve, and defines it if a future NVRTC does not.
+    static const QByteArray cassert = QByteArrayLiteral(R"(#pragma once
+#ifndef assert
+extern "C" __device__ void __assertfail(const char *, const char *, unsigned, const char *, unsigned long);
+#define assert(e) ((e) ? (void)0 : __assertfail(#e, __FILE__, __LINE__, __func__, sizeof(char)))
+#endif
+)");
+    // printf is built into NVRTC.
+    static const QByteArray cstdio = QByteArrayLiteral("#pragma once\n");
+    static const QByteArray cstddef = QByteArrayLiteral(R"(#pragma once
+#include <cuda/std/cstddef>
+namespace std { using cuda::std::size_t; using cuda::std::ptrdiff_t; using cuda::std::nullptr_t; }
+)");
+    static const QList<QPair<QByteArray, QByteArray>> headers{
+        {"cstdint", cstdint}, {"stdint.h", cstdint}, {"cassert", cassert}, {"assert.h", cassert},
+        {"cstdio", cstdio},   {"stdio.h", cstdio},   {"cstddef", cstddef}, {"stddef.h", cstddef},
+    };
+    return headers;
+}
+
+QString Compiler::resolveArch(const QString &arch, int ccMajor, int ccMinor, const QList<int> &supported,
+                              QString *note, QString *error)
+{
+    auto list = [&] {
+        QStringList l;
+        for (int a : supported) {
+            l << QStringLiteral("sm_%1").arg(a);
+        }
+        return l.join(QStringLiteral(", "));
+    };
+    if (supported.isEmpty()) {
+        *error = QStringLiteral("NVRTC reports no supported architectures");
+        return {};
+    }
+    if (arch.isEmpty() || arch == QLatin1String("auto")) {
+        const int want = ccMajor > 0 ? ccMajor * 10 + ccMinor : 90;
+        int best = -1;
+        for (int a : supported) {
+            if (a <= want) {
+                best = qMax(best, a);
+            }
+        }
+        if (best < 0) {
+            best = supported.first();
+        }
+        if (best != want) {
+            *note = QStringLiteral("arch auto: NVRTC cannot target sm_%1; using sm_%2").arg(want).arg(best);
+        }
+        return QStringLiteral("sm_%1").arg(best);
+    }
+    static const QRegularExpression re(QStringLiteral(R"(^(sm|compute)_(\d+)([af]?)$)"));
+    const auto m = re.match(arch);
+    if (!m.hasMatch()) {
+        *error = QStringLiteral("arch '%1' is not an architecture; use auto, sm_XX or compute_XX (supported: %2)")
+                     .arg(arch, list());
+        return {};
+    }
+    if (!supported.contains(m.captured(2).toInt())) {
+        *error = QStringLiteral("arch '%1' is not supported by this NVRTC (supported: %2)").arg(arch, list());
+        return {};
+    }
+    return arch;
+}
+
+Result<CompileResult> Compiler::compile(const CompileRequest &request)
+{
+    const Result<const NvrtcApi *> loaded = NvrtcApi::instance();
+    if (!loaded) {
+        return loaded.error();
+    }
+    const NvrtcApi &nv = **loaded;
+    const CompileOptions &o = request.options;
+
+    CompileResult result;
+    result.nvrtcVersion = nv.versionString();
+
+    // Input checks first: one clear message instead of NVRTC noise.
+    const QByteArray source = request.source.toUtf8();
+    if (source.size() > kMaxSourceBytes) {
+        Diagnostic d = optionsError(QStringLiteral("%1 is too large to compile: %2 MiB (the limit is %3 MiB)")
+                                        .arg(request.fileName)
+                                        .arg(double(source.size()) / (1024 * 1024), 0, 'f', 1)
+                                        .arg(kMaxSourceBytes / (1024 * 1024)));
+        d.file = request.fileName;
+        result.diagnostics.append(d);
+        return result;
+    }
+    if (request.source.contains(QChar(0))) {
+        Diagnostic d = optionsError(QStringLiteral("%1 is not text (it contains NUL bytes)").arg(request.fileName));
+        d.file = request.fileName;
+        result.diagnostics.append(d);
+        return result;
+    }
+    if (request.source.trimmed().isEmpty()) {
+        Diagnostic d = optionsError(QStringLiteral("%1 is empty: write a __global__ function").arg(request.fileName));
+        d.file = request.fileName;
+        result.diagnostics.append(d);
+        return result;
+    }
+
+    int numArchs = 0;
+    nv.nvrtcGetNumSupportedArchs(&numArchs);
+    std::vector<int> archs(static_cast<size_t>(qMax(0, numArchs)));
+    if (numArchs > 0) {
+        nv.nvrtcGetSupportedArchs(archs.data());
+    }
+    QString archError;
+    result.arch = resolveArch(o.arch, request.deviceCcMajor, request.deviceCcMinor,
+                              QList<int>(archs.begin(), archs.end()), &result.note, &archError);
+    if (!archError.isEmpty()) {
+        result.diagnostics.append(optionsError(archError));
+        return result;
+    }
+    const bool real = result.arch.startsWith(QLatin1String("sm_"));
+    if (o.optLevel < 0 || o.optLevel > 3) {
+        result.diagnostics.append(
+            optionsError(QStringLiteral("optimisation level %1 is out of range (allowed: 0 to 3)").arg(o.optLevel)));
+        return result;
+    }
+
+    QStringList opts;
+    opts << QStringLiteral("-arch=%1").arg(result.arch) << QStringLiteral("-std=%1").arg(o.std);
+    if (o.debug) {
+        opts << QStringLiteral("-G");
+    } else if (o.lineInfo) {
+        opts << QStringLiteral("-lineinfo");
+    }
+    if (o.fastMath) {
+        opts << QStringLiteral("--use_fast_math");
+    }
+    if (real) {
+        opts << QStringLiteral("--ptxas-options=-v")
+             << QStringLiteral("--ptxas-options=-O%1").arg(o.debug ? 0 : o.optLevel);
+    }
+    for (const QString &d : o.defines) {
+        const QString name = d.section(QLatin1Char('='), 0, 0);
+        if (name.trimmed().isEmpty() || name.contains(QRegularExpression(QStringLiteral("\\s")))) {
+            result.diagnostics.append(
+                optionsError(QStringLiteral("define '%1' is not NAME or NAME=VALUE").arg(d)));
+            return result;
+        }
+        opts << QStringLiteral("-D%1").arg(d);
+    }
+    if (!request.projectDir.isEmpty()) {
+        opts << QStringLiteral("-I%1").arg(request.projectDir);
+    }
+    for (const QString &d : o.includeDirs) {
+        opts << QStringLiteral("-I%1").arg(d);
+    }
+    for (const QString &d : toolkitIncludeDirs()) {
+        opts << QStringLiteral("-I%1").arg(d);
+    }
+    if (o.pch) {
+        opts << QStringLiteral("-pch");
+    }
+    opts << o.extra;
+    result.nvrtcOptions = opts;
+
+    // Kernels from the source, and the name expressions NVRTC must lower.
+    const QList<KernelSignature> sigs = findKernels(request.source);
+    QStringList nameExprs;          // what NVRTC gets
+    QList<QPair<QString, KernelSignature>> instances; // (expression, substituted signature)
+    for (const QString &expr : o.nameExpressions) {
+        const QString base = nameExpressionBase(expr);
+        bool matched = false;
+        QString why;
+        for (const KernelSignature &s : sigs) {
+            if (s.name != base && s.qualifiedName != base) {
+                continue;
+            }
+            KernelSignature inst;
+            if (instantiate(s, expr, &inst, &why)) {
+                instances.append({expr.trimmed(), inst});
+                nameExprs << expr.trimmed();
+                matched = true;
+            }
+            break;
+        }
+        if (!matched) {
+            QStringList templates;
+            for (const KernelSignature &s : sigs) {
+                if (s.isTemplate()) {
+                    templates << s.qualifiedName;
+                }
+            }
+            Diagnostic d;
+            d.file = QStringLiteral("<name expressions>");
+            d.message = why.isEmpty() ? QStringLiteral("name expression '%1' matches no kernel in %2 (kernel "
+                                                       "templates: %3)")
+                                            .arg(expr, request.fileName,
+                                                 templates.isEmpty() ? QStringLiteral("none")
+                                                                     : templates.join(QStringLiteral(", ")))
+                                      : QStringLiteral("name expression %1").arg(why);
+            result.diagnostics.append(d);
+        }
+    }
+    for (const KernelSignature &s : sigs) {
+        if (!s.isTemplate() && !s.externC) {
+            nameExprs << s.qualifiedName;
+        }
+    }
+
+    // Cache lookup.
+    QCryptographicHash hash(QCryptographicHash::Sha256);
+    hash.addData(QByteArrayView("kpg-compile-1"));
+    hash.addData(nv.libraryPath.toUtf8());
+    hash.addData(result.nvrtcVersion.toUtf8());
+    for (const QString &s : opts) {
+        hash.addData(s.toUtf8());
+        hash.addData(QByteArrayView("\0", 1));
+    }
+    for (const QString &s : nameExprs) {
+        hash.addData(s.toUtf8());
+        hash.addData(QByteArrayView("\1", 1));
+    }
+    hash.addData(request.fileName.toUtf8());
+    hash.addData(QByteArrayView("\0", 1));
+    hash.addData(source);
+    {
+        QSet<QString> seen;
+        QStringList dirs = o.includeDirs;
+        if (!request.projectDir.isEmpty()) {
+            dirs.prepend(request.projectDir);
+        }
+        collectUserHeaders(request.source, request.projectDir, dirs, hash, seen, 0);
+    }
+    const QByteArray key = hash.result();
+    const bool useCache = o.useCache && qEnvironmentVariableIntValue("KPG_NO_CACHE") == 0 &&
+                          result.diagnostics.isEmpty();
+    if (useCache) {
+        if (std::optional<CompileResult> hit = m_cache->find(key)) {
+            hit->cached = true;
+            return *hit;
+        }
+    }
+
+    // Compile.
+    std::vector<const char *> headerNames;
+    std::vector<const char *> headerSources;
+    for (const auto &[name, text] : virtualHeaders()) {
+        headerNames.push_back(name.constData());
+        headerSources.push_back(text.constData());
+    }
+    const QByteArray programName = request.fileName.toUtf8();
+    nvrtcProgram prog = nullptr;
+    if (const nvrtcResult r =
+            nv.nvrtcCreateProgram(&prog, source.constData(), programName.constData(), int(headerNames.size()),
+                                  headerSources.data(), headerNames.data());
+        r != NVRTC_SUCCESS) {
+        return nv.error(r, "nvrtcCreateProgram");
+    }
+    // Destroyed on every path.
+    struct ProgramGuard
+    {
+        const NvrtcApi &nv;
+        nvrtcProgram &p;
+        ~ProgramGuard() { nv.nvrtcDestroyProgram(&p); }
+    } guard{nv, prog};
+
+    QList<QByteArray> exprBytes;
+    for (const QString &e : nameExprs) {
+        exprBytes << e.toUtf8();
+        nv.nvrtcAddNameExpression(prog, exprBytes.last().constData());
+    }
+    QList<QByteArray> optBytes;
+    std::vector<const char *> optPtrs;
+    for (const QString &s : opts) {
+        optBytes << s.toUtf8();
+    }
+    for (const QByteArray &b : optBytes) {
+        optPtrs.push_back(b.constData());
+    }
+    QElapsedTimer timer;
+    timer.start();
+    const nvrtcResult cr = nv.nvrtcCompileProgram(prog, int(optPtrs.size()), optPtrs.data());
+    result.compileMs = double(timer.nsecsElapsed()) / 1e6;
+
+    size_t logSize = 0;
+    nv.nvrtcGetProgramLogSize(prog, &logSize);
+    QByteArray log(qsizetype(logSize), '\0');
+    if (logSize > 0) {
+        nv.nvrtcGetProgramLog(prog, log.data());
+        log.chop(1); // trailing NUL
+    }
+    result.log = QString::fromUtf8(log);
+    const QList<Diagnostic> parsed = parseDiagnostics(result.log);
+    result.diagnostics.append(parsed);
+
+    if (cr == NVRTC_ERROR_INVALID_OPTION) {
+        // Name the option: NVRTC 12 says only "invalid option"; newer ones say which.
+        bool named = false;
+        for (const Diagnostic &d : parsed) {
+            named = named || d.message.contains(QLatin1String("option"));
+        }
+        if (!named) {
+            result.diagnostics.append(optionsError(
+                QStringLiteral("NVRTC rejected an option; the options were: %1").arg(opts.join(QLatin1Char(' ')))));
+        } else {
+            for (Diagnostic &d : result.diagnostics) {
+                if (d.file == QLatin1String("nvrtc")) {
+                    d.file = QStringLiteral("<options>");
+                }
+            }
+        }
+    } else if (cr != NVRTC_SUCCESS && cr != NVRTC_ERROR_COMPILATION) {
+        result.diagnostics.append(optionsError(nv.error(cr, "nvrtcCompileProgram").message));
+    }
+
+    // Name-map errors are about the user's name expressions, not the source.
+    for (Diagnostic &d : result.diagnostics) {
+        if (d.file == QLatin1String("__nv_name_map")) {
+            d.file = QStringLiteral("<name expressions>");
+            d.line = 0;
+            d.column = 0;
+        }
+    }
+
+    if (cr == NVRTC_SUCCESS) {
+        size_t ptxSize = 0;
+        nv.nvrtcGetPTXSize(prog, &ptxSize);
+        result.ptx.resize(qsizetype(ptxSize));
+        nv.nvrtcGetPTX(prog, result.ptx.data());
+        if (!result.ptx.isEmpty() && result.ptx.endsWith('\0')) {
+            result.ptx.chop(1);
+        }
+        if (real) {
+            size_t cubinSize = 0;
+            nv.nvrtcGetCUBINSize(prog, &cubinSize);
+            result.cubin.resize(qsizetype(cubinSize));
+            nv.nvrtcGetCUBIN(prog, result.cubin.data());
+        }
+    }
+
+    // Kernels with lowered names and resources.
+    const QHash<QString, KernelResources> res = parsePtxasInfo(result.log);
+    auto lowered = [&](const QString &expr) -> QString {
+        if (cr != NVRTC_SUCCESS) {
+            return {};
+        }
+        const QByteArray e = expr.toUtf8();
+        const char *name = nullptr;
+        if (nv.nvrtcGetLoweredName(prog, e.constData(), &name) == NVRTC_SUCCESS && name) {
+            return QString::fromLatin1(name);
+        }
+        return {};
+    };
+    for (const KernelSignature &s : sigs) {
+        auto info = [&](const KernelSignature &sig, const QString &name, const QString &low) {
+            KernelInfo k;
+            k.name = name;
+            k.loweredName = low;
+            k.line = sig.line;
+            k.externC = sig.externC;
+            k.isTemplate = s.isTemplate();
+            k.templateParams = s.templateParams;
+            k.params = sig.params;
+            k.resources = res.value(low);
+            return k;
+        };
+        if (!s.isTemplate()) {
+            const QString low = s.externC ? (cr == NVRTC_SUCCESS ? s.name : QString()) : lowered(s.qualifiedName);
+            result.kernels.append(info(s, s.qualifiedName, low));
+            continue;
+        }
+        bool any = false;
+        for (const auto &[expr, inst] : instances) {
+            if (nameExpressionBase(expr) == s.name || nameExpressionBase(expr) == s.qualifiedName) {
+                result.kernels.append(info(inst, expr, lowered(expr)));
+                any = true;
+            }
+        }
+        if (!any) {
+            result.kernels.append(info(s, s.qualifiedName, {})); // a template nobody instantiated
+        }
+    }
+    if (sigs.isEmpty() && cr == NVRTC_SUCCESS) {
+        Diagnostic d;
+        d.file = request.fileName;
+        d.severity = Diagnostic::Severity::Warning;
+        d.message = QStringLiteral("no __global__ function in %1: there is nothing to launch").arg(request.fileName);
+        result.diagnostics.append(d);
+    }
+
+    result.ok = cr == NVRTC_SUCCESS && result.errorCount() == 0;
+    if (useCache) {
+        m_cache->store(key, result);
+    }
+    return result;
+}
+
+} // namespace Kp
