@@ -17,7 +17,9 @@ constexpr qsizetype kMemoryEntries = 64;
 constexpr int kFormat = 1; // bump when CompileResult's shape changes
 } // namespace
 
-CompileCache::CompileCache(QString dir, qint64 limitBytes) : m_dir(std::move(dir)), m_limit(limitBytes)
+CompileCache::CompileCache(QString dir, qint64 limitBytes)
+    : m_dir(std::move(dir))
+    , m_limit(limitBytes)
 {
     if (!m_dir.isEmpty()) {
         QDir().mkpath(m_dir);

@@ -29,8 +29,8 @@ Diagnostic optionsError(const QString &message)
 // Every file the source includes from the user's folders, recursively, so a
 // changed header changes the cache key. Toolkit headers are covered by the
 // NVRTC version and the toolkit path in the key.
-void collectUserHeaders(const QString &text, const QString &fromDir, const QStringList &dirs,
-                        QCryptographicHash &hash, QSet<QString> &seen, int depth)
+void collectUserHeaders(const QString &text, const QString &fromDir, const QStringList &dirs, QCryptographicHash &hash,
+                        QSet<QString> &seen, int depth)
 {
     static const QRegularExpression inc(QStringLiteral(R"(^\s*#\s*include\s*[<"]([^>"]+)[>"])"),
                                         QRegularExpression::MultilineOption);
@@ -69,7 +69,10 @@ void collectUserHeaders(const QString &text, const QString &fromDir, const QStri
 
 } // namespace
 
-Compiler::Compiler() : Compiler(Config{}) {}
+Compiler::Compiler()
+    : Compiler(Config{})
+{
+}
 
 Compiler::Compiler(Config config)
 {
@@ -156,8 +159,8 @@ namespace std { using cuda::std::size_t; using cuda::std::ptrdiff_t; using cuda:
     return headers;
 }
 
-QString Compiler::resolveArch(const QString &arch, int ccMajor, int ccMinor, const QList<int> &supported,
-                              QString *note, QString *error)
+QString Compiler::resolveArch(const QString &arch, int ccMajor, int ccMinor, const QList<int> &supported, QString *note,
+                              QString *error)
 {
     auto list = [&] {
         QStringList l;
@@ -273,8 +276,7 @@ Result<CompileResult> Compiler::compile(const CompileRequest &request)
     for (const QString &d : o.defines) {
         const QString name = d.section(QLatin1Char('='), 0, 0);
         if (name.trimmed().isEmpty() || name.contains(QRegularExpression(QStringLiteral("\\s")))) {
-            result.diagnostics.append(
-                optionsError(QStringLiteral("define '%1' is not NAME or NAME=VALUE").arg(d)));
+            result.diagnostics.append(optionsError(QStringLiteral("define '%1' is not NAME or NAME=VALUE").arg(d)));
             return result;
         }
         opts << QStringLiteral("-D%1").arg(d);
@@ -296,7 +298,7 @@ Result<CompileResult> Compiler::compile(const CompileRequest &request)
 
     // Kernels from the source, and the name expressions NVRTC must lower.
     const QList<KernelSignature> sigs = findKernels(request.source);
-    QStringList nameExprs;          // what NVRTC gets
+    QStringList nameExprs;                            // what NVRTC gets
     QList<QPair<QString, KernelSignature>> instances; // (expression, substituted signature)
     for (const QString &expr : o.nameExpressions) {
         const QString base = nameExpressionBase(expr);
@@ -338,6 +340,24 @@ Result<CompileResult> Compiler::compile(const CompileRequest &request)
         }
     }
 
+    // User headers: their contents go into the cache key. NVRTC's automatic
+    // PCH is only trusted for toolkit headers: it checks a header's time
+    // stamp, not its contents, so a header edited within the same second would
+    // be served stale from the PCH.
+    QCryptographicHash headerHash(QCryptographicHash::Sha256);
+    {
+        QSet<QString> seen;
+        QStringList dirs = o.includeDirs;
+        if (!request.projectDir.isEmpty()) {
+            dirs.prepend(request.projectDir);
+        }
+        collectUserHeaders(request.source, request.projectDir, dirs, headerHash, seen, 0);
+        if (!seen.isEmpty()) {
+            opts.removeAll(QStringLiteral("-pch"));
+            result.nvrtcOptions = opts;
+        }
+    }
+
     // Cache lookup.
     QCryptographicHash hash(QCryptographicHash::Sha256);
     hash.addData(QByteArrayView("kpg-compile-1"));
@@ -354,17 +374,10 @@ Result<CompileResult> Compiler::compile(const CompileRequest &request)
     hash.addData(request.fileName.toUtf8());
     hash.addData(QByteArrayView("\0", 1));
     hash.addData(source);
-    {
-        QSet<QString> seen;
-        QStringList dirs = o.includeDirs;
-        if (!request.projectDir.isEmpty()) {
-            dirs.prepend(request.projectDir);
-        }
-        collectUserHeaders(request.source, request.projectDir, dirs, hash, seen, 0);
-    }
+    hash.addData(headerHash.result());
     const QByteArray key = hash.result();
-    const bool useCache = o.useCache && qEnvironmentVariableIntValue("KPG_NO_CACHE") == 0 &&
-                          result.diagnostics.isEmpty();
+    const bool useCache =
+        o.useCache && qEnvironmentVariableIntValue("KPG_NO_CACHE") == 0 && result.diagnostics.isEmpty();
     if (useCache) {
         if (std::optional<CompileResult> hit = m_cache->find(key)) {
             hit->cached = true;
@@ -381,9 +394,8 @@ Result<CompileResult> Compiler::compile(const CompileRequest &request)
     }
     const QByteArray programName = request.fileName.toUtf8();
     nvrtcProgram prog = nullptr;
-    if (const nvrtcResult r =
-            nv.nvrtcCreateProgram(&prog, source.constData(), programName.constData(), int(headerNames.size()),
-                                  headerSources.data(), headerNames.data());
+    if (const nvrtcResult r = nv.nvrtcCreateProgram(&prog, source.constData(), programName.constData(),
+                                                    int(headerNames.size()), headerSources.data(), headerNames.data());
         r != NVRTC_SUCCESS) {
         return nv.error(r, "nvrtcCreateProgram");
     }

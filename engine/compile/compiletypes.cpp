@@ -5,8 +5,7 @@
 namespace Kp {
 
 namespace {
-template<typename T>
-QVariantList toList(const QList<T> &items)
+template<typename T> QVariantList toList(const QList<T> &items)
 {
     QVariantList l;
     for (const T &i : items) {
@@ -14,8 +13,7 @@ QVariantList toList(const QList<T> &items)
     }
     return l;
 }
-template<typename T>
-QList<T> fromList(const QVariant &v)
+template<typename T> QList<T> fromList(const QVariant &v)
 {
     QList<T> out;
     for (const QVariant &i : v.toList()) {
@@ -72,12 +70,9 @@ QString Diagnostic::severityName(Severity s)
 
 QVariantMap Diagnostic::toVariant() const
 {
-    return {{QStringLiteral("file"), file},
-            {QStringLiteral("line"), line},
-            {QStringLiteral("column"), column},
-            {QStringLiteral("severity"), severityName(severity)},
-            {QStringLiteral("message"), message},
-            {QStringLiteral("number"), number}};
+    return {{QStringLiteral("file"), file},       {QStringLiteral("line"), line},
+            {QStringLiteral("column"), column},   {QStringLiteral("severity"), severityName(severity)},
+            {QStringLiteral("message"), message}, {QStringLiteral("number"), number}};
 }
 
 Diagnostic Diagnostic::fromVariant(const QVariantMap &m)
@@ -99,10 +94,14 @@ Diagnostic Diagnostic::fromVariant(const QVariantMap &m)
 
 QVariantMap KernelResources::toVariant() const
 {
-    return {{QStringLiteral("known"), known},           {QStringLiteral("registers"), registers},
-            {QStringLiteral("spillStores"), spillStores}, {QStringLiteral("spillLoads"), spillLoads},
-            {QStringLiteral("stackBytes"), stackBytes},   {QStringLiteral("sharedBytes"), sharedBytes},
-            {QStringLiteral("constBytes"), constBytes},   {QStringLiteral("barriers"), barriers}};
+    return {{QStringLiteral("known"), known},
+            {QStringLiteral("registers"), registers},
+            {QStringLiteral("spillStores"), spillStores},
+            {QStringLiteral("spillLoads"), spillLoads},
+            {QStringLiteral("stackBytes"), stackBytes},
+            {QStringLiteral("sharedBytes"), sharedBytes},
+            {QStringLiteral("constBytes"), constBytes},
+            {QStringLiteral("barriers"), barriers}};
 }
 
 KernelResources KernelResources::fromVariant(const QVariantMap &m)

@@ -16,17 +16,17 @@ struct CompileOptions
 {
     /** "auto" (the device's compute capability, capped by NVRTC), "sm_XX" or "compute_XX". */
     QString arch = QStringLiteral("auto");
-    int optLevel = 3;       ///< ptxas -O0..-O3
-    bool fastMath = false;  ///< --use_fast_math
-    bool lineInfo = true;   ///< -lineinfo: PTX/SASS map back to source lines
-    bool debug = false;     ///< -G (device debug; implies -O0)
-    QStringList defines;    ///< "N=16" or "USE_X"
+    int optLevel = 3;      ///< ptxas -O0..-O3
+    bool fastMath = false; ///< --use_fast_math
+    bool lineInfo = true;  ///< -lineinfo: PTX/SASS map back to source lines
+    bool debug = false;    ///< -G (device debug; implies -O0)
+    QStringList defines;   ///< "N=16" or "USE_X"
     QStringList includeDirs;
     QString std = QStringLiteral("c++17");
-    QStringList extra;      ///< passed to NVRTC as they are
+    QStringList extra;           ///< passed to NVRTC as they are
     QStringList nameExpressions; ///< template instances to lower, e.g. "matmul<16>"
     bool useCache = true;
-    bool pch = true;        ///< NVRTC automatic precompiled headers (fast heavy headers)
+    bool pch = true; ///< NVRTC automatic precompiled headers (fast heavy headers)
 
     QVariantMap toVariant() const;
     static CompileOptions fromVariant(const QVariantMap &map);
@@ -36,7 +36,7 @@ struct CompileRequest
 {
     QString source;
     QString fileName = QStringLiteral("kernel.cu"); ///< names the program, so diagnostics say this file
-    QString projectDir;  ///< added to the include path when set
+    QString projectDir;                             ///< added to the include path when set
     CompileOptions options;
     int deviceCcMajor = 0; ///< for arch "auto"; 0 = no device known
     int deviceCcMinor = 0;
@@ -45,12 +45,12 @@ struct CompileRequest
 struct Diagnostic
 {
     enum class Severity { Error, Warning, Note, Remark };
-    QString file;      ///< as NVRTC printed it; the program name for the user's source
-    int line = 0;      ///< 1-based; 0 when the message is not about a line (bad option)
-    int column = 0;    ///< 1-based; 0 when unknown
+    QString file;   ///< as NVRTC printed it; the program name for the user's source
+    int line = 0;   ///< 1-based; 0 when the message is not about a line (bad option)
+    int column = 0; ///< 1-based; 0 when unknown
     Severity severity = Severity::Error;
     QString message;
-    int number = -1;   ///< NVRTC's diagnostic number ("#177-D" -> 177), -1 if none
+    int number = -1; ///< NVRTC's diagnostic number ("#177-D" -> 177), -1 if none
 
     QVariantMap toVariant() const;
     static Diagnostic fromVariant(const QVariantMap &map);
@@ -75,8 +75,8 @@ struct KernelResources
 
 struct KernelInfo
 {
-    QString name;           ///< as written, or the name expression for a template instance
-    QString loweredName;    ///< the symbol in the cubin/PTX; empty if not lowered
+    QString name;        ///< as written, or the name expression for a template instance
+    QString loweredName; ///< the symbol in the cubin/PTX; empty if not lowered
     int line = 0;
     bool externC = false;
     bool isTemplate = false;
@@ -92,17 +92,17 @@ struct KernelInfo
 struct CompileResult
 {
     bool ok = false;
-    QString log;            ///< NVRTC's full log, also on success
+    QString log; ///< NVRTC's full log, also on success
     QList<Diagnostic> diagnostics;
     QByteArray ptx;
-    QByteArray cubin;       ///< empty for a virtual (compute_XX) arch
+    QByteArray cubin; ///< empty for a virtual (compute_XX) arch
     QList<KernelInfo> kernels;
-    QString arch;           ///< the arch actually used: "sm_90"
+    QString arch; ///< the arch actually used: "sm_90"
     QString nvrtcVersion;
     QStringList nvrtcOptions; ///< exactly what NVRTC was given
-    double compileMs = 0;   ///< NVRTC time (of the original compile when cached)
+    double compileMs = 0;     ///< NVRTC time (of the original compile when cached)
     bool cached = false;
-    QString note;           ///< e.g. why "auto" did not pick the device's exact arch
+    QString note; ///< e.g. why "auto" did not pick the device's exact arch
 
     int errorCount() const;
     int warningCount() const;

@@ -23,11 +23,12 @@ bool isNoise(const QString &l)
 
 QList<Diagnostic> parseDiagnostics(const QString &log)
 {
-    static const QRegularExpression header(QStringLiteral(
-        R"(^(.*?)\((\d+)\): (catastrophic error|error|warning|remark|note)(?: #(\d+)(?:-[A-Z])?)?: (.*)$)"),
+    static const QRegularExpression header(
+        QStringLiteral(
+            R"(^(.*?)\((\d+)\): (catastrophic error|error|warning|remark|note)(?: #(\d+)(?:-[A-Z])?)?: (.*)$)"),
         QRegularExpression::CaseInsensitiveOption);
     static const QRegularExpression loose(
-        QStringLiteral(R"(^(nvrtc|ptxas|nvlink)\s*(fatal|error|warning)\s*:\s*(.*)$)"),
+        QStringLiteral(R"(^(nvrtc|ptxas|nvlink)\s*:?\s*(fatal|error|warning)\s*:\s*(.*)$)"),
         QRegularExpression::CaseInsensitiveOption);
 
     const QStringList lines = log.split(QLatin1Char('\n'));
@@ -52,10 +53,10 @@ QList<Diagnostic> parseDiagnostics(const QString &log)
         d.file = m.captured(1);
         d.line = m.captured(2).toInt();
         const QString sev = m.captured(3).toLower();
-        d.severity = sev.contains(QLatin1String("error"))  ? Diagnostic::Severity::Error
-                     : sev == QLatin1String("warning")     ? Diagnostic::Severity::Warning
-                     : sev == QLatin1String("remark")      ? Diagnostic::Severity::Remark
-                                                           : Diagnostic::Severity::Note;
+        d.severity = sev.contains(QLatin1String("error")) ? Diagnostic::Severity::Error
+                     : sev == QLatin1String("warning")    ? Diagnostic::Severity::Warning
+                     : sev == QLatin1String("remark")     ? Diagnostic::Severity::Remark
+                                                          : Diagnostic::Severity::Note;
         d.number = m.captured(4).isEmpty() ? -1 : m.captured(4).toInt();
         d.message = m.captured(5).trimmed();
         // The block runs to the next blank line or header.

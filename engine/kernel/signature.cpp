@@ -155,8 +155,8 @@ QList<QList<Token>> splitTopLevel(const QList<Token> &t, qsizetype from, qsizety
             if (k.text == QLatin1String("(") || k.text == QLatin1String("<") || k.text == QLatin1String("[") ||
                 k.text == QLatin1String("{")) {
                 ++depth;
-            } else if (k.text == QLatin1String(")") || k.text == QLatin1String(">") ||
-                       k.text == QLatin1String("]") || k.text == QLatin1String("}")) {
+            } else if (k.text == QLatin1String(")") || k.text == QLatin1String(">") || k.text == QLatin1String("]") ||
+                       k.text == QLatin1String("}")) {
                 --depth;
             } else if (k.text == QLatin1String(",") && depth == 0) {
                 parts.append(cur);
@@ -175,12 +175,12 @@ QList<QList<Token>> splitTopLevel(const QList<Token> &t, qsizetype from, qsizety
 const QSet<QString> &typeWords()
 {
     static const QSet<QString> words{
-        QStringLiteral("const"),    QStringLiteral("volatile"), QStringLiteral("unsigned"),
-        QStringLiteral("signed"),   QStringLiteral("int"),      QStringLiteral("long"),
-        QStringLiteral("short"),    QStringLiteral("char"),     QStringLiteral("float"),
-        QStringLiteral("double"),   QStringLiteral("bool"),     QStringLiteral("void"),
+        QStringLiteral("const"),        QStringLiteral("volatile"),   QStringLiteral("unsigned"),
+        QStringLiteral("signed"),       QStringLiteral("int"),        QStringLiteral("long"),
+        QStringLiteral("short"),        QStringLiteral("char"),       QStringLiteral("float"),
+        QStringLiteral("double"),       QStringLiteral("bool"),       QStringLiteral("void"),
         QStringLiteral("__restrict__"), QStringLiteral("__restrict"), QStringLiteral("struct"),
-        QStringLiteral("class"),    QStringLiteral("typename"), QStringLiteral("__grid_constant__")};
+        QStringLiteral("class"),        QStringLiteral("typename"),   QStringLiteral("__grid_constant__")};
     return words;
 }
 
@@ -197,7 +197,8 @@ QString joinType(const QList<Token> &tokens)
                                      prev == QLatin1String("*") || prev == QLatin1String("&") ||
                                      prev == QLatin1String("(") || prev == QLatin1String("[");
         const bool pointer = x == QLatin1String("*") || x == QLatin1String("&");
-        if (!s.isEmpty() && !attachLeft && !(prevAttachRight && !pointer) && x != QLatin1String("<")) {
+        const bool pointerRun = pointer && (prev == QLatin1String("*") || prev == QLatin1String("&"));
+        if (!s.isEmpty() && !attachLeft && !(prevAttachRight && !pointer) && !pointerRun && x != QLatin1String("<")) {
             s += QLatin1Char(' ');
         }
         s += x;
@@ -216,24 +217,48 @@ KernelParam::Category categorize(const QString &base, int pointerDepth)
     if (pointerDepth > 0) {
         return KernelParam::Category::Pointer;
     }
-    static const QSet<QString> scalars{
-        QStringLiteral("bool"), QStringLiteral("char"), QStringLiteral("signed char"),
-        QStringLiteral("unsigned char"), QStringLiteral("short"), QStringLiteral("unsigned short"),
-        QStringLiteral("short int"), QStringLiteral("int"), QStringLiteral("unsigned"), QStringLiteral("unsigned int"),
-        QStringLiteral("signed"), QStringLiteral("signed int"), QStringLiteral("long"),
-        QStringLiteral("unsigned long"), QStringLiteral("long long"), QStringLiteral("unsigned long long"),
-        QStringLiteral("long int"), QStringLiteral("long long int"), QStringLiteral("unsigned long long int"),
-        QStringLiteral("float"), QStringLiteral("double"), QStringLiteral("size_t"), QStringLiteral("ptrdiff_t"),
-        QStringLiteral("int8_t"), QStringLiteral("int16_t"), QStringLiteral("int32_t"), QStringLiteral("int64_t"),
-        QStringLiteral("uint8_t"), QStringLiteral("uint16_t"), QStringLiteral("uint32_t"),
-        QStringLiteral("uint64_t"), QStringLiteral("std::size_t"), QStringLiteral("std::int32_t"),
-        QStringLiteral("std::uint32_t"), QStringLiteral("std::int64_t"), QStringLiteral("std::uint64_t")};
+    static const QSet<QString> scalars{QStringLiteral("bool"),
+                                       QStringLiteral("char"),
+                                       QStringLiteral("signed char"),
+                                       QStringLiteral("unsigned char"),
+                                       QStringLiteral("short"),
+                                       QStringLiteral("unsigned short"),
+                                       QStringLiteral("short int"),
+                                       QStringLiteral("int"),
+                                       QStringLiteral("unsigned"),
+                                       QStringLiteral("unsigned int"),
+                                       QStringLiteral("signed"),
+                                       QStringLiteral("signed int"),
+                                       QStringLiteral("long"),
+                                       QStringLiteral("unsigned long"),
+                                       QStringLiteral("long long"),
+                                       QStringLiteral("unsigned long long"),
+                                       QStringLiteral("long int"),
+                                       QStringLiteral("long long int"),
+                                       QStringLiteral("unsigned long long int"),
+                                       QStringLiteral("float"),
+                                       QStringLiteral("double"),
+                                       QStringLiteral("size_t"),
+                                       QStringLiteral("ptrdiff_t"),
+                                       QStringLiteral("int8_t"),
+                                       QStringLiteral("int16_t"),
+                                       QStringLiteral("int32_t"),
+                                       QStringLiteral("int64_t"),
+                                       QStringLiteral("uint8_t"),
+                                       QStringLiteral("uint16_t"),
+                                       QStringLiteral("uint32_t"),
+                                       QStringLiteral("uint64_t"),
+                                       QStringLiteral("std::size_t"),
+                                       QStringLiteral("std::int32_t"),
+                                       QStringLiteral("std::uint32_t"),
+                                       QStringLiteral("std::int64_t"),
+                                       QStringLiteral("std::uint64_t")};
     static const QRegularExpression vector(
         QStringLiteral("^(u?char|u?short|u?int|u?long|u?longlong|float|double)[1-4]$"));
-    static const QSet<QString> halves{QStringLiteral("half"),           QStringLiteral("__half"),
-                                      QStringLiteral("half2"),          QStringLiteral("__half2"),
-                                      QStringLiteral("__nv_bfloat16"),  QStringLiteral("__nv_bfloat162"),
-                                      QStringLiteral("nv_bfloat16"),    QStringLiteral("nv_bfloat162")};
+    static const QSet<QString> halves{QStringLiteral("half"),          QStringLiteral("__half"),
+                                      QStringLiteral("half2"),         QStringLiteral("__half2"),
+                                      QStringLiteral("__nv_bfloat16"), QStringLiteral("__nv_bfloat162"),
+                                      QStringLiteral("nv_bfloat16"),   QStringLiteral("nv_bfloat162")};
     if (scalars.contains(base)) {
         return KernelParam::Category::Scalar;
     }
@@ -383,8 +408,8 @@ QList<KernelSignature> findKernels(const QString &source)
     qsizetype templateEnd = -1; // index just past the latest "template<...>"
     QList<TemplateParam> templateParams;
 
-    static const QSet<QString> specifiers{QStringLiteral("extern"), QStringLiteral("static"),
-                                          QStringLiteral("inline"), QStringLiteral("__forceinline__"),
+    static const QSet<QString> specifiers{QStringLiteral("extern"),       QStringLiteral("static"),
+                                          QStringLiteral("inline"),       QStringLiteral("__forceinline__"),
                                           QStringLiteral("__noinline__"), QStringLiteral("__inline__")};
 
     for (qsizetype i = 0; i < t.size(); ++i) {
@@ -503,7 +528,8 @@ QList<KernelSignature> findKernels(const QString &source)
                 ns << s.name;
             }
         }
-        sig.qualifiedName = (ns.isEmpty() ? QString() : ns.join(QStringLiteral("::")) + QStringLiteral("::")) + sig.name;
+        sig.qualifiedName =
+            (ns.isEmpty() ? QString() : ns.join(QStringLiteral("::")) + QStringLiteral("::")) + sig.name;
         sig.line = t[nameAt].line;
         sig.externC = externC;
         if (isTemplate) {

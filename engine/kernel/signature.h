@@ -18,11 +18,11 @@ struct KernelParam
         Struct,  ///< anything else passed by value (a struct, a template type)
     };
 
-    QString type;        ///< normalised type text: "const float *__restrict__"
-    QString name;        ///< empty for an unnamed parameter
-    QString baseType;    ///< type without cv, restrict and pointers: "float"
+    QString type;     ///< normalised type text: "const float *__restrict__"
+    QString name;     ///< empty for an unnamed parameter
+    QString baseType; ///< type without cv, restrict and pointers: "float"
     int pointerDepth = 0;
-    bool isConst = false;    ///< pointee is const (pointers) / value is const (others)
+    bool isConst = false; ///< pointee is const (pointers) / value is const (others)
     bool isRestrict = false;
     Category category = Category::Struct;
 
