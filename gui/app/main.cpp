@@ -1,6 +1,7 @@
 // kernel-playground: the GUI.
 
 #include "client/engineclient.h"
+#include "editor/codeeditor.h"
 #include "mainwindow.h"
 
 #include <QApplication>
@@ -29,6 +30,10 @@ int main(int argc, char **argv)
                                         QStringLiteral("file.png"));
     const QCommandLineOption preset(QStringLiteral("preset"), QStringLiteral("Open a preset (default vector_add)."),
                                     QStringLiteral("name"), QStringLiteral("vector_add"));
+    const QCommandLineOption selectLines(QStringLiteral("select-lines"),
+                                         QStringLiteral("Select source lines FIRST[-LAST] (shows their PTX)."),
+                                         QStringLiteral("range"));
+    parser.addOption(selectLines);
     parser.addOption(screenshot);
     parser.addOption(preset);
     parser.addPositionalArgument(QStringLiteral("file"), QStringLiteral("A CUDA source to open."),
@@ -45,6 +50,13 @@ int main(int argc, char **argv)
     }
     window.show();
     window.refreshDeviceStatus();
+    if (parser.isSet(selectLines)) {
+        const QStringList r = parser.value(selectLines).split(QLatin1Char('-'));
+        const int first = r.value(0).toInt();
+        const int last = r.value(1, r.value(0)).toInt();
+        QObject::connect(&window, &MainWindow::compileFinished, &window,
+                         [&window, first, last] { window.editor()->setSelection(first - 1, 0, last, 0); });
+    }
 
     if (parser.isSet(screenshot)) {
         const QString path = parser.value(screenshot);
@@ -59,10 +71,24 @@ int main(int argc, char **argv)
                 app.exit(rc);
             });
         };
-        QObject::connect(&window, &MainWindow::deviceStatusChanged, &window, shoot);
+        // Settled: the device status is known and the first compile is shown.
+        bool compiled = false;
+        bool shot = false;
+        auto maybeShoot = [&] {
+            if (!shot && compiled && window.deviceStatusKnown()) {
+                shot = true;
+                shoot();
+            }
+        };
+        QObject::connect(&window, &MainWindow::deviceStatusChanged, &window, maybeShoot);
+        QObject::connect(&window, &MainWindow::compileFinished, &window, [&] {
+            compiled = true;
+            maybeShoot();
+        });
         // A worker that never answers must not keep a screenshot run alive.
-        QTimer::singleShot(20000, &window, [&] {
-            if (!window.deviceStatusKnown()) {
+        QTimer::singleShot(30000, &window, [&] {
+            if (!shot) {
+                shot = true;
                 shoot();
             }
         });

@@ -3,6 +3,9 @@
 #include "cudalexer.h"
 
 #include <QFontDatabase>
+#include <Qsci/qsciapis.h>
+
+#include <algorithm>
 
 namespace Kp {
 
@@ -57,6 +60,107 @@ CodeEditor::CodeEditor(QWidget *parent)
     SendScintilla(SCI_SETSCROLLWIDTHTRACKING, 1);
     connect(this, &QsciScintilla::linesChanged, this, &CodeEditor::updateMarginWidth);
     updateMarginWidth();
+
+    // Margin 1: error and warning markers. Margin 2 is folding.
+    setMarginType(1, QsciScintilla::SymbolMargin);
+    setMarginWidth(1, 14);
+    setMarginSensitivity(1, false);
+    m_errorMarker = markerDefine(QsciScintilla::Circle, 0);
+    setMarkerBackgroundColor(QColor(0xd73a49), m_errorMarker);
+    setMarkerForegroundColor(QColor(0xd73a49), m_errorMarker);
+    m_warningMarker = markerDefine(QsciScintilla::Circle, 1);
+    setMarkerBackgroundColor(QColor(0xe3a008), m_warningMarker);
+    setMarkerForegroundColor(QColor(0xe3a008), m_warningMarker);
+    m_highlightMarker = markerDefine(QsciScintilla::Background, 4);
+    setMarkerBackgroundColor(dark ? QColor(0x4a4020) : QColor(255, 236, 160), m_highlightMarker);
+    setAnnotationDisplay(QsciScintilla::AnnotationIndented);
+    QFont annotationFont = monospaceFont();
+    annotationFont.setItalic(true);
+    m_errorStyle = new QsciStyle(-1, QStringLiteral("kpg-error"), dark ? QColor(0xffa198) : QColor(0x9a1b1b),
+                                 dark ? QColor(0x3c1f1f) : QColor(0xfde8e8), annotationFont);
+    m_warningStyle = new QsciStyle(-1, QStringLiteral("kpg-warning"), dark ? QColor(0xf2cc60) : QColor(0x7a5200),
+                                   dark ? QColor(0x3a3220) : QColor(0xfff5d6), annotationFont);
+
+    // Completion and call tips for CUDA words and the common intrinsics.
+    auto *apis = new QsciAPIs(m_lexer);
+    for (int set : {1, 2}) {
+        for (const QString &w :
+             QString::fromLatin1(m_lexer->keywords(set)).split(QLatin1Char(' '), Qt::SkipEmptyParts)) {
+            apis->add(w);
+        }
+    }
+    for (const char *tip : {
+             "atomicAdd(T *address, T val) -> T: old value",
+             "atomicCAS(T *address, T compare, T val) -> T: old value",
+             "atomicExch(T *address, T val) -> T: old value",
+             "atomicMax(T *address, T val) -> T: old value",
+             "atomicMin(T *address, T val) -> T: old value",
+             "__shfl_sync(unsigned mask, T var, int srcLane, int width=warpSize) -> T",
+             "__shfl_down_sync(unsigned mask, T var, unsigned delta, int width=warpSize) -> T",
+             "__shfl_up_sync(unsigned mask, T var, unsigned delta, int width=warpSize) -> T",
+             "__shfl_xor_sync(unsigned mask, T var, int laneMask, int width=warpSize) -> T",
+             "__ballot_sync(unsigned mask, int predicate) -> unsigned",
+             "__syncthreads() -> void: barrier for the whole block",
+             "__syncwarp(unsigned mask=0xffffffff) -> void",
+             "__ldg(const T *address) -> T: load through the read-only cache",
+             "__popc(unsigned x) -> int: number of set bits",
+             "__fmaf_rn(float a, float b, float c) -> float",
+             "make_float4(float x, float y, float z, float w) -> float4",
+             "printf(const char *format, ...) -> int",
+         }) {
+        apis->add(QString::fromLatin1(tip));
+    }
+    apis->prepare();
+    setAutoCompletionSource(QsciScintilla::AcsAll);
+    setAutoCompletionThreshold(3);
+    setAutoCompletionCaseSensitivity(true);
+    setCallTipsStyle(QsciScintilla::CallTipsNoContext);
+    setCallTipsVisible(0);
+}
+
+void CodeEditor::setDiagnostics(const QList<Diagnostic> &diagnostics, const QString &fileName)
+{
+    clearAnnotations();
+    markerDeleteAll(m_errorMarker);
+    markerDeleteAll(m_warningMarker);
+    QMap<int, QList<const Diagnostic *>> byLine;
+    for (const Diagnostic &d : diagnostics) {
+        if (d.line > 0 && d.file == fileName && d.line <= lines()) {
+            byLine[d.line - 1].append(&d);
+        }
+    }
+    for (auto it = byLine.cbegin(); it != byLine.cend(); ++it) {
+        QStringList texts;
+        bool error = false;
+        for (const Diagnostic *d : it.value()) {
+            error = error || d->severity == Diagnostic::Severity::Error;
+            const QString col = d->column > 0 ? QStringLiteral("col %1: ").arg(d->column) : QString();
+            texts << QStringLiteral("%1: %2%3").arg(Diagnostic::severityName(d->severity), col, d->message);
+        }
+        annotate(it.key(), texts.join(QLatin1Char('\n')), error ? *m_errorStyle : *m_warningStyle);
+        markerAdd(it.key(), error ? m_errorMarker : m_warningMarker);
+    }
+}
+
+QList<int> CodeEditor::markedLines(Diagnostic::Severity severity) const
+{
+    const int marker = severity == Diagnostic::Severity::Error ? m_errorMarker : m_warningMarker;
+    QList<int> out;
+    for (int line = markerFindNext(0, 1u << marker); line >= 0; line = markerFindNext(line + 1, 1u << marker)) {
+        out.append(line);
+    }
+    return out;
+}
+
+void CodeEditor::highlightLines(int first, int last)
+{
+    markerDeleteAll(m_highlightMarker);
+    for (int l = first; l <= last && first > 0; ++l) {
+        markerAdd(l - 1, m_highlightMarker);
+    }
+    if (first > 0) {
+        ensureLineVisible(first - 1);
+    }
 }
 
 int CodeEditor::styleAt(int position) const

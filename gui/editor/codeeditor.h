@@ -1,7 +1,10 @@
 #pragma once
 
+#include "compile/compiletypes.h"
+
 #include <QFont>
 #include <Qsci/qsciscintilla.h>
+#include <Qsci/qscistyle.h>
 
 namespace Kp {
 
@@ -26,10 +29,29 @@ public:
     /** The style Scintilla gave the character at a byte position (tests and tooltips). */
     int styleAt(int position) const;
 
+    /**
+     * Shows diagnostics for this file: an annotation under each line and a
+     * margin marker; diagnostics for other files and without a line are left
+     * to the problems list.
+     */
+    void setDiagnostics(const QList<Diagnostic> &diagnostics, const QString &fileName);
+    /** Lines (0-based) that carry an error / warning marker now. */
+    QList<int> markedLines(Diagnostic::Severity severity) const;
+    /** The annotation text under a line (0-based). */
+    QString annotationAt(int line) const { return annotation(line); }
+
+    /** Marks source lines [first, last] (1-based) as the origin of a selected PTX line. */
+    void highlightLines(int first, int last);
+
 private:
     void updateMarginWidth();
 
     CudaLexer *m_lexer = nullptr;
+    int m_errorMarker = 0;
+    int m_warningMarker = 0;
+    int m_highlightMarker = 0;
+    QsciStyle *m_errorStyle = nullptr;
+    QsciStyle *m_warningStyle = nullptr;
 };
 
 } // namespace Kp

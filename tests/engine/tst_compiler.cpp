@@ -67,7 +67,8 @@ private Q_SLOTS:
         QCOMPARE(r.arch, QString("sm_90")); // no device: the default
         QVERIFY(r.ptx.contains(".entry vectorAdd"));
         QVERIFY(r.ptx.contains(".loc")); // -lineinfo is on by default
-        QVERIFY(r.cubin.startsWith("\x7f" "ELF"));
+        QVERIFY(r.cubin.startsWith("\x7f"
+                                   "ELF"));
         QCOMPARE(r.kernels.size(), 1);
         const KernelInfo &k = r.kernels[0];
         QCOMPARE(k.loweredName, QString("vectorAdd"));
@@ -89,9 +90,8 @@ private Q_SLOTS:
         auto row = [](const char *tag, const char *src, int line, int col, const char *sev, const char *msg) {
             QTest::newRow(tag) << QString::fromUtf8(src) << line << col << QString(sev) << QString::fromUtf8(msg);
         };
-        row("missing semicolon",
-            "__global__ void k(float *a)\n{\n    int i = threadIdx.x\n    a[i] = 1.0f;\n}\n", 4, 5, "error",
-            "expected a \";\"");
+        row("missing semicolon", "__global__ void k(float *a)\n{\n    int i = threadIdx.x\n    a[i] = 1.0f;\n}\n", 4, 5,
+            "error", "expected a \";\"");
         row("undefined identifier", "__global__ void k(float *a)\n{\n    a[0] = undefined_thing;\n}\n", 3, 12, "error",
             "identifier \"undefined_thing\" is undefined");
         row("misspelt type", "__global__ void k(float *a)\n{\n    flaot x = 1;\n    a[0] = x;\n}\n", 3, 5, "error",
@@ -107,8 +107,8 @@ private Q_SLOTS:
             "must have a void return type");
         row("shared initialiser", "__global__ void k(float *a)\n{\n    __shared__ float s = 1.0f;\n    a[0] = s;\n}\n",
             3, 22, "error", "initializer not allowed for __shared__ variable");
-        row("no operator for float4", "__global__ void k(float4 *a)\n{\n    a[0] = a[1] + a[2];\n}\n", 3, 17,
-            "error", "no operator \"+\" matches these operands");
+        row("no operator for float4", "__global__ void k(float4 *a)\n{\n    a[0] = a[1] + a[2];\n}\n", 3, 17, "error",
+            "no operator \"+\" matches these operands");
         row("assign to const", "__global__ void k(int *a)\n{\n    const int c = 1;\n    c = 2;\n    a[0] = c;\n}\n", 4,
             5, "error", "expression must be a modifiable lvalue");
         row("unused variable", "__global__ void k(int *a)\n{\n    int unused;\n    a[0] = 1;\n}\n", 3, 9, "warning",
@@ -153,12 +153,18 @@ private Q_SLOTS:
     {
         QTest::addColumn<QString>("include");
         QTest::addColumn<QString>("use");
-        QTest::newRow("cstdint") << "<cstdint>" << "std::uint32_t x = 1; int64_t y = x; p[0] = float(y);";
-        QTest::newRow("stdint.h") << "<stdint.h>" << "uint8_t x = 3; p[0] = x;";
-        QTest::newRow("cassert") << "<cassert>" << "assert(p != nullptr); p[0] = 1;";
-        QTest::newRow("assert.h") << "<assert.h>" << "assert(threadIdx.x < 1024); p[0] = 1;";
-        QTest::newRow("printf") << "<cstdio>" << "printf(\"thread %d\\n\", threadIdx.x); p[0] = 1;";
-        QTest::newRow("cuda_fp16") << "<cuda_fp16.h>" << "__half h = __float2half(1.5f); p[0] = __half2float(h);";
+        QTest::newRow("cstdint") << "<cstdint>"
+                                 << "std::uint32_t x = 1; int64_t y = x; p[0] = float(y);";
+        QTest::newRow("stdint.h") << "<stdint.h>"
+                                  << "uint8_t x = 3; p[0] = x;";
+        QTest::newRow("cassert") << "<cassert>"
+                                 << "assert(p != nullptr); p[0] = 1;";
+        QTest::newRow("assert.h") << "<assert.h>"
+                                  << "assert(threadIdx.x < 1024); p[0] = 1;";
+        QTest::newRow("printf") << "<cstdio>"
+                                << "printf(\"thread %d\\n\", threadIdx.x); p[0] = 1;";
+        QTest::newRow("cuda_fp16") << "<cuda_fp16.h>"
+                                   << "__half h = __float2half(1.5f); p[0] = __half2float(h);";
         QTest::newRow("cuda_bf16") << "<cuda_bf16.h>"
                                    << "__nv_bfloat16 b = __float2bfloat16(2.f); p[0] = __bfloat162float(b);";
         QTest::newRow("cooperative_groups")
@@ -168,13 +174,15 @@ private Q_SLOTS:
             << "<cub/block/block_reduce.cuh>"
             << "using R = cub::BlockReduce<float, 128>; __shared__ typename R::TempStorage t;"
                " float s = R(t).Sum(p[threadIdx.x]); if (threadIdx.x == 0) p[0] = s;";
-        QTest::newRow("cuda/std") << "<cuda/std/limits>" << "p[0] = cuda::std::numeric_limits<float>::max();";
+        QTest::newRow("cuda/std") << "<cuda/std/limits>"
+                                  << "p[0] = cuda::std::numeric_limits<float>::max();";
     }
     void headers()
     {
         QFETCH(QString, include);
         QFETCH(QString, use);
-        const QString src = QStringLiteral("#include %1\n__global__ void k(float *p)\n{\n    %2\n}\n").arg(include, use);
+        const QString src =
+            QStringLiteral("#include %1\n__global__ void k(float *p)\n{\n    %2\n}\n").arg(include, use);
         const CompileResult r = compile(src);
         QVERIFY2(r.ok, qPrintable(dump(r)));
         QCOMPARE(r.errorCount(), 0);
@@ -222,9 +230,12 @@ private Q_SLOTS:
     {
         QTest::addColumn<QString>("expression");
         QTest::addColumn<QString>("message");
-        QTest::newRow("no such template") << "matmul<16>" << "name expression 'matmul<16>' matches no kernel";
-        QTest::newRow("too many arguments") << "k<1, 2>" << "gives 2 template arguments; 'k' takes 1";
-        QTest::newRow("wrong kind of argument") << "k<float>" << "name expression";
+        QTest::newRow("no such template") << "matmul<16>"
+                                          << "name expression 'matmul<16>' matches no kernel";
+        QTest::newRow("too many arguments") << "k<1, 2>"
+                                            << "gives 2 template arguments; 'k' takes 1";
+        QTest::newRow("wrong kind of argument") << "k<float>"
+                                                << "name expression";
     }
     void badNameExpressions()
     {
@@ -243,10 +254,11 @@ private Q_SLOTS:
 
     void resourcesFromPtxas()
     {
-        const QString src = "__constant__ float c[64];\n"
-                            "extern \"C\" __global__ void k(float *p)\n{\n"
-                            "    __shared__ float s[512];\n    s[threadIdx.x] = p[threadIdx.x];\n"
-                            "    __syncthreads();\n    p[threadIdx.x] = s[511 - threadIdx.x] + c[threadIdx.x % 64];\n}\n";
+        const QString src =
+            "__constant__ float c[64];\n"
+            "extern \"C\" __global__ void k(float *p)\n{\n"
+            "    __shared__ float s[512];\n    s[threadIdx.x] = p[threadIdx.x];\n"
+            "    __syncthreads();\n    p[threadIdx.x] = s[511 - threadIdx.x] + c[threadIdx.x % 64];\n}\n";
         const CompileResult r = compile(src);
         QVERIFY2(r.ok, qPrintable(dump(r)));
         const KernelResources &x = r.kernels[0].resources;
@@ -318,9 +330,14 @@ private Q_SLOTS:
     {
         QTest::addColumn<QString>("source");
         QTest::addColumn<QString>("message");
-        QTest::newRow("empty") << "" << "kernel.cu is empty";
-        QTest::newRow("whitespace") << "  \n\t\n" << "kernel.cu is empty";
-        QTest::newRow("binary") << QString::fromLatin1(QByteArray("\x7f" "ELF\0\0\x01", 7)) << "is not text";
+        QTest::newRow("empty") << ""
+                               << "kernel.cu is empty";
+        QTest::newRow("whitespace") << "  \n\t\n"
+                                    << "kernel.cu is empty";
+        QTest::newRow("binary") << QString::fromLatin1(QByteArray("\x7f"
+                                                                  "ELF\0\0\x01",
+                                                                  7))
+                                << "is not text";
         QTest::newRow("huge") << QString(5 * 1024 * 1024, 'x') << "is too large to compile: 5.0 MiB";
     }
     void badInput()

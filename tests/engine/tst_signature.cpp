@@ -22,13 +22,14 @@ private Q_SLOTS:
         auto row = [](const char *tag, const char *src, const char *name, const char *exp) {
             QTest::newRow(tag) << QString::fromUtf8(src) << QString::fromUtf8(name) << QString::fromUtf8(exp);
         };
-        row("vector add", "extern \"C\" __global__ void add(const float *a, const float *b, float *c, int n) {}",
-            "add", "const float *|a|pointer;const float *|b|pointer;float *|c|pointer;int|n|scalar");
+        row("vector add", "extern \"C\" __global__ void add(const float *a, const float *b, float *c, int n) {}", "add",
+            "const float *|a|pointer;const float *|b|pointer;float *|c|pointer;int|n|scalar");
         row("restrict", "__global__ void k(const float *__restrict__ in, float *__restrict__ out) {}", "k",
             "const float *__restrict__|in|pointer;float *__restrict__|out|pointer");
         row("no params", "__global__ void k() {}", "k", "");
         row("void params", "__global__ void k(void) {}", "k", "");
-        row("unsigned", "__global__ void k(unsigned n, unsigned int m) {}", "k", "unsigned|n|scalar;unsigned int|m|scalar");
+        row("unsigned", "__global__ void k(unsigned n, unsigned int m) {}", "k",
+            "unsigned|n|scalar;unsigned int|m|scalar");
         row("long long", "__global__ void k(unsigned long long n, long long m) {}", "k",
             "unsigned long long|n|scalar;long long|m|scalar");
         row("size_t", "__global__ void k(size_t n) {}", "k", "size_t|n|scalar");
@@ -126,22 +127,33 @@ __global__ void third(int *p) { }
         QTest::addColumn<QString>("source");
         QTest::addColumn<QString>("expression");
         QTest::addColumn<QString>("expected");
-        QTest::newRow("non-type") << "template <int N> __global__ void k(float *p) {}" << "k<16>" << "float *|p";
-        QTest::newRow("type") << "template <typename T> __global__ void k(T *p, T s) {}" << "k<float>"
+        QTest::newRow("non-type") << "template <int N> __global__ void k(float *p) {}"
+                                  << "k<16>"
+                                  << "float *|p";
+        QTest::newRow("type") << "template <typename T> __global__ void k(T *p, T s) {}"
+                              << "k<float>"
                               << "float *|p;float|s";
         QTest::newRow("class keyword") << "template <class T> __global__ void k(const T *__restrict__ p) {}"
-                                       << "k<double>" << "const double *__restrict__|p";
+                                       << "k<double>"
+                                       << "const double *__restrict__|p";
         QTest::newRow("two params") << "template <typename T, int B> __global__ void k(T *p, int n) {}"
-                                    << "k<int, 256>" << "int *|p;int|n";
+                                    << "k<int, 256>"
+                                    << "int *|p;int|n";
         QTest::newRow("default") << "template <typename T = float, int B = 128> __global__ void k(T *p) {}"
-                                 << "k<>" << "float *|p";
+                                 << "k<>"
+                                 << "float *|p";
         QTest::newRow("partial default") << "template <typename T, typename U = T> __global__ void k(U *p) {}"
-                                         << "k<half, float>" << "float *|p";
-        QTest::newRow("vector type arg") << "template <typename V> __global__ void k(V *p) {}" << "k<float4>"
+                                         << "k<half, float>"
+                                         << "float *|p";
+        QTest::newRow("vector type arg") << "template <typename V> __global__ void k(V *p) {}"
+                                         << "k<float4>"
                                          << "float4 *|p";
-        QTest::newRow("unsigned arg") << "template <typename T> __global__ void k(T n) {}" << "k<unsigned int>"
+        QTest::newRow("unsigned arg") << "template <typename T> __global__ void k(T n) {}"
+                                      << "k<unsigned int>"
                                       << "unsigned int|n";
-        QTest::newRow("ampersand") << "template <int N> __global__ void k(int *p) {}" << "&k<4>" << "int *|p";
+        QTest::newRow("ampersand") << "template <int N> __global__ void k(int *p) {}"
+                                   << "&k<4>"
+                                   << "int *|p";
     }
     void templates()
     {
@@ -184,10 +196,14 @@ __global__ void third(int *p) { }
     {
         QTest::addColumn<QString>("expression");
         QTest::addColumn<QString>("expected");
-        QTest::newRow("other name") << "other<1>" << "does not name kernel";
-        QTest::newRow("too many") << "k<float, 1, 2>" << "gives 3 template arguments; 'k' takes 2";
-        QTest::newRow("missing value") << "k<>" << "leaves template parameter 'T'";
-        QTest::newRow("unclosed") << "k<float" << "unclosed";
+        QTest::newRow("other name") << "other<1>"
+                                    << "does not name kernel";
+        QTest::newRow("too many") << "k<float, 1, 2>"
+                                  << "gives 3 template arguments; 'k' takes 2";
+        QTest::newRow("missing value") << "k<>"
+                                       << "leaves template parameter 'T'";
+        QTest::newRow("unclosed") << "k<float"
+                                  << "unclosed";
     }
     void badInstantiations()
     {

@@ -1,0 +1,52 @@
+#pragma once
+
+#include "compiler.h"
+
+#include <QHash>
+#include <QMutex>
+#include <QObject>
+#include <QPointer>
+#include <QThreadPool>
+
+#include <functional>
+
+namespace Kp {
+
+/**
+ * Runs the Compiler off the calling thread (one pool thread: NVRTC's PCH is
+ * per process, and compiles of one editor are sequential anyway).
+ *
+ * Requests with the same tag supersede each other: while one is waiting, a
+ * newer one replaces it and the older callback is dropped, which is exactly
+ * what compile-as-you-type wants. Thread-safe; callbacks run on context's
+ * thread, and not at all if context is gone.
+ */
+class CompileService : public QObject
+{
+    Q_OBJECT
+public:
+    using Callback = std::function<void(const Result<CompileResult> &)>;
+
+    explicit CompileService(Compiler::Config config = {}, QObject *parent = nullptr);
+    ~CompileService() override;
+
+    void compile(const CompileRequest &request, QObject *context, Callback callback, const QString &tag = {});
+
+    Compiler &compiler() { return m_compiler; }
+
+private:
+    struct Pending
+    {
+        CompileRequest request;
+        QPointer<QObject> context;
+        Callback callback;
+    };
+
+    Compiler m_compiler;
+    QThreadPool m_pool;
+    QMutex m_mutex;
+    QHash<QString, Pending> m_pending;
+    quint64 m_untagged = 0;
+};
+
+} // namespace Kp
