@@ -4,7 +4,9 @@
 
 namespace Kp {
 
-CompileService::CompileService(Compiler::Config config, QObject *parent) : QObject(parent), m_compiler(config)
+CompileService::CompileService(Compiler::Config config, QObject *parent)
+    : QObject(parent)
+    , m_compiler(config)
 {
     m_pool.setMaxThreadCount(1);
     m_pool.setObjectName(QStringLiteral("kpg-compile"));

@@ -10,7 +10,10 @@ namespace {
 class PtxLexer : public QsciLexerCPP
 {
 public:
-    explicit PtxLexer(QObject *parent) : QsciLexerCPP(parent) {}
+    explicit PtxLexer(QObject *parent)
+        : QsciLexerCPP(parent)
+    {
+    }
     const char *language() const override { return "PTX"; }
     const char *keywords(int set) const override
     {
@@ -30,7 +33,8 @@ public:
 };
 } // namespace
 
-PtxView::PtxView(QWidget *parent) : QsciScintilla(parent)
+PtxView::PtxView(QWidget *parent)
+    : QsciScintilla(parent)
 {
     auto *lexer = new PtxLexer(this);
     const QFont mono = monospaceFont();

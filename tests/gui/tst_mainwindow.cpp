@@ -4,6 +4,7 @@
 #include "client/engineclient.h"
 #include "editor/codeeditor.h"
 #include "editor/cudalexer.h"
+#include "editor/ptxview.h"
 #include "mainwindow.h"
 #include "testutil.h"
 #include "worker/protocol.h"
@@ -11,7 +12,9 @@
 #include <QFile>
 #include <QImage>
 #include <QLabel>
+#include <QTableWidget>
 #include <QTemporaryDir>
+#include <QTreeWidget>
 #include <QtTest>
 
 using namespace Kp;
@@ -129,6 +132,95 @@ private Q_SLOTS:
         QVERIFY(!s.ok());
         QVERIFY2(s.error().message.contains("/nonexistent/kernel.cu"), qPrintable(s.error().message));
         QCOMPARE(w.editor()->text(), before);
+    }
+
+    void compileAnnotatesErrors()
+    {
+        EngineClient engine;
+        MainWindow w(&engine);
+        QSignalSpy compiled(&w, &MainWindow::compileFinished);
+        KP_VERIFY_RESULT(w.openSource(":/presets/vector_add/vector_add.cu"));
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(compiled.count() == 1 || compiled.wait(30000));
+        QVERIFY2(w.lastCompile().ok, qPrintable(w.lastCompile().log));
+        QVERIFY(w.editor()->markedLines(Diagnostic::Severity::Error).isEmpty());
+        QCOMPARE(w.kernelsTable()->rowCount(), 1);
+        QCOMPARE(w.kernelsTable()->item(0, 0)->text(), QString("vectorAdd"));
+        QVERIFY(w.kernelsTable()->item(0, 1)->text().toInt() > 0); // registers from ptxas
+        QVERIFY(!w.ptxView()->lineMap().isEmpty());
+
+        // The user types a mistake on line 14 (0-based 13): "c[i] = a[i] + b[i];" -> "+ bogus;"
+        const int line = 13;
+        QVERIFY(w.editor()->text(line).contains("c[i] = a[i] + b[i];"));
+        w.editor()->setSelection(line, 0, line, w.editor()->text(line).size() - 1);
+        w.editor()->replaceSelectedText("        c[i] = a[i] + bogus;");
+        QVERIFY(compiled.wait(30000));
+        QVERIFY(!w.lastCompile().ok);
+        QCOMPARE(w.editor()->markedLines(Diagnostic::Severity::Error), QList<int>{line});
+        QVERIFY2(w.editor()->annotationAt(line).contains("identifier \"bogus\" is undefined"),
+                 qPrintable(w.editor()->annotationAt(line)));
+        QCOMPARE(w.problems()->topLevelItemCount(), 1);
+        QTreeWidgetItem *item = w.problems()->topLevelItem(0);
+        QCOMPARE(item->text(1), QString::number(line + 1));
+        QCOMPARE(item->text(2), QString("23"));
+
+        // Clicking the problem puts the cursor on it.
+        w.editor()->setCursorPosition(0, 0);
+        Q_EMIT w.problems()->itemActivated(item, 0);
+        int l = -1, c = -1;
+        w.editor()->getCursorPosition(&l, &c);
+        QCOMPARE(l, line);
+        QCOMPARE(c, 22);
+
+        // Fixing it clears the annotation.
+        w.editor()->setSelection(line, 0, line, w.editor()->text(line).size() - 1);
+        w.editor()->replaceSelectedText("        c[i] = a[i] + b[i];");
+        QVERIFY(compiled.wait(30000));
+        QVERIFY(w.lastCompile().ok);
+        QVERIFY(w.editor()->annotationAt(line).isEmpty());
+        QVERIFY(w.editor()->markedLines(Diagnostic::Severity::Error).isEmpty());
+        QCOMPARE(w.problems()->topLevelItemCount(), 0);
+    }
+
+    void typingBurstCompilesOnce()
+    {
+        EngineClient engine;
+        MainWindow w(&engine);
+        KP_VERIFY_RESULT(w.openSource(":/presets/vector_add/vector_add.cu"));
+        QSignalSpy compiled(&w, &MainWindow::compileFinished);
+        QVERIFY(compiled.wait(30000));
+        compiled.clear();
+        // Ten keystrokes faster than the debounce: only the final text is shown.
+        for (int i = 0; i < 10; ++i) {
+            w.editor()->append(QString("\n// edit %1").arg(i));
+            QTest::qWait(10);
+        }
+        QVERIFY(compiled.wait(30000));
+        QTest::qWait(MainWindow::kCompileDelayMs * 3);
+        QCOMPARE(compiled.count(), 1);
+        QVERIFY(w.lastCompile().ok);
+    }
+
+    void ptxFollowsSelection()
+    {
+        EngineClient engine;
+        MainWindow w(&engine);
+        KP_VERIFY_RESULT(w.openSource(":/presets/vector_add/vector_add.cu"));
+        QSignalSpy compiled(&w, &MainWindow::compileFinished);
+        QVERIFY(compiled.wait(30000));
+        // Line 14 holds c[i] = a[i] + b[i]: its PTX has the load, add and store.
+        w.editor()->setSelection(13, 0, 13, 5);
+        const QList<int> marked = w.ptxView()->highlightedLines();
+        QVERIFY(!marked.isEmpty());
+        QString ptxText;
+        for (int l : marked) {
+            ptxText += w.ptxView()->text(l - 1);
+        }
+        QVERIFY2(ptxText.contains("add.f32"), qPrintable(ptxText));
+        QVERIFY2(ptxText.contains("st.global.f32"), qPrintable(ptxText));
+        // And back: a PTX line maps to its source line.
+        QCOMPARE(w.ptxView()->lineMap().sourceLine(marked.first()), 14);
     }
 
     void screenshotOption()

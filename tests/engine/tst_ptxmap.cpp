@@ -1,0 +1,90 @@
+// PTX .loc mapping, and the compile service's superseding.
+
+#include "compile/compileservice.h"
+#include "compile/ptxmap.h"
+#include "cuda/nvrtcapi.h"
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace Kp;
+
+class TestPtxMap : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void mapsLines()
+    {
+        const QByteArray ptx = ".visible .entry k(\n"  // 1
+                               ")\n"                   // 2
+                               "{\n"                   // 3
+                               "\t.loc\t1 5 3\n"       // 4
+                               "\tmov.u32 %r1, 1;\n"   // 5
+                               "\t.loc\t2 100 1\n"     // 6  another file
+                               "\tadd.s32 %r2, 1;\n"   // 7
+                               "\t.loc\t1 7 1\n"       // 8
+                               "\tret;\n"              // 9
+                               "}\n"                   // 10
+                               "\t.file\t1 \"/home/me/kernel.cu\"\n"
+                               "\t.file\t2 \"/usr/local/cuda/include/x.h\"\n";
+        const PtxLineMap m(ptx, "kernel.cu");
+        QCOMPARE(m.sourceLine(1), 0);
+        QCOMPARE(m.sourceLine(5), 5);
+        QCOMPARE(m.sourceLine(7), 0);
+        QCOMPARE(m.sourceLine(9), 7);
+        QCOMPARE(m.sourceLine(10), 0);
+        QCOMPARE(m.ptxLines(5, 5), (QList<int>{4, 5}));
+        QCOMPARE(m.ptxLines(5, 7), (QList<int>{4, 5, 8, 9}));
+        QVERIFY(m.ptxLines(6, 6).isEmpty());
+        QCOMPARE(m.sourceLine(0), 0);
+        QCOMPARE(m.sourceLine(1000), 0);
+    }
+
+    void serviceSupersedes()
+    {
+        if (!NvrtcApi::instance()) {
+            QSKIP("NVRTC is not available");
+        }
+        QTemporaryDir dir;
+        CompileService service(Compiler::Config{dir.path(), 1 << 20});
+        QObject context;
+        QList<QString> done;
+        for (int i = 0; i < 5; ++i) {
+            CompileRequest r;
+            r.source = QString("__global__ void k%1(int *p) { p[0] = %1; }\n").arg(i);
+            r.options.useCache = false;
+            service.compile(
+                r, &context,
+                [&done, i](const Result<CompileResult> &res) {
+                    QVERIFY(res.ok());
+                    done << QString::number(i);
+                },
+                "editor");
+        }
+        QTRY_VERIFY_WITH_TIMEOUT(done.contains("4"), 30000);
+        QTest::qWait(200);
+        // The first may already be running; everything queued behind it collapses into the newest.
+        QVERIFY2(done.size() <= 2, qPrintable(done.join(',')));
+        QCOMPARE(done.last(), QString("4"));
+    }
+
+    void serviceDropsResultForDeadContext()
+    {
+        if (!NvrtcApi::instance()) {
+            QSKIP("NVRTC is not available");
+        }
+        CompileService service(Compiler::Config{"-", 0});
+        bool called = false;
+        auto *context = new QObject;
+        CompileRequest r;
+        r.source = "__global__ void k(int *p) { p[0] = 1; }\n";
+        service.compile(r, context, [&](const Result<CompileResult> &) { called = true; });
+        delete context;
+        QTest::qWait(3000);
+        QVERIFY(!called);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestPtxMap)
+#include "tst_ptxmap.moc"
