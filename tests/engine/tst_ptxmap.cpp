@@ -16,16 +16,16 @@ class TestPtxMap : public QObject
 private Q_SLOTS:
     void mapsLines()
     {
-        const QByteArray ptx = ".visible .entry k(\n"  // 1
-                               ")\n"                   // 2
-                               "{\n"                   // 3
-                               "\t.loc\t1 5 3\n"       // 4
-                               "\tmov.u32 %r1, 1;\n"   // 5
-                               "\t.loc\t2 100 1\n"     // 6  another file
-                               "\tadd.s32 %r2, 1;\n"   // 7
-                               "\t.loc\t1 7 1\n"       // 8
-                               "\tret;\n"              // 9
-                               "}\n"                   // 10
+        const QByteArray ptx = ".visible .entry k(\n" // 1
+                               ")\n"                  // 2
+                               "{\n"                  // 3
+                               "\t.loc\t1 5 3\n"      // 4
+                               "\tmov.u32 %r1, 1;\n"  // 5
+                               "\t.loc\t2 100 1\n"    // 6  another file
+                               "\tadd.s32 %r2, 1;\n"  // 7
+                               "\t.loc\t1 7 1\n"      // 8
+                               "\tret;\n"             // 9
+                               "}\n"                  // 10
                                "\t.file\t1 \"/home/me/kernel.cu\"\n"
                                "\t.file\t2 \"/usr/local/cuda/include/x.h\"\n";
         const PtxLineMap m(ptx, "kernel.cu");
