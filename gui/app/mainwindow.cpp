@@ -81,6 +81,7 @@ MainWindow::MainWindow(EngineClient *engine, QWidget *parent)
     m_compileTimer = new QTimer(this);
     m_compileTimer->setSingleShot(true);
     m_compileTimer->setInterval(kCompileDelayMs);
+    m_compileTimer->setTimerType(Qt::PreciseTimer); // a coarse timer may fire 5% early
     connect(m_compileTimer, &QTimer::timeout, this, &MainWindow::compileNow);
     connect(m_editor, &QsciScintilla::textChanged, this, [this] {
         ++m_revision; // whatever is in flight is now stale

@@ -5,6 +5,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QTemporaryDir>
 #include <QtTest>
 
 class TestCli : public QObject
@@ -90,6 +91,106 @@ private Q_SLOTS:
             QSKIP("no NVRTC library on this machine");
         }
         QVERIFY(QRegularExpression("^1[2-9]\\.[0-9]+$").match(nvrtc.value("version").toString()).hasMatch());
+    }
+
+    void compileExitCodes_data()
+    {
+        QTest::addColumn<QString>("source");
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<int>("exitCode");
+        QTest::addColumn<QString>("stderrHas");
+        const QString ok = "extern \"C\" __global__ void k(int *p) { p[0] = 1; }\n";
+        QTest::newRow("ok") << ok << QStringList{} << 0 << "";
+        QTest::newRow("compile error") << "__global__ void k(int *p)\n{\n    p[0] = nope;\n}\n"
+                                       << QStringList{} << 2
+                                       << "kernel.cu:3:12: error: identifier \"nope\" is undefined";
+        QTest::newRow("bad arch") << ok << QStringList{"--arch", "sm_1"} << 2 << "arch 'sm_1' is not supported";
+        QTest::newRow("bad -O") << ok << QStringList{"-O", "7"} << 64 << "-O takes 0, 1, 2 or 3, not '7'";
+        QTest::newRow("unknown option") << ok << QStringList{"--fast"} << 64 << "compile: unknown option '--fast'";
+        QTest::newRow("missing value") << ok << QStringList{"--arch"} << 64 << "--arch needs a value";
+        QTest::newRow("define") << "__global__ void k(int *p) { p[0] = N; }\n" << QStringList{"-D", "N=3"} << 0 << "";
+        QTest::newRow("attached define") << "__global__ void k(int *p) { p[0] = N; }\n"
+                                         << QStringList{"-DN=3"} << 0 << "";
+        QTest::newRow("bad name expression")
+            << "template <int N> __global__ void t(int *p) { p[0] = N; }\n"
+            << QStringList{"--name-expr", "u<1>"} << 2 << "name expression 'u<1>' matches no kernel";
+        QTest::newRow("empty file") << "" << QStringList{} << 2 << "kernel.cu is empty";
+    }
+    void compileExitCodes()
+    {
+        QFETCH(QString, source);
+        QFETCH(QStringList, args);
+        QFETCH(int, exitCode);
+        QFETCH(QString, stderrHas);
+        QTemporaryDir dir;
+        QFile f(dir.filePath("kernel.cu"));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(source.toUtf8());
+        f.close();
+        const KpTest::Run r = KpTest::run("kpg", QStringList{"compile", f.fileName(), "--no-cache"} + args,
+                                          {"KPG_CUDA_DRIVER=/nonexistent/libcuda.so.1"});
+        if (r.exitCode == 69) {
+            QSKIP(qPrintable("no NVRTC: " + r.err));
+        }
+        QCOMPARE(r.exitCode, exitCode);
+        QVERIFY2(r.err.contains(stderrHas), qPrintable(r.err));
+    }
+
+    void compileInputErrors()
+    {
+        KpTest::Run r = KpTest::run("kpg", {"compile", "/nonexistent/k.cu"});
+        QCOMPARE(r.exitCode, 65);
+        QVERIFY2(r.err.contains("cannot read /nonexistent/k.cu: no such file"), qPrintable(r.err));
+        r = KpTest::run("kpg", {"compile"});
+        QCOMPARE(r.exitCode, 64);
+        QTemporaryDir dir;
+        QFile bin(dir.filePath("kernel.cu"));
+        QVERIFY(bin.open(QIODevice::WriteOnly));
+        bin.write(QByteArray("\x7f"
+                             "ELF\0\0\0",
+                             7));
+        bin.close();
+        r = KpTest::run("kpg", {"compile", bin.fileName()});
+        QCOMPARE(r.exitCode, 65);
+        QVERIFY2(r.err.contains("is not text"), qPrintable(r.err));
+    }
+
+    void compileJsonAndOutputs()
+    {
+        QTemporaryDir dir;
+        QFile f(dir.filePath("scale.cu"));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("template <typename T>\n__global__ void scale(T *p, T s) { p[threadIdx.x] *= s; }\n");
+        f.close();
+        const QString ptx = dir.filePath("out.ptx");
+        const QString cubin = dir.filePath("out.cubin");
+        const KpTest::Run r = KpTest::run("kpg",
+                                          {"compile", f.fileName(), "--json", "--no-cache", "--name-expr",
+                                           "scale<float>", "--ptx", ptx, "--cubin", cubin},
+                                          {"KPG_CUDA_DRIVER=/nonexistent/libcuda.so.1"});
+        if (r.exitCode == 69) {
+            QSKIP("no NVRTC");
+        }
+        QCOMPARE(r.exitCode, 0);
+        const QJsonObject doc = QJsonDocument::fromJson(r.out.toUtf8()).object();
+        QCOMPARE(doc.value("ok").toBool(), true);
+        QCOMPARE(doc.value("arch").toString(), QString("sm_90"));
+        QCOMPARE(doc.value("cached").toBool(), false);
+        QVERIFY(doc.value("compileMs").toDouble() > 0);
+        const QJsonObject k = doc.value("kernels").toArray().first().toObject();
+        QCOMPARE(k.value("name").toString(), QString("scale<float>"));
+        QCOMPARE(k.value("loweredName").toString(), QString("_Z5scaleIfEvPT_S0_"));
+        const QJsonArray params = k.value("params").toArray();
+        QCOMPARE(params[0].toObject().value("type").toString(), QString("float *"));
+        QCOMPARE(params[1].toObject().value("category").toString(), QString("scalar"));
+        QVERIFY(k.value("resources").toObject().value("registers").toInt() > 0);
+        QFile p(ptx);
+        QVERIFY(p.open(QIODevice::ReadOnly));
+        QVERIFY(p.readAll().contains(".entry _Z5scaleIfEvPT_S0_"));
+        QFile c(cubin);
+        QVERIFY(c.open(QIODevice::ReadOnly));
+        QVERIFY(c.readAll().startsWith("\x7f"
+                                       "ELF"));
     }
 
     void missingWorker()

@@ -99,6 +99,26 @@ private Q_SLOTS:
         }
         QVERIFY(doc.value("driver").toObject().value("version").toInt() >= 12000);
     }
+
+    void compileAutoArchIsTheDevice()
+    {
+        // "auto" compiles for the GPU's own architecture (when NVRTC knows it).
+        const KpTest::Run r =
+            KpTest::run("kpg", {"compile", KPG_SOURCE_DIR "/presets/vector_add/vector_add.cu", "--json", "--no-cache"});
+        if (r.exitCode == 65) {
+            QSKIP("the preset source is not at its build-time path on this machine");
+        }
+        QCOMPARE(r.exitCode, 0);
+        const QJsonObject doc = QJsonDocument::fromJson(r.out.toUtf8()).object();
+        const QString want = m_list.devices.first().arch();
+        if (doc.contains("note")) {
+            QVERIFY2(doc.value("note").toString().contains(want), qPrintable(doc.value("note").toString()));
+        } else {
+            QCOMPARE(doc.value("arch").toString(), want);
+        }
+        QCOMPARE(doc.value("kernels").toArray().first().toObject().value("loweredName").toString(),
+                 QString("vectorAdd"));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestGpuDevices)
