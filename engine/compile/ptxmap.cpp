@@ -2,6 +2,12 @@
 
 #include <QRegularExpression>
 #include <QSet>
+#include <QStandardPaths>
+
+#include "compiler.h"
+
+#include <QDir>
+#include <QFileInfo>
 
 namespace Kp {
 
@@ -51,6 +57,54 @@ QList<int> PtxLineMap::ptxLines(int first, int last) const
         }
     }
     return out;
+}
+
+} // namespace Kp
+
+namespace Kp {
+
+PtxLineMap PtxLineMap::fromSass(const QByteArray &sass, const QString &sourceFile)
+{
+    static const QRegularExpression info(QStringLiteral(R"re(//## File "([^"]*)", line (\d+))re"));
+    PtxLineMap map;
+    int current = 0;
+    for (const QByteArray &raw : sass.split('\n')) {
+        const QString l = QString::fromLatin1(raw);
+        if (const auto m = info.match(l); m.hasMatch()) {
+            const QString name = m.captured(1);
+            const bool ours = name == sourceFile || name.endsWith(QLatin1Char('/') + sourceFile);
+            current = ours ? m.captured(2).toInt() : 0;
+        } else if (l.trimmed().startsWith(QLatin1String(".text.")) ||
+                   l.trimmed().startsWith(QLatin1String(".section"))) {
+            current = 0;
+        }
+        map.m_sourceOfPtx.append(current);
+    }
+    return map;
+}
+
+QString PtxLineMap::findDisassembler()
+{
+    QStringList dirs;
+    for (const QString &inc : Compiler::toolkitIncludeDirs()) {
+        if (!inc.endsWith(QLatin1String("/cccl"))) {
+            dirs << QFileInfo(inc).dir().filePath(QStringLiteral("bin"));
+        }
+    }
+    for (const char *tool : {"nvdisasm", "cuobjdump"}) {
+        const QString name = QString::fromLatin1(tool);
+        for (const QString &d : dirs) {
+            const QString path = QDir(d).filePath(name);
+            if (QFileInfo(path).isExecutable()) {
+                return path;
+            }
+        }
+        const QString onPath = QStandardPaths::findExecutable(name);
+        if (!onPath.isEmpty()) {
+            return onPath;
+        }
+    }
+    return {};
 }
 
 } // namespace Kp

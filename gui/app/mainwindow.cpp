@@ -19,8 +19,10 @@
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QProcess>
 #include <QStatusBar>
 #include <QTableWidget>
+#include <QTemporaryFile>
 #include <QTimer>
 #include <QTreeWidget>
 
@@ -139,6 +141,16 @@ MainWindow::MainWindow(EngineClient *engine, QWidget *parent)
     connect(m_editor, &QsciScintilla::cursorPositionChanged, this, &MainWindow::syncPtxToSelection);
     connect(m_ptx, &PtxView::sourceLineSelected, this, [this](int line) { m_editor->highlightLines(line, line); });
 
+    m_sass = new PtxView(this);
+    m_sass->setObjectName(QStringLiteral("sass"));
+    auto *sassDock = new QDockWidget(tr("SASS"), this);
+    sassDock->setObjectName(QStringLiteral("sassDock"));
+    sassDock->setWidget(m_sass);
+    addDockWidget(Qt::RightDockWidgetArea, sassDock);
+    tabifyDockWidget(ptxDock, sassDock);
+    ptxDock->raise();
+    connect(m_sass, &PtxView::sourceLineSelected, this, [this](int line) { m_editor->highlightLines(line, line); });
+
     QMenu *build = menuBar()->addMenu(tr("&Build"));
     QAction *compileAction = build->addAction(tr("&Compile Now"), this, &MainWindow::compileNow);
     compileAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_B));
@@ -232,6 +244,7 @@ void MainWindow::showCompile(const CompileResult &r)
 
     if (!r.ptx.isEmpty()) {
         m_ptx->setPtx(r.ptx, sourceFileName());
+        disassemble(r);
         syncPtxToSelection();
     } else if (m_ptx->text().isEmpty() || m_ptx->lineMap().isEmpty()) {
         m_ptx->setPtx(QByteArrayLiteral("// No PTX: the source does not compile yet (see Problems).\n"), {});
@@ -249,6 +262,53 @@ void MainWindow::showCompile(const CompileResult &r)
     Q_EMIT compileFinished();
 }
 
+void MainWindow::disassemble(const CompileResult &r)
+{
+    static const QString tool = PtxLineMap::findDisassembler();
+    if (r.cubin.isEmpty()) {
+        m_sass->setAssembly(tr("// No SASS: arch %1 is virtual; choose an sm_XX arch.\n").arg(r.arch).toUtf8(), {});
+        Q_EMIT sassFinished();
+        return;
+    }
+    if (tool.isEmpty()) {
+        m_sass->setAssembly(tr("// SASS needs nvdisasm or cuobjdump from the CUDA Toolkit;\n"
+                               "// neither is in the toolkit's bin folder or on PATH.\n")
+                                .toUtf8(),
+                            {});
+        Q_EMIT sassFinished();
+        return;
+    }
+    // Asynchronous, so the GUI never waits on the disassembler.
+    auto *file = new QTemporaryFile(this);
+    if (!file->open() || file->write(r.cubin) != r.cubin.size() || !file->flush()) {
+        delete file;
+        return;
+    }
+    auto *proc = new QProcess(this);
+    const quint64 revision = m_revision;
+    const bool nvdisasm = tool.endsWith(QLatin1String("nvdisasm"));
+    const QString name = sourceFileName();
+    connect(proc, &QProcess::finished, this, [this, proc, file, revision, nvdisasm, name](int code) {
+        const QByteArray out = proc->readAllStandardOutput();
+        const QByteArray err = proc->readAllStandardError();
+        proc->deleteLater();
+        file->deleteLater();
+        if (revision != m_revision) {
+            return; // stale
+        }
+        if (code != 0) {
+            m_sass->setAssembly("// disassembler failed: " + err, {});
+        } else {
+            m_sass->setAssembly(out, nvdisasm ? PtxLineMap::fromSass(out, name) : PtxLineMap());
+            syncPtxToSelection();
+        }
+        Q_EMIT sassFinished();
+    });
+    proc->start(tool, nvdisasm ? QStringList{QStringLiteral("--print-line-info"), QStringLiteral("--print-code"),
+                                             file->fileName()}
+                               : QStringList{QStringLiteral("-sass"), file->fileName()});
+}
+
 void MainWindow::syncPtxToSelection()
 {
     int lineFrom = 0, indexFrom = 0, lineTo = 0, indexTo = 0;
@@ -259,6 +319,7 @@ void MainWindow::syncPtxToSelection()
         lineTo = lineFrom;
     }
     m_ptx->highlightSourceLines(lineFrom + 1, lineTo + 1);
+    m_sass->highlightSourceLines(lineFrom + 1, lineTo + 1);
 }
 
 Status MainWindow::openSource(const QString &path)

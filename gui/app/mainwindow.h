@@ -43,6 +43,7 @@ public:
     /** The result for the editor's current text, once it has arrived. */
     const CompileResult &lastCompile() const { return m_lastCompile; }
     PtxView *ptxView() const { return m_ptx; }
+    PtxView *sassView() const { return m_sass; }
     QTreeWidget *problems() const { return m_problems; }
     QTableWidget *kernelsTable() const { return m_kernels; }
     /** Pause after the last keystroke before compiling. */
@@ -52,12 +53,15 @@ Q_SIGNALS:
     void deviceStatusChanged();
     /** A compile of the current text finished and is shown. */
     void compileFinished();
+    /** The SASS view was filled (or says why it cannot be). */
+    void sassFinished();
 
 private:
     void openFileDialog();
     void updateTitle();
     void showCompile(const CompileResult &result);
     void syncPtxToSelection();
+    void disassemble(const CompileResult &result);
     QString sourceFileName() const;
 
     EngineClient *m_engine;
@@ -69,6 +73,7 @@ private:
     QTreeWidget *m_problems = nullptr;
     QTableWidget *m_kernels = nullptr;
     PtxView *m_ptx = nullptr;
+    PtxView *m_sass = nullptr;
     CompileService *m_compiler = nullptr;
     QTimer *m_compileTimer = nullptr;
     CompileResult m_lastCompile;

@@ -26,7 +26,10 @@ public:
         if (set == 2) {
             return "ld st mov add sub mul mad fma div rem min max neg abs and or xor not shl shr cvt cvta setp "
                    "selp bra ret exit bar call atom red shfl vote sqrt rsqrt rcp ex2 lg2 sin cos membar fence "
-                   "wide lo hi rn rz approx ftz sat nc gt lt ge le eq ne";
+                   "wide lo hi rn rz approx ftz sat nc gt lt ge le eq ne "
+                   // SASS
+                   "LDC LDG STG LDS STS S2R S2UR IMAD IADD3 ISETP FADD FMUL FFMA MOV EXIT BRA BAR ULDC "
+                   "SHF LEA LOP3 SEL NOP HFMA2 IMAD_WIDE ISETP_GE FSETP MUFU RET CS2R";
         }
         return nullptr;
     }
@@ -71,6 +74,17 @@ void PtxView::setPtx(const QByteArray &ptx, const QString &sourceFile)
     setReadOnly(true);
     setFirstVisibleLine(first); // recompiles while typing must not make the view jump
     m_map = PtxLineMap(ptx, sourceFile);
+    m_highlighted.clear();
+}
+
+void PtxView::setAssembly(const QByteArray &text, const PtxLineMap &map)
+{
+    const int first = firstVisibleLine();
+    setReadOnly(false);
+    setText(QString::fromLatin1(text));
+    setReadOnly(true);
+    setFirstVisibleLine(first);
+    m_map = map;
     m_highlighted.clear();
 }
 

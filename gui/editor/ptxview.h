@@ -14,6 +14,8 @@ public:
     explicit PtxView(QWidget *parent = nullptr);
 
     void setPtx(const QByteArray &ptx, const QString &sourceFile);
+    /** Any assembly text with its own line map (SASS). */
+    void setAssembly(const QByteArray &text, const PtxLineMap &map);
     const PtxLineMap &lineMap() const { return m_map; }
 
     /** Marks the PTX lines generated from source lines [first, last]; returns how many. */

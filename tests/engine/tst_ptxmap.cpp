@@ -41,6 +41,23 @@ private Q_SLOTS:
         QCOMPARE(m.sourceLine(1000), 0);
     }
 
+    void mapsSass()
+    {
+        const QByteArray sass = "\t.text.vectorAdd:\n"                                 // 1
+                                "        //## File \"/home/me/kernel.cu\", line 12\n"  // 2
+                                "        /*0000*/ LDC R1, c[0x0][0x28] ;\n"            // 3
+                                "        //## File \"/home/me/kernel.cu\", line 14\n"  // 4
+                                "        /*0010*/ FADD R9, R2, R5 ;\n"                 // 5
+                                "        //## File \"/usr/include/other.h\", line 3\n" // 6
+                                "        /*0020*/ EXIT ;\n";                           // 7
+        const PtxLineMap m = PtxLineMap::fromSass(sass, "kernel.cu");
+        QCOMPARE(m.sourceLine(1), 0);
+        QCOMPARE(m.sourceLine(3), 12);
+        QCOMPARE(m.sourceLine(5), 14);
+        QCOMPARE(m.sourceLine(7), 0);
+        QCOMPARE(m.ptxLines(14, 14), (QList<int>{4, 5}));
+    }
+
     void serviceSupersedes()
     {
         if (!NvrtcApi::instance()) {

@@ -223,6 +223,31 @@ private Q_SLOTS:
         QCOMPARE(w.ptxView()->lineMap().sourceLine(marked.first()), 14);
     }
 
+    void sassView()
+    {
+        EngineClient engine;
+        MainWindow w(&engine);
+        QSignalSpy sass(&w, &MainWindow::sassFinished);
+        KP_VERIFY_RESULT(w.openSource(":/presets/vector_add/vector_add.cu"));
+        QVERIFY(sass.count() > 0 || sass.wait(30000));
+        const QString text = w.sassView()->text();
+        if (PtxLineMap::findDisassembler().isEmpty()) {
+            QVERIFY2(text.contains("SASS needs nvdisasm or cuobjdump"), qPrintable(text));
+            return;
+        }
+        QVERIFY2(text.contains("vectorAdd"), qPrintable(text.left(2000)));
+        QVERIFY2(text.contains("FADD"), qPrintable(text.left(4000)));
+        if (PtxLineMap::findDisassembler().endsWith("nvdisasm")) {
+            // The add on line 14 shows up in its SASS lines.
+            w.editor()->setSelection(13, 0, 13, 5);
+            QString marked;
+            for (int l : w.sassView()->highlightedLines()) {
+                marked += w.sassView()->text(l - 1);
+            }
+            QVERIFY2(marked.contains("FADD"), qPrintable(marked));
+        }
+    }
+
     void screenshotOption()
     {
         QTemporaryDir dir;
