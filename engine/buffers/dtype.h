@@ -1,0 +1,88 @@
+#pragma once
+
+#include <QList>
+#include <QString>
+#include <QStringList>
+
+#include <cstdint>
+#include <optional>
+
+namespace Kp {
+
+/** The element types a buffer can hold: scalars and CUDA's vector types. */
+enum class DType {
+    Int8,
+    UInt8,
+    Int16,
+    UInt16,
+    Int32,
+    UInt32,
+    Int64,
+    UInt64,
+    Float16,
+    BFloat16,
+    Float32,
+    Float64,
+    Char4,
+    UChar4,
+    Short2,
+    Int2,
+    Int4,
+    Float2,
+    Float3,
+    Float4,
+    Double2,
+};
+
+/** The scalar a component is made of. */
+enum class ScalarKind { SignedInt, UnsignedInt, Float, Half, BFloat };
+
+struct DTypeInfo
+{
+    DType type;
+    const char *name;     ///< project/JSON name: "float32", "uchar4"
+    const char *cudaName; ///< the CUDA C type: "float", "uchar4", "__half"
+    DType component;      ///< the scalar of each component (itself for scalars)
+    int components;       ///< 1 for scalars, 2..4 for vectors
+    int componentBytes;
+    int alignment; ///< CUDA's alignment of the whole element (float3: 4, float4: 16)
+    ScalarKind kind;
+
+    int elementBytes() const { return components * componentBytes; }
+};
+
+/** Facts about a dtype. */
+const DTypeInfo &dtypeInfo(DType type);
+/** "float32" -> Float32. Also accepts the CUDA spelling ("float", "uchar4", "__half"). */
+std::optional<DType> dtypeFromName(const QString &name);
+/** All JSON names, for messages: "int8, uint8, ...". */
+QStringList dtypeNames();
+/** Short form. */
+inline QString dtypeName(DType t)
+{
+    return QString::fromLatin1(dtypeInfo(t).name);
+}
+
+/**
+ * The dtype a kernel's pointee or scalar type corresponds to, from the
+ * normalised base type the signature scanner gives ("float", "unsigned int",
+ * "uint32_t", "__nv_bfloat16", "float4"). Empty for void, structs and
+ * anything unknown.
+ */
+std::optional<DType> dtypeForCudaType(const QString &baseType);
+
+// IEEE half and bfloat16 conversions (round to nearest even), host side.
+std::uint16_t floatToHalf(float f);
+float halfToFloat(std::uint16_t h);
+std::uint16_t floatToBFloat16(float f);
+float bfloat16ToFloat(std::uint16_t b);
+
+/**
+ * Writes value, converted to the component type of t (saturating integers,
+ * rounding floats to nearest), at dst (which must hold componentBytes).
+ */
+void storeComponent(DType componentType, double value, void *dst);
+/** Reads one component as a double. */
+double loadComponent(DType componentType, const void *src);
+
+} // namespace Kp

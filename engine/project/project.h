@@ -1,0 +1,112 @@
+#pragma once
+
+#include "buffers/bufferspec.h"
+#include "compile/compiletypes.h"
+#include "core/result.h"
+
+#include <QJsonObject>
+#include <QJsonValue>
+#include <QList>
+#include <QString>
+#include <QStringList>
+
+namespace Kp {
+
+/** A named scalar: a kernel argument or a variable for expressions. */
+struct ScalarSpec
+{
+    QString name;
+    DType type = DType::Int32; ///< scalar dtypes only (vector scalars are not supported yet)
+    double value = 0;
+    QJsonObject unknown;
+};
+
+/** What one kernel parameter is bound to. */
+struct ArgBinding
+{
+    enum class Kind {
+        Buffer,  ///< a device pointer to buffer `name`, `offset` elements in
+        Scalar,  ///< the value of scalar `name`, converted to the parameter's type
+        Literal, ///< a number written in the project
+    };
+    Kind kind = Kind::Literal;
+    QString name;
+    qint64 offset = 0; ///< Buffer: elements
+    double value = 0;  ///< Literal
+    /** Bound by parameter name (args given as an object) instead of by position. */
+    QString param;
+};
+
+/** One kernel launch. Grid and block items are numbers or expressions. */
+struct LaunchStep
+{
+    QString kernel;    ///< name as in the source, or a name expression "matmul<16>"
+    QStringList grid;  ///< 1 to 3 items; missing ones are 1
+    QStringList block; ///< 1 to 3 items
+    QString sharedBytes = QStringLiteral("0"); ///< dynamic shared memory, number or expression
+    QList<ArgBinding> args;
+    QJsonObject unknown;
+};
+
+/** A repeat count for time-stepping kernels; the swaps happen after each repetition. */
+struct RepeatSpec
+{
+    int count = 1;
+    QList<QPair<QString, QString>> swaps; ///< buffer names exchanged after each repetition
+};
+
+struct TimingSpec
+{
+    enum class Mode {
+        Cold, ///< L2 flushed before each sample (the default, like nvbench)
+        Hot,  ///< batches of back-to-back launches, L2 warm
+    };
+    Mode mode = Mode::Cold;
+    bool enabled = true;
+    int warmup = 1;
+    int minSamples = 10;
+    int maxSamples = 10000;
+    double minSeconds = 0.5; ///< of accumulated GPU time
+    double maxNoise = 0.005; ///< relative standard deviation (0.5 %)
+    double timeoutSeconds = 15; ///< wall clock for the whole sampling
+    int batch = 0;              ///< Hot: launches per sample; 0 = automatic
+    QJsonObject unknown;
+};
+
+struct Throughput
+{
+    QString bytes; ///< expression over the scalars, e.g. "12*n"; empty = not reported
+    QString flops;
+};
+
+/**
+ * A .kpg project (docs/kpg-project.md): everything needed to compile and run
+ * kernels with no host code. A plain value; load() and save() are in
+ * projectio.h.
+ */
+struct Project
+{
+    static constexpr int kVersion = 1;
+
+    QString title;
+    QString description; ///< Markdown
+    QString sourceFile;  ///< relative to the project's folder; empty when inline
+    QString sourceText;  ///< the inline source, or the file's contents once loaded
+    CompileOptions compile;
+    QList<ScalarSpec> scalars;
+    QList<BufferSpec> buffers;
+    QList<LaunchStep> launches;
+    RepeatSpec repeat;
+    TimingSpec timing;
+    Throughput throughput;
+    QJsonValue checks;    ///< kept as written; the presets' checks interpret it
+    QJsonObject unknown;  ///< top-level keys this version does not know
+    QString path;         ///< the file it was loaded from (not saved)
+    double killTimeoutSeconds = 10; ///< "timeout": a launch running longer is stopped
+
+    QString dir() const; ///< folder of path ("." when unsaved)
+    const BufferSpec *buffer(const QString &name) const;
+    const ScalarSpec *scalar(const QString &name) const;
+};
+
+} // namespace Kp
