@@ -2,6 +2,7 @@
 // for scripts and for grading labs.
 
 #include "client/engineclient.h"
+#include "cliutil.h"
 #include "compile/compiler.h"
 #include "cuda/deviceinfo.h"
 #include "cuda/driverapi.h"
@@ -19,19 +20,9 @@
 #include <QTextStream>
 
 using namespace Kp;
+using namespace Kp::Cli;
 
 namespace {
-
-QTextStream &out()
-{
-    static QTextStream s(stdout);
-    return s;
-}
-QTextStream &err()
-{
-    static QTextStream s(stderr);
-    return s;
-}
 
 const char *kUsage = R"(Usage: kpg <command> [options]
 
@@ -59,6 +50,19 @@ Commands:
       --ptx OUT      write the PTX to OUT
       --cubin OUT    write the cubin to OUT
 
+  run PROJECT.kpg [options]
+                     Compile the project's kernel, fill its buffers, run its
+                     launch steps on the GPU and time them (docs/kpg-run-json.md).
+      --json OUT|-   write the result as JSON to OUT, or to stdout with -
+      --csv OUT      write the timing samples as CSV to OUT
+      --save-buffers DIR
+                     write every buffer after the run to DIR/NAME.npy
+      --device N     run on GPU N (default 0)
+      --timeout S    stop a launch that runs longer than S seconds (default:
+                     the project's, else 10)
+      --source FILE  use FILE.cu instead of the project's source
+      --no-timing    run once, without timing samples
+
 Options:
   -h, --help         Show this help and exit.
   --version          Show the version and exit.
@@ -75,14 +79,6 @@ Environment:
   KPG_CACHE_DIR      compile cache folder (default: ~/.cache/kernel-playground/nvrtc)
   KPG_NO_CACHE=1     disable the compile cache
 )";
-
-int usageError(const QString &message)
-{
-    err() << "kpg: " << message << "\n"
-          << "Run 'kpg --help' for usage.\n";
-    err().flush();
-    return Exit::Usage;
-}
 
 QJsonObject nvrtcJson()
 {
@@ -398,8 +394,11 @@ int main(int argc, char **argv)
     if (first == QLatin1String("compile")) {
         return compile(args);
     }
+    if (first == QLatin1String("run")) {
+        return runCommand(args);
+    }
     if (first.startsWith(QLatin1Char('-'))) {
         return usageError(QStringLiteral("unknown option '%1'").arg(first));
     }
-    return usageError(QStringLiteral("unknown command '%1' (commands: devices, compile)").arg(first));
+    return usageError(QStringLiteral("unknown command '%1' (commands: devices, compile, run)").arg(first));
 }

@@ -65,6 +65,11 @@ void EngineClient::request(const QString &type, const QVariantMap &body, QObject
         m_supervisor, [s = m_supervisor, job]() mutable { s->submit(std::move(job)); }, Qt::QueuedConnection);
 }
 
+void EngineClient::abortCurrent()
+{
+    QMetaObject::invokeMethod(m_supervisor, &Supervisor::abortCurrent, Qt::QueuedConnection);
+}
+
 Reply EngineClient::requestSync(const QString &type, const QVariantMap &body, RequestOptions options)
 {
     if (QThread::currentThread() == &m_thread) {

@@ -58,6 +58,14 @@ public:
     /** Sends a request and waits for the reply. Never call it on the engine thread. */
     Reply requestSync(const QString &type, const QVariantMap &body = {}, RequestOptions options = {});
 
+    /**
+     * Stops the request the worker is running now, at once: the worker is
+     * killed (a spinning kernel cannot be interrupted otherwise), the request
+     * fails with Cancelled ("aborted"), and queued requests go to a fresh
+     * worker. Does nothing when the worker is idle. Any thread.
+     */
+    void abortCurrent();
+
     /** The process id of the running worker, or 0. Thread-safe. */
     qint64 workerPid() const { return m_workerPid.load(); }
 

@@ -196,12 +196,21 @@ void Supervisor::onReadyRead()
         m_requestTimer->stop();
         Job job = std::move(*m_current);
         m_current.reset();
+        const bool exiting = m.body.value(kWorkerExiting).toBool();
+        if (exiting) {
+            // Reap it before anything else is sent: a request written to a
+            // worker on its way out would fail for no fault of its own.
+            stopWorker(QStringLiteral("kpg-worker ended itself after a kernel fault"));
+        }
         if (m.type == Type::Reply) {
             finish(job, m.body);
         } else {
             finish(job, Error::fromVariant(m.body));
         }
         pump();
+        if (exiting) {
+            return; // the socket is gone
+        }
     }
 }
 
@@ -221,6 +230,20 @@ void Supervisor::onRequestTimeout()
                           .arg(job.options.timeoutMs)});
     stopWorker(QStringLiteral("kpg-worker was stopped after a time-out"));
     pump(); // a fresh worker for what is queued
+}
+
+void Supervisor::abortCurrent()
+{
+    if (!m_current) {
+        return;
+    }
+    Job job = std::move(*m_current);
+    m_current.reset();
+    stopWorker(QStringLiteral("kpg-worker was stopped: '%1' was aborted").arg(job.type));
+    finish(job, engineError(Error::Code::Cancelled, QStringLiteral("'%1' was aborted; kpg-worker was stopped and a "
+                                                                   "fresh one will serve the next request")
+                                                        .arg(job.type)));
+    pump();
 }
 
 void Supervisor::onStartTimeout()

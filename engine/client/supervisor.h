@@ -39,6 +39,8 @@ public:
     ~Supervisor() override;
 
     void submit(Job job);
+    /** Kills the worker if it is running a request, which then fails with Cancelled. */
+    void abortCurrent();
     /** Ends the worker politely (then by force) and fails what is queued. */
     void shutdown();
 

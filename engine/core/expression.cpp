@@ -97,16 +97,25 @@ Status Expression::parse(const QString &text, const QString &field)
         m_parser->SetExpr(m_text.toStdString());
         // Parse now (muparser parses lazily on the first Eval), so that errors
         // surface here; an unknown name is reported with the known ones.
+        // GetUsedVar() lists undefined names too (with a null pointer): muparser
+        // tokenises with IgnoreUndefVar on for this call.
         const auto used = m_parser->GetUsedVar();
         for (const auto &[name, _] : used) {
             if (!m_vars.count(QString::fromStdString(name))) {
-                QStringList known = variableNames();
-                return error(QStringLiteral("unknown variable '%1'; known: %2")
-                                 .arg(QString::fromStdString(name),
-                                      known.isEmpty() ? QStringLiteral("none") : known.join(QStringLiteral(", "))));
+                const QStringList known = variableNames();
+                // The text goes right after the unknown name, before the (long) list.
+                Error e = error(QStringLiteral("unknown variable '%1'").arg(QString::fromStdString(name)));
+                e.message += QStringLiteral("; known: %1")
+                                 .arg(known.isEmpty() ? QStringLiteral("none") : known.join(QStringLiteral(", ")));
+                return e;
             }
         }
         m_parser->Eval();
+        // "a, b" evaluates to b in muparser; a single value is all any caller wants.
+        if (m_parser->GetNumResults() > 1) {
+            return error(
+                QStringLiteral("%1 comma-separated values where one is expected").arg(m_parser->GetNumResults()));
+        }
     } catch (const mu::Parser::exception_type &e) {
         const QString msg = QString::fromStdString(e.GetMsg());
         return error(msg.endsWith(QLatin1Char('.')) ? msg.chopped(1) : msg);
@@ -119,7 +128,8 @@ Result<double> Expression::evaluate() const
     try {
         return m_parser->Eval();
     } catch (const mu::Parser::exception_type &e) {
-        return error(QString::fromStdString(e.GetMsg()));
+        const QString msg = QString::fromStdString(e.GetMsg());
+        return error(msg.endsWith(QLatin1Char('.')) ? msg.chopped(1) : msg);
     }
 }
 

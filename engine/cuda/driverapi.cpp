@@ -40,12 +40,13 @@ Result<const DriverApi *> DriverApi::load()
     if (!api->name) {                                                                                                  \
         delete api;                                                                                                    \
         return noDriver(QStringLiteral("The NVIDIA driver in %1 is too old: it lacks %2; "                             \
-                                       "install driver 525 or newer")                                                  \
+                                       "install a driver for CUDA 12.8 or newer (570+)")                               \
                             .arg(QString::fromLocal8Bit(path), QStringLiteral(KP_STRINGIFY(name))),                    \
                         QStringLiteral("dlsym"));                                                                      \
     }
     KP_CUDA_DRIVER_FUNCTIONS(KP_LOAD_MEMBER)
 #undef KP_LOAD_MEMBER
+    api->cuFuncGetParamInfo = reinterpret_cast<decltype(&::cuFuncGetParamInfo)>(dlsym(handle, "cuFuncGetParamInfo"));
 
     if (const CUresult r = api->cuInit(0); r != CUDA_SUCCESS) {
         Error e = api->error(r, "cuInit");

@@ -21,7 +21,41 @@ namespace Kp {
     X(cuDeviceGetUuid)                                                                                                 \
     X(cuDeviceGetPCIBusId)                                                                                             \
     X(cuDeviceTotalMem)                                                                                                \
-    X(cuDeviceGetAttribute)
+    X(cuDeviceGetAttribute)                                                                                            \
+    X(cuDevicePrimaryCtxRetain)                                                                                        \
+    X(cuDevicePrimaryCtxRelease)                                                                                       \
+    X(cuCtxSetCurrent)                                                                                                 \
+    X(cuCtxSynchronize)                                                                                                \
+    X(cuCtxSetLimit)                                                                                                   \
+    X(cuModuleLoadData)                                                                                                \
+    X(cuModuleUnload)                                                                                                  \
+    X(cuModuleGetFunction)                                                                                             \
+    X(cuFuncGetAttribute)                                                                                              \
+    X(cuFuncSetAttribute)                                                                                              \
+    X(cuMemAlloc)                                                                                                      \
+    X(cuMemFree)                                                                                                       \
+    X(cuMemGetInfo)                                                                                                    \
+    X(cuMemHostRegister)                                                                                               \
+    X(cuMemHostUnregister)                                                                                             \
+    X(cuMemHostAlloc)                                                                                                  \
+    X(cuMemFreeHost)                                                                                                   \
+    X(cuMemHostGetDevicePointer)                                                                                       \
+    X(cuMemcpyHtoDAsync)                                                                                               \
+    X(cuMemcpyDtoHAsync)                                                                                               \
+    X(cuMemcpyDtoDAsync)                                                                                               \
+    X(cuMemsetD8Async)                                                                                                 \
+    X(cuStreamCreate)                                                                                                  \
+    X(cuStreamDestroy)                                                                                                 \
+    X(cuStreamQuery)                                                                                                   \
+    X(cuStreamSynchronize)                                                                                             \
+    X(cuEventCreate)                                                                                                   \
+    X(cuEventDestroy)                                                                                                  \
+    X(cuEventRecord)                                                                                                   \
+    X(cuEventQuery)                                                                                                    \
+    X(cuEventSynchronize)                                                                                              \
+    X(cuEventElapsedTime)                                                                                              \
+    X(cuLaunchKernel)                                                                                                  \
+    X(cuOccupancyMaxActiveBlocksPerMultiprocessor)
 
 /**
  * The CUDA driver API, opened at run time with dlopen so that every program
@@ -50,6 +84,8 @@ public:
 #define KP_DECLARE_MEMBER(name) decltype(&::name) name = nullptr;
     KP_CUDA_DRIVER_FUNCTIONS(KP_DECLARE_MEMBER)
 #undef KP_DECLARE_MEMBER
+    /** Optional (driver 550+): the compiled kernel's own parameter layout; null when absent. */
+    decltype(&::cuFuncGetParamInfo) cuFuncGetParamInfo = nullptr;
 
 private:
     DriverApi() = default;

@@ -12,6 +12,7 @@
 
 #include <csignal>
 #include <sys/prctl.h>
+#include <unistd.h>
 
 using namespace Kp;
 
@@ -63,6 +64,12 @@ int main(int argc, char **argv)
             socket.write(Protocol::encode(answer));
             socket.flush();
             while (socket.bytesToWrite() > 0 && socket.waitForBytesWritten(5000)) {
+            }
+            if (service.mustExit()) {
+                // The CUDA context is poisoned; the engine starts a fresh worker.
+                socket.disconnectFromServer();
+                std::fflush(stderr);
+                _exit(3);
             }
             if (service.shutdownRequested()) {
                 socket.disconnectFromServer();

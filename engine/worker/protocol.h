@@ -29,6 +29,10 @@ inline const QString Hello = QStringLiteral("hello");
 inline const QString ListDevices = QStringLiteral("listDevices");
 inline const QString Ping = QStringLiteral("ping");
 inline const QString Shutdown = QStringLiteral("shutdown");
+/** Uploads, launches, times and downloads (engine/run/gpusession.h); the reply is a RunResult. */
+inline const QString Run = QStringLiteral("run");
+/** Creates the context and restores buffers on the device, so the next run starts at once. */
+inline const QString Prepare = QStringLiteral("prepare");
 /** Diagnostic: the worker sleeps body.ms milliseconds, then replies (tests). */
 inline const QString Sleep = QStringLiteral("sleep");
 /** Diagnostic: the worker aborts at once, as if a kernel had killed it (tests). */
@@ -36,6 +40,13 @@ inline const QString Crash = QStringLiteral("crash");
 inline const QString Reply = QStringLiteral("reply");
 inline const QString ErrorReply = QStringLiteral("error");
 } // namespace Type
+
+/**
+ * A reply body with this key set to true says the worker ends itself right
+ * after it (its CUDA context is poisoned by a fault); the supervisor then
+ * waits for a fresh worker before it sends anything else.
+ */
+inline const QString kWorkerExiting = QStringLiteral("workerExiting");
 
 struct Message
 {

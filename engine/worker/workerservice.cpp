@@ -2,6 +2,7 @@
 
 #include "cuda/deviceinfo.h"
 #include "cuda/driverapi.h"
+#include "run/gpusession.h"
 
 #include <QCoreApplication>
 #include <QThread>
@@ -18,6 +19,22 @@ Error workerError(Error::Code code, const QString &message)
     return Error{QStringLiteral("kpg-worker"), code, {}, message};
 }
 } // namespace
+
+WorkerService::WorkerService() = default;
+WorkerService::~WorkerService() = default;
+
+GpuSession &WorkerService::session()
+{
+    if (!m_session) {
+        m_session = std::make_unique<GpuSession>();
+    }
+    return *m_session;
+}
+
+bool WorkerService::mustExit() const
+{
+    return m_session && m_session->mustExit();
+}
 
 Message WorkerService::handle(const Message &request)
 {
@@ -51,6 +68,26 @@ Message WorkerService::handle(const Message &request)
             return errorReply(request, devices.error());
         }
         return reply(request, devices->toVariant());
+    }
+    if (request.type == Type::Run) {
+        // Tests of the fault path need a worker that is busy with a run when
+        // it is killed, on machines without a GPU; only they set this.
+        if (qEnvironmentVariableIsSet("KPG_WORKER_TEST_HOOKS") &&
+            request.body.contains(QStringLiteral("testSleepMs"))) {
+            QThread::msleep(static_cast<unsigned long>(request.body.value(QStringLiteral("testSleepMs")).toInt()));
+        }
+        QVariantMap body = session().run(request.body);
+        if (mustExit()) {
+            body.insert(kWorkerExiting, true);
+        }
+        return reply(request, body);
+    }
+    if (request.type == Type::Prepare) {
+        const Result<QVariantMap> r = session().prepare(request.body);
+        if (!r) {
+            return errorReply(request, r.error());
+        }
+        return reply(request, *r);
     }
     if (request.type == Type::Shutdown) {
         m_shutdown = true;

@@ -2,23 +2,35 @@
 
 #include "protocol.h"
 
+#include <memory>
+
 namespace Kp {
 
 /**
  * Answers requests inside kpg-worker. One request at a time, on the worker's
  * only thread; this is the one place that touches the CUDA driver.
  */
+class GpuSession;
+
 class WorkerService
 {
 public:
+    WorkerService();
+    ~WorkerService();
+
     /** Handles one request and returns the message to send back. */
     Protocol::Message handle(const Protocol::Message &request);
 
     /** True once a "shutdown" request was answered; the worker then exits. */
     bool shutdownRequested() const { return m_shutdown; }
+    /** True after a fault poisoned the CUDA context: the worker must exit once the reply is sent. */
+    bool mustExit() const;
 
 private:
+    GpuSession &session();
+
     bool m_shutdown = false;
+    std::unique_ptr<GpuSession> m_session;
 };
 
 } // namespace Kp

@@ -1,0 +1,34 @@
+#pragma once
+
+#include "exitcodes.h"
+
+#include <QString>
+#include <QTextStream>
+
+namespace Kp::Cli {
+
+inline QTextStream &out()
+{
+    static QTextStream s(stdout);
+    return s;
+}
+
+inline QTextStream &err()
+{
+    static QTextStream s(stderr);
+    return s;
+}
+
+/** Prints "kpg: message" and the help hint; returns the usage exit code. */
+inline int usageError(const QString &message)
+{
+    err() << "kpg: " << message << "\n"
+          << "Run 'kpg --help' for usage.\n";
+    err().flush();
+    return Exit::Usage;
+}
+
+/** kpg run PROJECT.kpg ... (cli/run.cpp). */
+int runCommand(const QStringList &args);
+
+} // namespace Kp::Cli

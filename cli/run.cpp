@@ -1,0 +1,374 @@
+// kpg run: a project from the command line, for scripts and grading.
+
+#include "buffers/bufferexport.h"
+#include "client/engineclient.h"
+#include "cliutil.h"
+#include "compile/compiler.h"
+#include "cuda/deviceinfo.h"
+#include "project/projectio.h"
+#include "run/runner.h"
+#include "worker/protocol.h"
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QSaveFile>
+
+namespace Kp::Cli {
+
+namespace {
+
+struct RunArgs
+{
+    QString project;
+    QString json;
+    QString csv;
+    QString saveDir;
+    QString source;
+    int device = 0;
+    double timeout = -1;
+    bool noTiming = false;
+};
+
+QJsonObject dimJson(const Dim3 &d)
+{
+    return QJsonObject{{QStringLiteral("x"), d[0]}, {QStringLiteral("y"), d[1]}, {QStringLiteral("z"), d[2]}};
+}
+
+QString rate(double perSecond, const char *unit)
+{
+    static const char *prefixes[] = {"", "K", "M", "G", "T", "P"};
+    int i = 0;
+    while (perSecond >= 1000 && i < 5) {
+        perSecond /= 1000;
+        ++i;
+    }
+    return QStringLiteral("%1 %2%3/s").arg(perSecond, 0, 'f', 2).arg(QLatin1String(prefixes[i]), QLatin1String(unit));
+}
+
+QString msText(double ms)
+{
+    return ms < 1 ? QStringLiteral("%1 us").arg(ms * 1000, 0, 'f', 2) : QStringLiteral("%1 ms").arg(ms, 0, 'f', 3);
+}
+
+QJsonObject resultJson(const Project &project, const CompileResult *compiled, const RunResult &r)
+{
+    QJsonArray steps;
+    QString printfAll;
+    for (const StepResult &s : r.steps) {
+        QJsonObject o{{QStringLiteral("kernel"), s.kernel},
+                      {QStringLiteral("loweredName"), s.loweredName},
+                      {QStringLiteral("grid"), dimJson(s.grid)},
+                      {QStringLiteral("block"), dimJson(s.block)},
+                      {QStringLiteral("sharedBytes"), s.sharedBytes},
+                      {QStringLiteral("firstRunMs"), s.firstRunMs},
+                      {QStringLiteral("printf"), s.printfOutput},
+                      {QStringLiteral("printfTruncated"), s.printfTruncated},
+                      {QStringLiteral("registers"), s.limits.numRegs},
+                      {QStringLiteral("staticSharedBytes"), s.limits.staticSharedBytes},
+                      {QStringLiteral("occupancy"), QJsonObject::fromVariantMap(s.occupancy.toVariant())}};
+        steps.append(o);
+        printfAll += s.printfOutput;
+    }
+    QJsonArray samples;
+    for (double v : r.samplesMs) {
+        samples.append(v);
+    }
+    QJsonObject doc{{QStringLiteral("ok"), !r.error.has_value()},
+                    {QStringLiteral("project"), project.path},
+                    {QStringLiteral("title"), project.title},
+                    {QStringLiteral("device"), r.device},
+                    {QStringLiteral("deviceOrdinal"), r.deviceOrdinal},
+                    {QStringLiteral("steps"), steps},
+                    {QStringLiteral("repeat"), r.repeat},
+                    {QStringLiteral("printf"), printfAll},
+                    {QStringLiteral("uploadMs"), r.uploadMs},
+                    {QStringLiteral("downloadMs"), r.downloadMs},
+                    {QStringLiteral("warnings"), QJsonArray::fromStringList(r.warnings)}};
+    if (!r.steps.isEmpty()) {
+        const StepResult &s = r.steps.first();
+        doc.insert(QStringLiteral("kernel"), s.kernel);
+        doc.insert(QStringLiteral("grid"), dimJson(s.grid));
+        doc.insert(QStringLiteral("block"), dimJson(s.block));
+        doc.insert(QStringLiteral("occupancy"), QJsonObject::fromVariantMap(s.occupancy.toVariant()));
+    }
+    if (r.timed) {
+        QJsonObject t = QJsonObject::fromVariantMap(r.stats.toVariant());
+        t.insert(QStringLiteral("mode"), r.timingMode);
+        t.insert(QStringLiteral("batch"), r.batch);
+        t.insert(QStringLiteral("converged"), r.converged);
+        t.insert(QStringLiteral("note"), r.timingNote);
+        t.insert(QStringLiteral("samplesMs"), samples);
+        doc.insert(QStringLiteral("timing"), t);
+        doc.insert(QStringLiteral("throughput"),
+                   QJsonObject{{QStringLiteral("bytes"), r.bytes},
+                               {QStringLiteral("flops"), r.flops},
+                               {QStringLiteral("bytesPerSecond"), r.bytesPerSecond},
+                               {QStringLiteral("flopsPerSecond"), r.flopsPerSecond}});
+    } else {
+        doc.insert(QStringLiteral("timing"), QJsonValue::Null);
+    }
+    if (compiled) {
+        doc.insert(QStringLiteral("compile"), QJsonObject{{QStringLiteral("ok"), compiled->ok},
+                                                          {QStringLiteral("arch"), compiled->arch},
+                                                          {QStringLiteral("nvrtcVersion"), compiled->nvrtcVersion},
+                                                          {QStringLiteral("compileMs"), compiled->compileMs},
+                                                          {QStringLiteral("cached"), compiled->cached}});
+    }
+    if (r.error) {
+        QJsonObject e = QJsonObject::fromVariantMap(r.error->toVariant());
+        e.insert(QStringLiteral("step"), r.failedStep);
+        e.insert(QStringLiteral("buffersRestored"), r.buffersRestored);
+        doc.insert(QStringLiteral("error"), e);
+    } else {
+        doc.insert(QStringLiteral("error"), QJsonValue::Null);
+    }
+    return doc;
+}
+
+bool writeText(const QString &path, const QByteArray &data)
+{
+    if (path == QLatin1String("-")) {
+        out() << data;
+        out().flush();
+        return true;
+    }
+    QSaveFile f(path);
+    if (!f.open(QIODevice::WriteOnly) || f.write(data) != data.size() || !f.commit()) {
+        err() << "kpg: cannot write " << path << ": " << f.errorString() << "\n";
+        return false;
+    }
+    return true;
+}
+
+/** Writes the JSON (if asked for) for a run that never reached the GPU, and returns the exit code. */
+int failEarly(const RunArgs &a, const Project &project, const Error &e, const CompileResult *compiled = nullptr)
+{
+    err() << "kpg: " << e.message << "\n";
+    err().flush();
+    if (!a.json.isEmpty()) {
+        RunResult r;
+        r.error = e;
+        writeText(a.json, QJsonDocument(resultJson(project, compiled, r)).toJson(QJsonDocument::Indented));
+    }
+    return Exit::forError(e);
+}
+
+} // namespace
+
+int runCommand(const QStringList &args)
+{
+    RunArgs a;
+    for (qsizetype i = 0; i < args.size(); ++i) {
+        const QString &s = args[i];
+        const auto value = [&]() -> std::optional<QString> {
+            if (i + 1 >= args.size()) {
+                return std::nullopt;
+            }
+            return args[++i];
+        };
+        if (s == QLatin1String("--no-timing")) {
+            a.noTiming = true;
+        } else if (s == QLatin1String("--json") || s == QLatin1String("--csv") ||
+                   s == QLatin1String("--save-buffers") || s == QLatin1String("--device") ||
+                   s == QLatin1String("--timeout") || s == QLatin1String("--source")) {
+            const auto v = value();
+            if (!v) {
+                return usageError(QStringLiteral("run: %1 needs a value").arg(s));
+            }
+            bool ok = true;
+            if (s == QLatin1String("--json")) {
+                a.json = *v;
+            } else if (s == QLatin1String("--csv")) {
+                a.csv = *v;
+            } else if (s == QLatin1String("--save-buffers")) {
+                a.saveDir = *v;
+            } else if (s == QLatin1String("--source")) {
+                a.source = *v;
+            } else if (s == QLatin1String("--device")) {
+                a.device = v->toInt(&ok);
+                if (!ok || a.device < 0) {
+                    return usageError(QStringLiteral("run: --device takes a GPU number (0, 1, ...), not '%1'").arg(*v));
+                }
+            } else {
+                a.timeout = v->toDouble(&ok);
+                if (!ok || !(a.timeout > 0)) {
+                    return usageError(
+                        QStringLiteral("run: --timeout takes a positive number of seconds, not '%1'").arg(*v));
+                }
+            }
+        } else if (s.startsWith(QLatin1Char('-')) && s != QLatin1String("-")) {
+            return usageError(QStringLiteral("run: unknown option '%1'").arg(s));
+        } else if (a.project.isEmpty()) {
+            a.project = s;
+        } else {
+            return usageError(QStringLiteral("run: one project at a time ('%1' and '%2')").arg(a.project, s));
+        }
+    }
+    if (a.project.isEmpty()) {
+        return usageError(QStringLiteral("run: no project given (kpg run PROJECT.kpg)"));
+    }
+
+    Result<Project> loaded = loadProject(a.project);
+    if (!loaded) {
+        return failEarly(a, Project{}, loaded.error());
+    }
+    Project project = std::move(loaded).value();
+    if (!a.source.isEmpty()) {
+        QFile f(a.source);
+        if (!f.open(QIODevice::ReadOnly)) {
+            return failEarly(a, project, Error{QStringLiteral("kpg"), Error::Code::BadInput, {},
+                                               QStringLiteral("--source: cannot read %1: %2")
+                                                   .arg(a.source, f.errorString())});
+        }
+        project.sourceText = QString::fromUtf8(f.readAll());
+        project.sourceFile = QFileInfo(a.source).fileName();
+    }
+    if (a.timeout > 0) {
+        project.killTimeoutSeconds = a.timeout;
+    }
+    if (a.noTiming) {
+        project.timing.enabled = false;
+    }
+
+    EngineClient engine;
+    const Reply devices = engine.requestSync(Protocol::Type::ListDevices, {}, RequestOptions{60000, {}});
+    if (!devices) {
+        return failEarly(a, project, devices.error());
+    }
+    const DeviceList list = DeviceList::fromVariant(devices.value());
+    if (a.device >= list.devices.size()) {
+        return failEarly(a, project,
+                         Error{QStringLiteral("kpg"), Error::Code::Usage, {},
+                               QStringLiteral("--device %1: this machine has %2 GPU%3 (0 to %4)")
+                                   .arg(a.device)
+                                   .arg(list.devices.size())
+                                   .arg(list.devices.size() == 1 ? "" : "s")
+                                   .arg(list.devices.size() - 1)});
+    }
+    const DeviceInfo &dev = list.devices[a.device];
+
+    CompileRequest req;
+    req.source = project.sourceText;
+    req.fileName = project.sourceFile.isEmpty() ? QFileInfo(a.project).completeBaseName() + QStringLiteral(".cu")
+                                                : QFileInfo(project.sourceFile).fileName();
+    req.projectDir = project.dir();
+    req.options = compileOptionsFor(project);
+    req.deviceCcMajor = dev.ccMajor;
+    req.deviceCcMinor = dev.ccMinor;
+    Compiler compiler;
+    const Result<CompileResult> compiled = compiler.compile(req);
+    if (!compiled) {
+        return failEarly(a, project, compiled.error());
+    }
+    if (!compiled->ok) {
+        for (const Diagnostic &d : compiled->diagnostics) {
+            err() << d.file << ":" << d.line << ":" << d.column << ": " << Diagnostic::severityName(d.severity)
+                  << ": " << d.message << "\n";
+        }
+        return failEarly(a, project,
+                         Error{QStringLiteral("compile"), Error::Code::CompileError, {},
+                               QStringLiteral("%1 does not compile (%2 errors)")
+                                   .arg(req.fileName)
+                                   .arg(compiled->errorCount())},
+                         &*compiled);
+    }
+
+    HostBuffers buffers;
+    if (Status s = buffers.materialize(project); !s) {
+        return failEarly(a, project, s.error(), &*compiled);
+    }
+    const Result<PreparedRun> prepared = prepareRun(project, *compiled, buffers, a.device);
+    if (!prepared) {
+        return failEarly(a, project, prepared.error(), &*compiled);
+    }
+    for (const QString &w : prepared->warnings) {
+        err() << "kpg: warning: " << w << "\n";
+    }
+
+    Runner runner(&engine);
+    const RunResult r = runner.runSync(*prepared, &buffers);
+
+    // Human-readable summary on stdout (unless the JSON goes there).
+    QTextStream &o = a.json == QLatin1String("-") ? err() : out();
+    o << (project.title.isEmpty() ? a.project : project.title) << " on " << r.device << "\n";
+    for (qsizetype i = 0; i < r.steps.size(); ++i) {
+        const StepResult &s = r.steps[i];
+        o << "  step " << i + 1 << ": " << s.kernel << " grid " << dim3Text(s.grid) << " block "
+          << dim3Text(s.block);
+        if (s.sharedBytes) {
+            o << " shared " << s.sharedBytes << " B";
+        }
+        o << "  " << s.limits.numRegs << " regs, occupancy " << QString::number(s.occupancy.ratio * 100, 'f', 0)
+          << " % (" << s.occupancy.blocksPerSm << " blocks/SM, limited by " << s.occupancy.limiter << ")\n";
+        if (!s.printfOutput.isEmpty()) {
+            o << "  printf from step " << i + 1 << ":\n";
+            for (const QString &line : s.printfOutput.split(QLatin1Char('\n'), Qt::SkipEmptyParts)) {
+                o << "    | " << line << "\n";
+            }
+            if (s.printfTruncated) {
+                o << "    | (output truncated)\n";
+            }
+        }
+    }
+    if (r.error) {
+        err() << "kpg: run failed: " << r.error->message << "\n";
+        if (r.buffersRestored) {
+            err() << "kpg: buffers are unchanged from before the run\n";
+        }
+    } else if (r.timed) {
+        o << "  time: median " << msText(r.stats.medianMs) << "  min " << msText(r.stats.minMs) << "  max "
+          << msText(r.stats.maxMs) << "  noise " << QString::number(r.stats.noise * 100, 'f', 2) << " %  ("
+          << r.stats.count << " " << r.timingMode << " samples" << (r.batch > 1 ? QStringLiteral(" of %1 launches").arg(r.batch) : QString()) << ")\n";
+        if (!r.timingNote.isEmpty()) {
+            o << "        " << r.timingNote << "\n";
+        }
+        if (r.bytes > 0) {
+            o << "  memory throughput: " << rate(r.bytesPerSecond, "B") << "\n";
+        }
+        if (r.flops > 0) {
+            o << "  compute throughput: " << rate(r.flopsPerSecond, "FLOP") << "\n";
+        }
+    } else {
+        o << "  ran once in " << msText(r.steps.isEmpty() ? 0 : r.steps.first().firstRunMs) << " (not timed)\n";
+    }
+    for (const QString &w : r.warnings) {
+        o << "  warning: " << w << "\n";
+    }
+    o.flush();
+    err().flush();
+
+    int code = r.error ? Exit::forError(*r.error) : Exit::Ok;
+    if (!a.json.isEmpty() &&
+        !writeText(a.json, QJsonDocument(resultJson(project, &*compiled, r)).toJson(QJsonDocument::Indented))) {
+        code = code ? code : Exit::BadInput;
+    }
+    if (!a.csv.isEmpty()) {
+        QByteArray csv = "sample,ms\n";
+        for (qsizetype i = 0; i < r.samplesMs.size(); ++i) {
+            csv += QByteArray::number(i) + ',' + QByteArray::number(r.samplesMs[i], 'g', 9) + '\n';
+        }
+        if (!writeText(a.csv, csv)) {
+            code = code ? code : Exit::BadInput;
+        }
+    }
+    if (!a.saveDir.isEmpty() && !r.error) {
+        if (!QDir().mkpath(a.saveDir)) {
+            err() << "kpg: cannot create " << a.saveDir << "\n";
+            return code ? code : Exit::BadInput;
+        }
+        for (const auto &b : buffers.all()) {
+            const QString path = QDir(a.saveDir).filePath(b->spec.name + QStringLiteral(".npy"));
+            if (Status s = exportNpy(path, b->spec.dtype, b->shape, b->memory.data()); !s) {
+                err() << "kpg: " << s.error().message << "\n";
+                code = code ? code : Exit::BadInput;
+            }
+        }
+    }
+    return code;
+}
+
+} // namespace Kp::Cli

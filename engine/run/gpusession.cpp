@@ -1,0 +1,852 @@
+#include "gpusession.h"
+
+#include "cuda/driverapi.h"
+
+#include <QCryptographicHash>
+#include <QElapsedTimer>
+#include <QThread>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+
+#include <sched.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+namespace Kp {
+
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+// Holds a stream until the host releases it, so that every launch of a sample
+// is queued before the first one starts: launch latency stays out of the timed
+// region (nvbench's blocking kernel). It gives up after timeout_ns, so a host
+// that never releases it cannot hang the GPU. Generic loads reach the
+// host-mapped flag through unified addressing. Plain PTX, so kpg-worker needs
+// no compiler; the driver JIT-compiles it once per context.
+const char *kBlockerPtx = R"(
+.version 7.0
+.target sm_52
+.address_size 64
+.visible .entry kpg_block_stream(.param .u64 flag, .param .u64 timeout_ns)
+{
+    .reg .pred %p<3>;
+    .reg .b32 %r<2>;
+    .reg .b64 %rd<6>;
+    ld.param.u64 %rd1, [flag];
+    ld.param.u64 %rd2, [timeout_ns];
+    mov.u64 %rd3, %globaltimer;
+WAIT:
+    ld.volatile.u32 %r1, [%rd1];
+    setp.ne.u32 %p1, %r1, 0;
+    @%p1 bra DONE;
+    mov.u64 %rd4, %globaltimer;
+    sub.u64 %rd5, %rd4, %rd3;
+    setp.lt.u64 %p2, %rd5, %rd2;
+    @%p2 bra WAIT;
+DONE:
+    ret;
+}
+)";
+
+constexpr qint64 kPrintfLimit = 64 * 1024;
+/** Beyond this many launches per sample, queueing behind the blocker could fill the launch queue. */
+constexpr int kMaxBlockedLaunches = 256;
+/** The noise is re-estimated every this many samples once the minimums are met... */
+constexpr int kNoiseCheckEvery = 16;
+/** ...and counts as settled when the last estimates lie within 5 % of each other. */
+constexpr size_t kNoiseWindow = 8;
+constexpr double kNoiseSettled = 0.05;
+
+Error runError(Error::Code code, const QString &message)
+{
+    return Error{QStringLiteral("kpg-worker"), code, {}, message};
+}
+
+double msSince(const QElapsedTimer &t)
+{
+    return double(t.nsecsElapsed()) / 1e6;
+}
+
+} // namespace
+
+struct GpuSession::Step
+{
+    QString kernel;
+    QString lowered;
+    QString label; ///< "step 1 ('vector_add')"
+    CUfunction function = nullptr;
+    Dim3 grid{1, 1, 1};
+    Dim3 block{1, 1, 1};
+    qint64 shared = 0;
+    struct Arg
+    {
+        int buffer = -1;     ///< >= 0: pointer to that buffer (+ offset)
+        qint64 offset = 0;   ///< bytes
+        QByteArray value;    ///< a by-value argument's bytes
+        CUdeviceptr ptr = 0; ///< storage for the pointer value handed to the driver
+    };
+    mutable std::vector<Arg> args;
+    LaunchLimits limits;
+};
+
+GpuSession::GpuSession()
+{
+    // Device printf goes to the process's stdout; send it to a memory file so
+    // each launch's output can be read back and returned with its step.
+    m_printfFd = ::memfd_create("kpg-printf", MFD_CLOEXEC);
+    if (m_printfFd >= 0) {
+        std::fflush(stdout);
+        ::dup2(m_printfFd, STDOUT_FILENO);
+    }
+}
+
+GpuSession::~GpuSession()
+{
+    if (!m_api || !m_context || m_mustExit) {
+        return; // a poisoned context is torn down by the process exit
+    }
+    m_api->cuCtxSynchronize();
+    for (auto &b : m_buffers) {
+        releaseBuffer(*b);
+    }
+    if (m_module) {
+        m_api->cuModuleUnload(m_module);
+    }
+}
+
+Error GpuSession::cudaError(CUresult r, const char *call) const
+{
+    Error e = m_api->error(r, call);
+    e.where = QStringLiteral("kpg-worker");
+    return e;
+}
+
+#define KP_CU(call)                                                                                                    \
+    do {                                                                                                               \
+        const CUresult kp_r_ = (call);                                                                                 \
+        if (kp_r_ != CUDA_SUCCESS) {                                                                                   \
+            return cudaError(kp_r_, #call);                                                                            \
+        }                                                                                                              \
+    } while (false)
+
+Status GpuSession::ensureContext(int ordinal)
+{
+    if (!m_api) {
+        const auto api = DriverApi::instance();
+        if (!api) {
+            return api.error();
+        }
+        m_api = *api;
+    }
+    if (m_context) {
+        if (ordinal != m_ordinal) {
+            return runError(Error::Code::Usage,
+                            QStringLiteral("this kpg-worker serves device %1, not %2").arg(m_ordinal).arg(ordinal));
+        }
+        return Unit{};
+    }
+    int count = 0;
+    KP_CU(m_api->cuDeviceGetCount(&count));
+    if (ordinal < 0 || ordinal >= count) {
+        return runError(Error::Code::Usage, QStringLiteral("device %1 does not exist; this machine has %2 device%3 "
+                                                           "(0 to %4)")
+                                                .arg(ordinal)
+                                                .arg(count)
+                                                .arg(count == 1 ? "" : "s")
+                                                .arg(count - 1));
+    }
+    KP_CU(m_api->cuDeviceGet(&m_device, ordinal));
+    KP_CU(m_api->cuDevicePrimaryCtxRetain(&m_context, m_device));
+    KP_CU(m_api->cuCtxSetCurrent(m_context));
+    m_ordinal = ordinal;
+    char name[256] = {};
+    m_api->cuDeviceGetName(name, sizeof name, m_device);
+    m_deviceName = QString::fromUtf8(name);
+
+    const auto attr = [this](CUdevice_attribute a) {
+        int v = 0;
+        m_api->cuDeviceGetAttribute(&v, a, m_device);
+        return v;
+    };
+    LaunchLimits &l = m_deviceLimits;
+    l.maxBlock = {attr(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X), attr(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y),
+                  attr(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z)};
+    l.maxGrid = {attr(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X), attr(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y),
+                 attr(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z)};
+    l.maxThreadsPerBlock = attr(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
+    l.kernelMaxThreadsPerBlock = l.maxThreadsPerBlock;
+    l.sharedPerBlock = attr(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK);
+    l.sharedPerBlockOptin = attr(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
+    l.sharedPerSm = attr(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR);
+    l.reservedSharedPerBlock = attr(CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK);
+    l.regsPerSm = attr(CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR);
+    l.maxThreadsPerSm = attr(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR);
+    l.maxBlocksPerSm = attr(CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR);
+    l.warpSize = attr(CU_DEVICE_ATTRIBUTE_WARP_SIZE);
+
+    KP_CU(m_api->cuStreamCreate(&m_stream, CU_STREAM_NON_BLOCKING));
+    for (CUevent &e : m_ev) {
+        KP_CU(m_api->cuEventCreate(&e, CU_EVENT_DEFAULT));
+    }
+    // A larger printf FIFO than the 1 MiB default, so chatty teaching kernels
+    // do not lose lines.
+    m_api->cuCtxSetLimit(CU_LIMIT_PRINTF_FIFO_SIZE, 8u << 20);
+
+    KP_CU(m_api->cuModuleLoadData(&m_blockerModule, kBlockerPtx));
+    KP_CU(m_api->cuModuleGetFunction(&m_blocker, m_blockerModule, "kpg_block_stream"));
+    void *flag = nullptr;
+    KP_CU(m_api->cuMemHostAlloc(&flag, 64, CU_MEMHOSTALLOC_DEVICEMAP | CU_MEMHOSTALLOC_PORTABLE));
+    m_blockFlag = static_cast<volatile unsigned *>(flag);
+    *m_blockFlag = 1;
+    KP_CU(m_api->cuMemHostGetDevicePointer(&m_blockFlagDev, flag, 0));
+
+    m_l2FlushBytes = qMax(2 * attr(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE), 1 << 20);
+    KP_CU(m_api->cuMemAlloc(&m_l2Flush, static_cast<size_t>(m_l2FlushBytes)));
+    return Unit{};
+}
+
+Status GpuSession::loadModule(const QByteArray &image)
+{
+    const QByteArray hash = QCryptographicHash::hash(image, QCryptographicHash::Sha256);
+    if (m_module && hash == m_moduleHash) {
+        return Unit{};
+    }
+    if (m_module) {
+        m_api->cuModuleUnload(m_module);
+        m_module = nullptr;
+        m_moduleHash.clear();
+    }
+    // PTX must be NUL-terminated; a cubin is an ELF image the driver sizes itself.
+    QByteArray data = image;
+    if (!data.startsWith("\x7f"
+                         "ELF")) {
+        data.append('\0');
+    }
+    const CUresult r = m_api->cuModuleLoadData(&m_module, data.constData());
+    if (r != CUDA_SUCCESS) {
+        m_module = nullptr;
+        Error e = cudaError(r, "cuModuleLoadData");
+        if (r == CUDA_ERROR_NO_BINARY_FOR_GPU || r == CUDA_ERROR_INVALID_PTX ||
+            r == CUDA_ERROR_UNSUPPORTED_PTX_VERSION) {
+            e.message += QStringLiteral(" (the kernel was compiled for another architecture or a newer toolkit "
+                                        "than this driver supports; compile with arch \"auto\")");
+        }
+        return e;
+    }
+    m_moduleHash = hash;
+    return Unit{};
+}
+
+void GpuSession::releaseBuffer(DeviceBuffer &b)
+{
+    if (b.dev) {
+        m_api->cuMemFree(b.dev);
+        b.dev = 0;
+    }
+    if (b.registered) {
+        m_api->cuMemHostUnregister(b.host.data());
+        b.registered = false;
+    }
+    b.host = SharedMemory();
+}
+
+Status GpuSession::setupBuffers(const QVariantList &list)
+{
+    // Keep the buffers that are still wanted (same memory, same size): mapping
+    // and registering 256 MiB costs tens of milliseconds.
+    std::vector<std::unique_ptr<DeviceBuffer>> next;
+    qint64 newBytes = 0;
+    for (const QVariant &v : list) {
+        const QVariantMap m = v.toMap();
+        const QString path = m.value(QStringLiteral("path")).toString();
+        const qint64 bytes = m.value(QStringLiteral("bytes")).toLongLong();
+        const quint64 id = m.value(QStringLiteral("id")).toULongLong();
+        auto it = std::find_if(m_buffers.begin(), m_buffers.end(), [&](const std::unique_ptr<DeviceBuffer> &b) {
+            return b && id != 0 && b->id == id && b->path == path && b->bytes == bytes;
+        });
+        if (it != m_buffers.end()) {
+            next.push_back(std::move(*it));
+        } else {
+            auto b = std::make_unique<DeviceBuffer>();
+            b->path = path;
+            b->id = id;
+            b->bytes = bytes;
+            newBytes += bytes;
+            next.push_back(std::move(b));
+        }
+    }
+    for (auto &old : m_buffers) {
+        if (old) {
+            releaseBuffer(*old);
+        }
+    }
+    m_buffers = std::move(next);
+
+    size_t freeBytes = 0, totalBytes = 0;
+    KP_CU(m_api->cuMemGetInfo(&freeBytes, &totalBytes));
+    if (newBytes > qint64(freeBytes)) {
+        m_buffers.clear();
+        return runError(Error::Code::BadInput,
+                        QStringLiteral("the buffers need %1 bytes (%2 MiB) of device memory, but %3 has only %4 bytes "
+                                       "(%5 MiB) free of %6 MiB")
+                            .arg(newBytes)
+                            .arg(newBytes / 1048576.0, 0, 'f', 1)
+                            .arg(m_deviceName)
+                            .arg(qint64(freeBytes))
+                            .arg(double(freeBytes) / 1048576.0, 0, 'f', 1)
+                            .arg(double(totalBytes) / 1048576.0, 0, 'f', 1));
+    }
+    for (size_t i = 0; i < m_buffers.size(); ++i) {
+        DeviceBuffer &b = *m_buffers[i];
+        const QString name = list[qsizetype(i)].toMap().value(QStringLiteral("name")).toString();
+        if (!b.host.isValid()) {
+            auto shm = SharedMemory::open(b.path, b.bytes);
+            if (!shm) {
+                return shm.error();
+            }
+            b.host = std::move(shm).value();
+        }
+        if (!b.registered) {
+            const CUresult r = m_api->cuMemHostRegister(b.host.data(), static_cast<size_t>(b.host.mappedSize()),
+                                                        CU_MEMHOSTREGISTER_PORTABLE);
+            // Pageable copies still work when pinning is refused (a locked-memory
+            // limit); they are only slower.
+            b.registered = r == CUDA_SUCCESS;
+        }
+        if (!b.dev) {
+            const CUresult r = m_api->cuMemAlloc(&b.dev, static_cast<size_t>(qMax<qint64>(b.bytes, 1)));
+            if (r != CUDA_SUCCESS) {
+                b.dev = 0;
+                Error e = cudaError(r, "cuMemAlloc");
+                e.message = QStringLiteral("buffer '%1' (%2 bytes): %3").arg(name).arg(b.bytes).arg(e.message);
+                return e;
+            }
+        }
+    }
+    return Unit{};
+}
+
+Status GpuSession::upload(double *ms)
+{
+    KP_CU(m_api->cuEventRecord(m_ev[0], m_stream));
+    for (auto &b : m_buffers) {
+        if (b->bytes > 0) {
+            KP_CU(m_api->cuMemcpyHtoDAsync(b->dev, b->host.data(), static_cast<size_t>(b->bytes), m_stream));
+        }
+    }
+    KP_CU(m_api->cuEventRecord(m_ev[1], m_stream));
+    KP_CU(m_api->cuEventSynchronize(m_ev[1]));
+    float t = 0;
+    m_api->cuEventElapsedTime(&t, m_ev[0], m_ev[1]);
+    *ms = t;
+    return Unit{};
+}
+
+Status GpuSession::download(const std::vector<int> &perm, double *ms)
+{
+    KP_CU(m_api->cuEventRecord(m_ev[0], m_stream));
+    for (size_t i = 0; i < m_buffers.size(); ++i) {
+        DeviceBuffer &host = *m_buffers[i];
+        const DeviceBuffer &dev = *m_buffers[static_cast<size_t>(perm[i])];
+        if (host.bytes > 0) {
+            KP_CU(m_api->cuMemcpyDtoHAsync(host.host.data(), dev.dev, static_cast<size_t>(host.bytes), m_stream));
+        }
+    }
+    KP_CU(m_api->cuEventRecord(m_ev[1], m_stream));
+    KP_CU(m_api->cuEventSynchronize(m_ev[1]));
+    float t = 0;
+    m_api->cuEventElapsedTime(&t, m_ev[0], m_ev[1]);
+    *ms = t;
+    return Unit{};
+}
+
+Status GpuSession::waitEvent(CUevent event, Clock::time_point deadline, const QString &what)
+{
+    // Poll instead of blocking in cuEventSynchronize, so a kernel that never
+    // ends is noticed at the deadline and reported with the step it belongs to.
+    const auto spinUntil = Clock::now() + std::chrono::microseconds(200);
+    while (true) {
+        const CUresult r = m_api->cuEventQuery(event);
+        if (r == CUDA_SUCCESS) {
+            return Unit{};
+        }
+        if (r != CUDA_ERROR_NOT_READY) {
+            return cudaError(r, "cuEventQuery");
+        }
+        const auto now = Clock::now();
+        if (now >= deadline) {
+            return runError(Error::Code::Timeout, what);
+        }
+        if (now < spinUntil) {
+            sched_yield();
+        } else {
+            ::usleep(50);
+        }
+    }
+}
+
+Status GpuSession::launch(const Step &s, const std::vector<int> &perm)
+{
+    std::vector<void *> params;
+    params.reserve(s.args.size());
+    for (Step::Arg &a : s.args) {
+        if (a.buffer >= 0) {
+            a.ptr = m_buffers[static_cast<size_t>(perm[static_cast<size_t>(a.buffer)])]->dev +
+                    static_cast<CUdeviceptr>(a.offset);
+            params.push_back(&a.ptr);
+        } else {
+            params.push_back(a.value.data());
+        }
+    }
+    const CUresult r = m_api->cuLaunchKernel(
+        s.function, static_cast<unsigned>(s.grid[0]), static_cast<unsigned>(s.grid[1]),
+        static_cast<unsigned>(s.grid[2]), static_cast<unsigned>(s.block[0]), static_cast<unsigned>(s.block[1]),
+        static_cast<unsigned>(s.block[2]), static_cast<unsigned>(s.shared), m_stream, params.data(), nullptr);
+    if (r != CUDA_SUCCESS) {
+        return cudaError(r, "cuLaunchKernel");
+    }
+    return Unit{};
+}
+
+void GpuSession::resetPrintf()
+{
+    if (m_printfFd < 0) {
+        return;
+    }
+    std::fflush(stdout);
+    if (::ftruncate(m_printfFd, 0) == 0) {
+        ::lseek(STDOUT_FILENO, 0, SEEK_SET);
+    }
+}
+
+QString GpuSession::takePrintf(bool *truncated)
+{
+    *truncated = false;
+    if (m_printfFd < 0) {
+        return {};
+    }
+    std::fflush(stdout);
+    const off_t end = ::lseek(STDOUT_FILENO, 0, SEEK_CUR);
+    if (end <= 0) {
+        return {};
+    }
+    const qint64 n = qMin<qint64>(end, kPrintfLimit);
+    *truncated = end > kPrintfLimit;
+    QByteArray bytes(n, Qt::Uninitialized);
+    const ssize_t got = ::pread(m_printfFd, bytes.data(), static_cast<size_t>(n), 0);
+    resetPrintf();
+    return QString::fromUtf8(bytes.constData(), got > 0 ? got : 0);
+}
+
+Result<QVariantMap> GpuSession::prepare(const QVariantMap &body)
+{
+    QElapsedTimer t;
+    t.start();
+    if (Status s = ensureContext(body.value(QStringLiteral("device")).toInt()); !s) {
+        return s.error();
+    }
+    const QVariantList buffers = body.value(QStringLiteral("buffers")).toList();
+    if (!buffers.isEmpty()) {
+        if (Status s = setupBuffers(buffers); !s) {
+            return s.error();
+        }
+        double ms = 0;
+        if (Status s = upload(&ms); !s) {
+            m_mustExit = true;
+            return s.error();
+        }
+    }
+    return QVariantMap{{QStringLiteral("device"), m_deviceName},
+                       {QStringLiteral("buffers"), qint64(m_buffers.size())},
+                       {QStringLiteral("ms"), msSince(t)}};
+}
+
+QVariantMap GpuSession::run(const QVariantMap &body)
+{
+    RunResult result;
+    result.deviceOrdinal = body.value(QStringLiteral("device")).toInt();
+    const auto fail = [&](const Error &e, int step = -1) {
+        result.error = e;
+        result.failedStep = step;
+        return result.toVariant();
+    };
+    if (Status s = ensureContext(result.deviceOrdinal); !s) {
+        return fail(s.error());
+    }
+    result.device = QStringLiteral("%1 (%2)").arg(m_deviceName).arg(m_ordinal);
+    if (Status s = loadModule(body.value(QStringLiteral("image")).toByteArray()); !s) {
+        return fail(s.error());
+    }
+
+    // Steps: functions, limits, validation, the compiled parameter layout.
+    const QVariantList stepList = body.value(QStringLiteral("steps")).toList();
+    const QVariantList bufferList = body.value(QStringLiteral("buffers")).toList();
+    std::vector<Step> steps;
+    for (qsizetype i = 0; i < stepList.size(); ++i) {
+        const QVariantMap m = stepList[i].toMap();
+        Step s;
+        s.kernel = m.value(QStringLiteral("kernel")).toString();
+        s.lowered = m.value(QStringLiteral("function")).toString();
+        s.label = QStringLiteral("step %1 of %2 ('%3')").arg(i + 1).arg(stepList.size()).arg(s.kernel);
+        const QVariantList g = m.value(QStringLiteral("grid")).toList();
+        const QVariantList b = m.value(QStringLiteral("block")).toList();
+        for (int k = 0; k < 3; ++k) {
+            s.grid[size_t(k)] = k < g.size() ? g[k].toLongLong() : 1;
+            s.block[size_t(k)] = k < b.size() ? b[k].toLongLong() : 1;
+        }
+        s.shared = m.value(QStringLiteral("shared")).toLongLong();
+        const CUresult r = m_api->cuModuleGetFunction(&s.function, m_module, s.lowered.toUtf8().constData());
+        if (r != CUDA_SUCCESS) {
+            Error e = cudaError(r, "cuModuleGetFunction");
+            e.message = QStringLiteral("%1: the module has no kernel '%2' (%3)").arg(s.label, s.lowered, e.message);
+            return fail(e, int(i));
+        }
+        s.limits = m_deviceLimits;
+        const auto fattr = [&](CUfunction_attribute a) {
+            int v = 0;
+            m_api->cuFuncGetAttribute(&v, a, s.function);
+            return v;
+        };
+        s.limits.numRegs = fattr(CU_FUNC_ATTRIBUTE_NUM_REGS);
+        s.limits.staticSharedBytes = fattr(CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES);
+        s.limits.kernelMaxThreadsPerBlock = fattr(CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
+        if (Status v = validateLaunch(s.limits, s.grid, s.block, s.shared, s.label); !v) {
+            return fail(v.error(), int(i));
+        }
+        if (s.shared + s.limits.staticSharedBytes > s.limits.sharedPerBlock) {
+            // Above 48 KiB a kernel must opt in to the larger carve-out.
+            const CUresult rr = m_api->cuFuncSetAttribute(s.function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                                          static_cast<int>(s.shared));
+            if (rr != CUDA_SUCCESS) {
+                Error e = cudaError(rr, "cuFuncSetAttribute");
+                e.message = s.label + QStringLiteral(": ") + e.message;
+                return fail(e, int(i));
+            }
+        }
+        for (const QVariant &av : m.value(QStringLiteral("args")).toList()) {
+            const QVariantMap am = av.toMap();
+            Step::Arg a;
+            if (am.contains(QStringLiteral("buffer"))) {
+                a.buffer = am.value(QStringLiteral("buffer")).toInt();
+                a.offset = am.value(QStringLiteral("offset")).toLongLong();
+                if (a.buffer < 0 || a.buffer >= bufferList.size()) {
+                    return fail(runError(Error::Code::Protocol, QStringLiteral("%1: argument %2 names buffer %3 "
+                                                                               "of %4")
+                                                                    .arg(s.label)
+                                                                    .arg(s.args.size())
+                                                                    .arg(a.buffer)
+                                                                    .arg(bufferList.size())),
+                                int(i));
+                }
+            } else {
+                a.value = am.value(QStringLiteral("value")).toByteArray();
+            }
+            s.args.push_back(std::move(a));
+        }
+        if (m_api->cuFuncGetParamInfo) {
+            // The compiled kernel's own parameter layout is the final word on
+            // what the argument list must look like.
+            size_t count = 0;
+            for (;; ++count) {
+                size_t off = 0, size = 0;
+                if (m_api->cuFuncGetParamInfo(s.function, count, &off, &size) != CUDA_SUCCESS) {
+                    break;
+                }
+                if (count < s.args.size()) {
+                    const Step::Arg &a = s.args[count];
+                    const size_t given = a.buffer >= 0 ? sizeof(CUdeviceptr) : size_t(a.value.size());
+                    if (given != size) {
+                        return fail(runError(Error::Code::BadInput,
+                                             QStringLiteral("%1: parameter %2 takes %3 bytes in the compiled "
+                                                            "kernel, but its binding gives %4")
+                                                 .arg(s.label)
+                                                 .arg(count + 1)
+                                                 .arg(size)
+                                                 .arg(given)),
+                                    int(i));
+                    }
+                }
+            }
+            if (count != s.args.size()) {
+                return fail(runError(Error::Code::BadInput, QStringLiteral("%1: the compiled kernel takes %2 "
+                                                                           "parameters; %3 are bound")
+                                                                .arg(s.label)
+                                                                .arg(count)
+                                                                .arg(s.args.size())),
+                            int(i));
+            }
+        }
+        steps.push_back(std::move(s));
+    }
+
+    if (Status s = setupBuffers(bufferList); !s) {
+        return fail(s.error());
+    }
+    if (Status s = upload(&result.uploadMs); !s) {
+        m_mustExit = true;
+        return fail(s.error());
+    }
+
+    const QVariantMap repeat = body.value(QStringLiteral("repeat")).toMap();
+    result.repeat = qMax(1, repeat.value(QStringLiteral("count"), 1).toInt());
+    std::vector<std::pair<int, int>> swaps;
+    for (const QVariant &sv : repeat.value(QStringLiteral("swaps")).toList()) {
+        const QVariantList pair = sv.toList();
+        if (pair.size() == 2) {
+            swaps.emplace_back(pair[0].toInt(), pair[1].toInt());
+        }
+    }
+    const double killMs = qMax(1, body.value(QStringLiteral("killTimeoutMs"), 10000).toInt());
+    std::vector<int> perm(m_buffers.size());
+    const auto resetPerm = [&] {
+        for (size_t i = 0; i < perm.size(); ++i) {
+            perm[i] = int(i);
+        }
+    };
+    resetPerm();
+
+    // The correctness run: every step once per repetition, each synchronised,
+    // timed with events and with its printf output collected.
+    resetPrintf();
+    for (size_t i = 0; i < steps.size(); ++i) {
+        StepResult sr;
+        sr.kernel = steps[i].kernel;
+        sr.loweredName = steps[i].lowered;
+        sr.grid = steps[i].grid;
+        sr.block = steps[i].block;
+        sr.sharedBytes = steps[i].shared;
+        sr.limits = steps[i].limits;
+        const int threads = int(steps[i].block[0] * steps[i].block[1] * steps[i].block[2]);
+        sr.occupancy = estimateOccupancy(steps[i].limits, threads, steps[i].shared);
+        int blocks = 0;
+        if (m_api->cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, steps[i].function, threads,
+                                                               static_cast<size_t>(steps[i].shared)) == CUDA_SUCCESS) {
+            sr.occupancy.blocksPerSm = blocks;
+            const int warps = (threads + sr.limits.warpSize - 1) / sr.limits.warpSize;
+            sr.occupancy.activeWarps = blocks * warps;
+            sr.occupancy.ratio =
+                sr.occupancy.maxWarps > 0 ? double(sr.occupancy.activeWarps) / sr.occupancy.maxWarps : 0;
+        }
+        result.steps << sr;
+    }
+    for (int rep = 0; rep < result.repeat; ++rep) {
+        for (size_t i = 0; i < steps.size(); ++i) {
+            const Step &s = steps[i];
+            const QString where = result.repeat > 1 ? QStringLiteral("%1, repetition %2 of %3")
+                                                          .arg(s.label)
+                                                          .arg(rep + 1)
+                                                          .arg(result.repeat)
+                                                    : s.label;
+            m_api->cuEventRecord(m_ev[0], m_stream);
+            if (Status st = launch(s, perm); !st) {
+                m_mustExit = true;
+                Error e = st.error();
+                e.message = where + QStringLiteral(": ") + e.message;
+                return fail(e, int(i));
+            }
+            m_api->cuEventRecord(m_ev[1], m_stream);
+            const auto deadline = Clock::now() + std::chrono::microseconds(qint64(killMs * 1000));
+            if (Status st = waitEvent(m_ev[1], deadline,
+                                      QStringLiteral("%1 ran past the time-out of %2 s; it was stopped")
+                                          .arg(where)
+                                          .arg(killMs / 1000.0)) ;
+                !st) {
+                m_mustExit = true;
+                Error e = st.error();
+                if (e.code != Error::Code::Timeout) {
+                    e.message = where + QStringLiteral(": ") + e.message;
+                }
+                bool truncated = false;
+                result.steps[qsizetype(i)].printfOutput = takePrintf(&truncated);
+                return fail(e, int(i));
+            }
+            // A synchronising call flushes the device printf buffer to stdout.
+            m_api->cuStreamSynchronize(m_stream);
+            float ms = 0;
+            m_api->cuEventElapsedTime(&ms, m_ev[0], m_ev[1]);
+            StepResult &sr = result.steps[qsizetype(i)];
+            sr.firstRunMs += ms;
+            if (sr.printfOutput.size() < kPrintfLimit) {
+                bool truncated = false;
+                sr.printfOutput += takePrintf(&truncated);
+                sr.printfTruncated = sr.printfTruncated || truncated;
+            } else {
+                bool truncated = false;
+                takePrintf(&truncated);
+                sr.printfTruncated = true;
+            }
+        }
+        for (const auto &[a, b] : swaps) {
+            std::swap(perm[size_t(a)], perm[size_t(b)]);
+        }
+    }
+    if (body.value(QStringLiteral("download"), true).toBool()) {
+        if (Status s = download(perm, &result.downloadMs); !s) {
+            m_mustExit = true;
+            return fail(s.error());
+        }
+    }
+
+    // Timing, nvbench-style; it runs after the results are safe on the host.
+    const QVariantMap timing = body.value(QStringLiteral("timing")).toMap();
+    result.timed = timing.value(QStringLiteral("enabled"), true).toBool();
+    if (!result.timed) {
+        return result.toVariant();
+    }
+    const bool cold = timing.value(QStringLiteral("mode")).toString() != QStringLiteral("hot");
+    result.timingMode = cold ? QStringLiteral("cold") : QStringLiteral("hot");
+    const int warmup = qMax(0, timing.value(QStringLiteral("warmup"), 1).toInt());
+    const int minSamples = qMax(1, timing.value(QStringLiteral("minSamples"), 10).toInt());
+    const int maxSamples = qMax(minSamples, timing.value(QStringLiteral("maxSamples"), 10000).toInt());
+    const double minSeconds = timing.value(QStringLiteral("minSeconds"), 0.5).toDouble();
+    const double maxNoise = timing.value(QStringLiteral("maxNoise"), 0.005).toDouble();
+    const double timeoutSeconds = timing.value(QStringLiteral("timeoutSeconds"), 15.0).toDouble();
+    const int launchesPerRun = int(steps.size()) * result.repeat;
+    double firstRunMs = 0;
+    for (const StepResult &sr : result.steps) {
+        firstRunMs += sr.firstRunMs;
+    }
+    int batch = 1;
+    if (!cold) {
+        batch = timing.value(QStringLiteral("batch"), 0).toInt();
+        if (batch <= 0) {
+            // Enough launches per sample for about a millisecond of work, so the
+            // events' resolution (~0.5 us) does not dominate.
+            batch = int(qBound(1.0, std::ceil(1.0 / qMax(firstRunMs, 1e-4)), 10000.0));
+        }
+    }
+    result.batch = batch;
+    const bool useBlocker = launchesPerRun * batch <= kMaxBlockedLaunches;
+
+    const auto runOnce = [&]() -> Status {
+        resetPerm();
+        for (int rep = 0; rep < result.repeat; ++rep) {
+            for (const Step &s : steps) {
+                if (Status st = launch(s, perm); !st) {
+                    return st;
+                }
+            }
+            for (const auto &[a, b] : swaps) {
+                std::swap(perm[size_t(a)], perm[size_t(b)]);
+            }
+        }
+        return Unit{};
+    };
+    QElapsedTimer wall;
+    wall.start();
+    const auto sampleDeadline = [&] {
+        return Clock::now() + std::chrono::microseconds(qint64((killMs + firstRunMs * batch * 4) * 1000));
+    };
+    for (int w = 0; w < warmup; ++w) {
+        if (Status st = runOnce(); !st) {
+            m_mustExit = true;
+            return fail(st.error());
+        }
+    }
+    m_api->cuEventRecord(m_ev[1], m_stream);
+    if (Status st = waitEvent(m_ev[1], sampleDeadline(), QStringLiteral("the warm-up ran past the time-out")); !st) {
+        m_mustExit = true;
+        return fail(st.error());
+    }
+    std::fflush(stdout);
+    resetPrintf(); // printf during timing is not kept: only the first run's is
+
+    double gpuSeconds = 0;
+    QString stopReason;
+    std::vector<double> noiseHistory;
+    while (true) {
+        if (useBlocker) {
+            *m_blockFlag = 0;
+            std::atomic_thread_fence(std::memory_order_seq_cst);
+            CUdeviceptr flag = m_blockFlagDev;
+            quint64 timeoutNs = 2000000000ull;
+            void *bp[] = {&flag, &timeoutNs};
+            if (const CUresult r =
+                    m_api->cuLaunchKernel(m_blocker, 1, 1, 1, 1, 1, 1, 0, m_stream, bp, nullptr);
+                r != CUDA_SUCCESS) {
+                m_mustExit = true;
+                return fail(cudaError(r, "cuLaunchKernel (stream blocker)"));
+            }
+        }
+        if (cold) {
+            m_api->cuMemsetD8Async(m_l2Flush, 0, static_cast<size_t>(m_l2FlushBytes), m_stream);
+        }
+        m_api->cuEventRecord(m_ev[2], m_stream);
+        Status st = Unit{};
+        for (int b = 0; b < batch && st; ++b) {
+            st = runOnce();
+        }
+        m_api->cuEventRecord(m_ev[3], m_stream);
+        if (useBlocker) {
+            std::atomic_thread_fence(std::memory_order_seq_cst);
+            *m_blockFlag = 1;
+        }
+        if (!st) {
+            m_mustExit = true;
+            return fail(st.error());
+        }
+        if (Status w = waitEvent(m_ev[3], sampleDeadline(),
+                                 QStringLiteral("a timing sample ran past the time-out of %1 s").arg(killMs / 1000.0));
+            !w) {
+            m_mustExit = true;
+            return fail(w.error());
+        }
+        float ms = 0;
+        m_api->cuEventElapsedTime(&ms, m_ev[2], m_ev[3]);
+        result.samplesMs << double(ms) / batch;
+        gpuSeconds += ms / 1000.0;
+        const int n = int(result.samplesMs.size());
+        if (n >= minSamples && gpuSeconds >= minSeconds && (n - minSamples) % kNoiseCheckEvery == 0) {
+            const TimingStats st2 = computeStats(result.samplesMs);
+            if (st2.noise <= maxNoise) {
+                result.converged = true;
+                stopReason = QStringLiteral("%1 samples, noise %2 % under the bound of %3 %")
+                                 .arg(n)
+                                 .arg(st2.noise * 100, 0, 'f', 2)
+                                 .arg(maxNoise * 100, 0, 'f', 2);
+                break;
+            }
+            // Like nvbench's stdrel criterion: a kernel whose noise is above
+            // the bound but no longer changing will not get better with more
+            // samples, so stop once the estimate has settled.
+            noiseHistory.push_back(st2.noise);
+            if (noiseHistory.size() >= kNoiseWindow) {
+                const auto first = noiseHistory.end() - kNoiseWindow;
+                const auto [lo, hi] = std::minmax_element(first, noiseHistory.end());
+                if (*hi - *lo <= kNoiseSettled * *hi) {
+                    result.converged = true;
+                    stopReason = QStringLiteral("%1 samples; the noise settled at %2 % (above the bound of %3 %, "
+                                                "more samples would not lower it)")
+                                     .arg(n)
+                                     .arg(st2.noise * 100, 0, 'f', 2)
+                                     .arg(maxNoise * 100, 0, 'f', 2);
+                    break;
+                }
+            }
+        }
+        if (n >= maxSamples) {
+            stopReason = QStringLiteral("stopped at the maximum of %1 samples before the noise fell under %2 %")
+                             .arg(maxSamples)
+                             .arg(maxNoise * 100, 0, 'f', 2);
+            break;
+        }
+        if (wall.elapsed() / 1000.0 >= timeoutSeconds) {
+            stopReason = QStringLiteral("stopped after the timing time-out of %1 s with %2 samples")
+                             .arg(timeoutSeconds)
+                             .arg(n);
+            break;
+        }
+    }
+    std::fflush(stdout);
+    resetPrintf();
+    result.stats = computeStats(result.samplesMs);
+    result.timingNote = stopReason;
+    return result.toVariant();
+}
+
+} // namespace Kp

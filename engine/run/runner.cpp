@@ -1,0 +1,621 @@
+#include "runner.h"
+
+#include "buffers/bufferinit.h"
+#include "buffers/npy.h"
+#include "client/engineclient.h"
+#include "core/expression.h"
+#include "worker/protocol.h"
+
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFileInfo>
+
+#include <cmath>
+#include <cstring>
+#include <future>
+
+namespace Kp {
+
+namespace {
+
+Error runError(const QString &message, Error::Code code = Error::Code::BadInput)
+{
+    return Error{QStringLiteral("run"), code, {}, message};
+}
+
+qint64 product(const QList<qint64> &shape)
+{
+    qint64 n = shape.isEmpty() ? 0 : 1;
+    for (qint64 d : shape) {
+        n *= d;
+    }
+    return n;
+}
+
+bool sameSpec(const BufferSpec &a, const BufferSpec &b)
+{
+    const BufferInit &x = a.init;
+    const BufferInit &y = b.init;
+    return a.name == b.name && a.dtype == b.dtype && a.shape == b.shape && x.kind == y.kind && x.value == y.value &&
+           x.start == y.start && x.step == y.step && x.distribution == y.distribution && x.min == y.min &&
+           x.max == y.max && x.mean == y.mean && x.stddev == y.stddev && x.seed == y.seed &&
+           x.expression == y.expression && x.file == y.file && x.imageMode == y.imageMode;
+}
+
+QString resolvePath(const QString &dir, const QString &file)
+{
+    return QFileInfo(file).isAbsolute() ? file : QDir(dir).filePath(file);
+}
+
+QString paramText(const KernelParam &p, int index)
+{
+    return p.name.isEmpty() ? QStringLiteral("parameter %1, %2").arg(index + 1).arg(p.type)
+                            : QStringLiteral("parameter '%1', %2").arg(p.name, p.type);
+}
+
+/** Evaluates a grid/block/shared item to a whole number. */
+Result<qint64> evalInteger(Expression &ex, const QString &text, const QString &field, qint64 minValue)
+{
+    double v = 0;
+    if (!Expression::isNumber(text, &v)) {
+        const Result<double> r = ex.evaluate(text, field);
+        if (!r) {
+            return r.error();
+        }
+        v = *r;
+    }
+    if (!std::isfinite(v) || v != std::floor(v)) {
+        return runError(QStringLiteral("%1: '%2' gives %3; expected a whole number (use ceil_div(a, b) to round up)")
+                            .arg(field, text)
+                            .arg(v));
+    }
+    if (v < double(minValue) || v > 2147483647.0) {
+        return runError(QStringLiteral("%1: '%2' gives %3; expected %4 to 2147483647")
+                            .arg(field, text)
+                            .arg(qint64(v))
+                            .arg(minValue));
+    }
+    return qint64(v);
+}
+
+const KernelInfo *findKernel(const CompileResult &compiled, const QString &name)
+{
+    const QString want = QString(name).remove(QLatin1Char(' '));
+    for (const KernelInfo &k : compiled.kernels) {
+        if (QString(k.name).remove(QLatin1Char(' ')) == want) {
+            return &k;
+        }
+    }
+    // An unqualified name for a kernel inside a namespace.
+    for (const KernelInfo &k : compiled.kernels) {
+        if (k.name.endsWith(QStringLiteral("::") + want)) {
+            return &k;
+        }
+    }
+    return nullptr;
+}
+
+} // namespace
+
+qint64 HostBuffer::elementCount() const
+{
+    return product(shape);
+}
+
+qint64 HostBuffer::byteSize() const
+{
+    return elementCount() * dtypeInfo(spec.dtype).elementBytes();
+}
+
+Status HostBuffers::materialize(const Project &project, bool reinit)
+{
+    QMap<QString, double> scalars;
+    for (const ScalarSpec &s : project.scalars) {
+        scalars.insert(s.name, s.value);
+    }
+    QList<std::shared_ptr<HostBuffer>> next;
+    for (qsizetype i = 0; i < project.buffers.size(); ++i) {
+        const BufferSpec &spec = project.buffers[i];
+        const QString field = QStringLiteral("buffers[%1]").arg(i);
+        QList<qint64> shape = spec.shape;
+        if (shape.isEmpty() && spec.init.kind == BufferInit::Kind::Npy) {
+            auto s = npyShapeFor(resolvePath(project.dir(), spec.init.file), spec.dtype);
+            if (!s) {
+                Error e = s.error();
+                e.message = QStringLiteral("%1 ('%2').init.file: %3").arg(field, spec.name, e.message);
+                return e;
+            }
+            shape = *s;
+        } else if (shape.isEmpty() && spec.init.kind == BufferInit::Kind::Image) {
+            auto s = imageShapeFor(resolvePath(project.dir(), spec.init.file), spec.init.imageMode, spec.dtype);
+            if (!s) {
+                Error e = s.error();
+                e.message = QStringLiteral("%1 ('%2').init.file: %3").arg(field, spec.name, e.message);
+                return e;
+            }
+            shape = *s;
+        }
+        BufferSpec resolved = spec;
+        resolved.shape = shape;
+        if (Status st = checkSpec(resolved, field); !st) {
+            return st;
+        }
+        std::shared_ptr<HostBuffer> buf;
+        for (const auto &old : m_buffers) {
+            if (old->spec.name == spec.name) {
+                buf = old;
+            }
+        }
+        const qint64 bytes = resolved.byteSize();
+        const bool keep = buf && sameSpec(buf->spec, spec) && buf->shape == shape && !reinit;
+        if (keep) {
+            next << buf;
+            continue;
+        }
+        bool fresh = false;
+        if (!buf || buf->byteSize() != bytes || !buf->memory.isValid()) {
+            auto mem = SharedMemory::create(bytes, spec.name);
+            if (!mem) {
+                Error e = mem.error();
+                e.message = QStringLiteral("%1 ('%2', %3 bytes): %4").arg(field, spec.name).arg(bytes).arg(e.message);
+                return e;
+            }
+            buf = std::make_shared<HostBuffer>();
+            buf->memory = std::move(mem).value();
+            fresh = true;
+        }
+        buf->spec = spec;
+        buf->shape = shape;
+        // Fresh shared memory already reads as zeros; touching it would
+        // commit every page of a buffer that may never be read.
+        if (!(fresh && spec.init.kind == BufferInit::Kind::Zeros)) {
+            if (Status st = fillBuffer(resolved, buf->memory.data(), bytes, project.dir(), scalars); !st) {
+                return st;
+            }
+        }
+        ++buf->generation;
+        next << buf;
+    }
+    m_buffers = next;
+    return Unit{};
+}
+
+const HostBuffer *HostBuffers::find(const QString &name) const
+{
+    for (const auto &b : m_buffers) {
+        if (b->spec.name == name) {
+            return b.get();
+        }
+    }
+    return nullptr;
+}
+
+HostBuffer *HostBuffers::find(const QString &name)
+{
+    for (const auto &b : m_buffers) {
+        if (b->spec.name == name) {
+            return b.get();
+        }
+    }
+    return nullptr;
+}
+
+QMap<QString, double> expressionVariables(const Project &project, const HostBuffers &buffers)
+{
+    QMap<QString, double> vars;
+    for (const ScalarSpec &s : project.scalars) {
+        vars.insert(s.name, s.value);
+    }
+    for (const auto &b : buffers.all()) {
+        const QList<qint64> &sh = b->shape;
+        const qsizetype d = sh.size();
+        vars.insert(b->spec.name + QStringLiteral(".n"), double(b->elementCount()));
+        // x is the innermost (last) extent, as in the expression init.
+        vars.insert(b->spec.name + QStringLiteral(".nx"), d >= 1 ? double(sh[d - 1]) : 1.0);
+        vars.insert(b->spec.name + QStringLiteral(".ny"), d >= 2 ? double(sh[d - 2]) : 1.0);
+        vars.insert(b->spec.name + QStringLiteral(".nz"), d >= 3 ? double(sh[d - 3]) : 1.0);
+    }
+    return vars;
+}
+
+CompileOptions compileOptionsFor(const Project &project)
+{
+    CompileOptions o = project.compile;
+    for (const LaunchStep &s : project.launches) {
+        if (s.kernel.contains(QLatin1Char('<')) && !o.nameExpressions.contains(s.kernel.trimmed())) {
+            o.nameExpressions << s.kernel.trimmed();
+        }
+    }
+    return o;
+}
+
+Result<PreparedRun> prepareRun(const Project &project, const CompileResult &compiled, const HostBuffers &buffers,
+                               int device)
+{
+    if (!compiled.ok) {
+        return runError(QStringLiteral("the kernel does not compile (%1 error%2); fix it before running")
+                            .arg(compiled.errorCount())
+                            .arg(compiled.errorCount() == 1 ? "" : "s"),
+                        Error::Code::CompileError);
+    }
+    if (project.launches.isEmpty()) {
+        return runError(QStringLiteral("launches: the project has no launch step; add one naming the kernel, its "
+                                       "grid, block and arguments"));
+    }
+    PreparedRun out;
+    Expression ex;
+    const QMap<QString, double> vars = expressionVariables(project, buffers);
+    for (auto it = vars.cbegin(); it != vars.cend(); ++it) {
+        ex.set(it.key(), it.value());
+    }
+
+    // Buffers in project order; arguments refer to them by index.
+    QVariantList bufferList;
+    QHash<QString, int> bufferIndex;
+    for (const auto &b : buffers.all()) {
+        bufferIndex.insert(b->spec.name, int(bufferList.size()));
+        bufferList << QVariantMap{{QStringLiteral("name"), b->spec.name},
+                                  {QStringLiteral("path"), b->memory.path()},
+                                  {QStringLiteral("id"), b->memory.id()},
+                                  {QStringLiteral("bytes"), b->byteSize()}};
+    }
+
+    QVariantList steps;
+    int launches = 0;
+    for (qsizetype si = 0; si < project.launches.size(); ++si) {
+        const LaunchStep &step = project.launches[si];
+        const QString field = QStringLiteral("launches[%1]").arg(si);
+        const KernelInfo *k = findKernel(compiled, step.kernel);
+        if (!k) {
+            QStringList names;
+            for (const KernelInfo &ki : compiled.kernels) {
+                names << ki.name;
+            }
+            return runError(QStringLiteral("%1.kernel: no kernel '%2' in the source; kernels: %3")
+                                .arg(field, step.kernel,
+                                     names.isEmpty() ? QStringLiteral("none") : names.join(QStringLiteral(", "))));
+        }
+        if (k->loweredName.isEmpty()) {
+            return runError(
+                QStringLiteral("%1.kernel: '%2' is a template; name an instance such as '%2<...>' with its template "
+                               "arguments")
+                    .arg(field, k->name));
+        }
+
+        // Block first: grid expressions may use block.x.
+        Dim3 block{1, 1, 1}, grid{1, 1, 1};
+        static const char *axis[3] = {"x", "y", "z"};
+        if (step.block.isEmpty() || step.block.size() > 3 || step.grid.isEmpty() || step.grid.size() > 3) {
+            return runError(QStringLiteral("%1: grid and block need 1 to 3 items each").arg(field));
+        }
+        for (qsizetype d = 0; d < step.block.size(); ++d) {
+            auto v = evalInteger(ex, step.block[d], QStringLiteral("%1.block[%2]").arg(field).arg(d), 1);
+            if (!v) {
+                return v.error();
+            }
+            block[size_t(d)] = *v;
+        }
+        for (size_t d = 0; d < 3; ++d) {
+            ex.set(QStringLiteral("block.") + QLatin1String(axis[d]), double(block[d]));
+        }
+        for (qsizetype d = 0; d < step.grid.size(); ++d) {
+            auto v = evalInteger(ex, step.grid[d], QStringLiteral("%1.grid[%2]").arg(field).arg(d), 1);
+            if (!v) {
+                return v.error();
+            }
+            grid[size_t(d)] = *v;
+        }
+        for (size_t d = 0; d < 3; ++d) {
+            ex.set(QStringLiteral("grid.") + QLatin1String(axis[d]), double(grid[d]));
+        }
+        auto shared = evalInteger(ex, step.sharedBytes.isEmpty() ? QStringLiteral("0") : step.sharedBytes,
+                                  field + QStringLiteral(".sharedBytes"), 0);
+        if (!shared) {
+            return shared.error();
+        }
+
+        // Bindings: by position, or by parameter name.
+        const QList<KernelParam> &params = k->params;
+        QList<const ArgBinding *> bound(params.size(), nullptr);
+        QList<QString> argField(params.size());
+        const bool byName = !step.args.isEmpty() && !step.args.first().param.isEmpty();
+        if (byName) {
+            for (qsizetype ai = 0; ai < step.args.size(); ++ai) {
+                const ArgBinding &a = step.args[ai];
+                qsizetype idx = -1;
+                for (qsizetype p = 0; p < params.size(); ++p) {
+                    if (params[p].name == a.param) {
+                        idx = p;
+                    }
+                }
+                if (idx < 0) {
+                    QStringList names;
+                    for (const KernelParam &p : params) {
+                        names << p.name;
+                    }
+                    return runError(QStringLiteral("%1.args.%2: kernel '%3' has no parameter '%2'; its parameters: %4")
+                                        .arg(field, a.param, k->name, names.join(QStringLiteral(", "))));
+                }
+                bound[idx] = &a;
+                argField[idx] = QStringLiteral("%1.args.%2").arg(field, a.param);
+            }
+            for (qsizetype p = 0; p < params.size(); ++p) {
+                if (!bound[p]) {
+                    return runError(QStringLiteral("%1.args: %2 of kernel '%3' is not bound")
+                                        .arg(field, paramText(params[p], int(p)), k->name));
+                }
+            }
+        } else {
+            if (step.args.size() != params.size()) {
+                QStringList names;
+                for (const KernelParam &p : params) {
+                    names << (p.name.isEmpty() ? p.type : p.name);
+                }
+                return runError(QStringLiteral("%1.args: kernel '%2' takes %3 parameter%4 (%5); %6 %7 bound")
+                                    .arg(field, k->name)
+                                    .arg(params.size())
+                                    .arg(params.size() == 1 ? "" : "s")
+                                    .arg(names.join(QStringLiteral(", ")))
+                                    .arg(step.args.size())
+                                    .arg(step.args.size() == 1 ? "is" : "are"));
+            }
+            for (qsizetype p = 0; p < params.size(); ++p) {
+                bound[p] = &step.args[p];
+                argField[p] = QStringLiteral("%1.args[%2]").arg(field).arg(p);
+            }
+        }
+
+        QVariantList args;
+        for (qsizetype p = 0; p < params.size(); ++p) {
+            const KernelParam &param = params[p];
+            const ArgBinding &a = *bound[p];
+            const QString where = QStringLiteral("%1 (%2)").arg(argField[p], paramText(param, int(p)));
+            if (param.pointerDepth > 0) {
+                if (a.kind != ArgBinding::Kind::Buffer) {
+                    return runError(QStringLiteral("%1: a pointer parameter needs a buffer; got %2")
+                                        .arg(where, a.kind == ArgBinding::Kind::Scalar
+                                                        ? QStringLiteral("scalar '%1'").arg(a.name)
+                                                        : QStringLiteral("the number %1").arg(a.value)));
+                }
+                const HostBuffer *hb = buffers.find(a.name);
+                if (!hb) {
+                    return runError(QStringLiteral("%1: unknown buffer '%2'").arg(where, a.name));
+                }
+                const DTypeInfo &bi = dtypeInfo(hb->spec.dtype);
+                const QString pointee = param.baseType;
+                const bool bytePointer = param.pointerDepth == 1 &&
+                                         (pointee == QStringLiteral("void") || pointee == QStringLiteral("char") ||
+                                          pointee == QStringLiteral("unsigned char"));
+                int align = 1;
+                if (param.pointerDepth > 1) {
+                    return runError(QStringLiteral("%1: pointers to pointers cannot be bound to a buffer").arg(where));
+                }
+                if (!bytePointer) {
+                    if (const auto pd = dtypeForCudaType(pointee)) {
+                        const DTypeInfo &pi = dtypeInfo(*pd);
+                        align = pi.alignment;
+                        if (*pd != hb->spec.dtype) {
+                            if (pi.elementBytes() == bi.elementBytes()) {
+                                out.warnings << QStringLiteral("%1: buffer '%2' holds %3 but the kernel reads it as "
+                                                               "%4 (same size: the bits are reinterpreted)")
+                                                    .arg(where, a.name, dtypeName(hb->spec.dtype), pointee);
+                            } else {
+                                return runError(QStringLiteral("%1: buffer '%2' holds %3 (%4 bytes each) but the "
+                                                               "kernel expects %5 (%6 bytes each); change the "
+                                                               "buffer's dtype to %7")
+                                                    .arg(where, a.name, dtypeName(hb->spec.dtype))
+                                                    .arg(bi.elementBytes())
+                                                    .arg(pointee)
+                                                    .arg(pi.elementBytes())
+                                                    .arg(dtypeName(*pd)));
+                            }
+                        }
+                    }
+                }
+                if (a.offset < 0 || a.offset >= qMax<qint64>(1, hb->elementCount())) {
+                    return runError(QStringLiteral("%1: offset %2 is outside buffer '%3' (%4 elements)")
+                                        .arg(where)
+                                        .arg(a.offset)
+                                        .arg(a.name)
+                                        .arg(hb->elementCount()));
+                }
+                const qint64 offsetBytes = a.offset * bi.elementBytes();
+                if (offsetBytes % align != 0) {
+                    return runError(QStringLiteral("%1: offset %2 of buffer '%3' is %4 bytes, not a multiple of %5 "
+                                                   "(the alignment of %6): the kernel would fault on a misaligned "
+                                                   "address")
+                                        .arg(where)
+                                        .arg(a.offset)
+                                        .arg(a.name)
+                                        .arg(offsetBytes)
+                                        .arg(align)
+                                        .arg(pointee));
+                }
+                args << QVariantMap{{QStringLiteral("buffer"), bufferIndex.value(a.name)},
+                                    {QStringLiteral("offset"), offsetBytes}};
+                continue;
+            }
+            if (a.kind == ArgBinding::Kind::Buffer) {
+                return runError(QStringLiteral("%1: buffer '%2' bound to a parameter passed by value; the kernel "
+                                               "needs a scalar or a number here")
+                                    .arg(where, a.name));
+            }
+            double value = a.value;
+            if (a.kind == ArgBinding::Kind::Scalar) {
+                const ScalarSpec *s = project.scalar(a.name);
+                if (!s) {
+                    return runError(QStringLiteral("%1: unknown scalar '%2'").arg(where, a.name));
+                }
+                value = s->value;
+            }
+            QByteArray bytes;
+            if (param.baseType == QStringLiteral("bool")) {
+                bytes = QByteArray(1, value != 0 ? 1 : 0);
+            } else if (const auto pd = dtypeForCudaType(param.baseType);
+                       pd && dtypeInfo(*pd).components == 1) {
+                const DTypeInfo &pi = dtypeInfo(*pd);
+                if ((pi.kind == ScalarKind::SignedInt || pi.kind == ScalarKind::UnsignedInt) &&
+                    value != std::floor(value)) {
+                    return runError(QStringLiteral("%1: %2 is not a whole number").arg(where).arg(value));
+                }
+                bytes = QByteArray(pi.elementBytes(), '\0');
+                storeComponent(*pd, value, bytes.data());
+                if (loadComponent(*pd, bytes.constData()) != value && pi.kind != ScalarKind::Float &&
+                    pi.kind != ScalarKind::Half && pi.kind != ScalarKind::BFloat) {
+                    return runError(
+                        QStringLiteral("%1: %2 does not fit in %3").arg(where).arg(value).arg(param.baseType));
+                }
+            } else {
+                return runError(QStringLiteral("%1: parameters of type %2 cannot be bound to a number yet; pass a "
+                                               "pointer to a buffer instead")
+                                    .arg(where, param.type));
+            }
+            args << QVariantMap{{QStringLiteral("value"), bytes}};
+        }
+
+        steps << QVariantMap{{QStringLiteral("kernel"), step.kernel},
+                             {QStringLiteral("function"), k->loweredName},
+                             {QStringLiteral("grid"), QVariantList{grid[0], grid[1], grid[2]}},
+                             {QStringLiteral("block"), QVariantList{block[0], block[1], block[2]}},
+                             {QStringLiteral("shared"), *shared},
+                             {QStringLiteral("args"), args}};
+        ++launches;
+    }
+
+    QVariantList swaps;
+    for (const auto &[a, b] : project.repeat.swaps) {
+        if (!bufferIndex.contains(a) || !bufferIndex.contains(b)) {
+            return runError(QStringLiteral("repeat.swap: unknown buffer in ('%1', '%2')").arg(a, b));
+        }
+        swaps << QVariant(QVariantList{bufferIndex.value(a), bufferIndex.value(b)});
+    }
+
+    const TimingSpec &t = project.timing;
+    const int repeat = qMax(1, project.repeat.count);
+    const int killMs = int(qBound(1.0, project.killTimeoutSeconds * 1000.0, 3600e3));
+    out.body = QVariantMap{
+        {QStringLiteral("device"), device},
+        {QStringLiteral("image"), compiled.cubin.isEmpty() ? compiled.ptx : compiled.cubin},
+        {QStringLiteral("buffers"), bufferList},
+        {QStringLiteral("steps"), steps},
+        {QStringLiteral("repeat"),
+         QVariantMap{{QStringLiteral("count"), repeat}, {QStringLiteral("swaps"), swaps}}},
+        {QStringLiteral("killTimeoutMs"), killMs},
+        {QStringLiteral("timing"),
+         QVariantMap{{QStringLiteral("enabled"), t.enabled},
+                     {QStringLiteral("mode"), t.mode == TimingSpec::Mode::Hot ? QStringLiteral("hot")
+                                                                               : QStringLiteral("cold")},
+                     {QStringLiteral("warmup"), t.warmup},
+                     {QStringLiteral("minSamples"), t.minSamples},
+                     {QStringLiteral("maxSamples"), t.maxSamples},
+                     {QStringLiteral("minSeconds"), t.minSeconds},
+                     {QStringLiteral("maxNoise"), t.maxNoise},
+                     {QStringLiteral("timeoutSeconds"), t.timeoutSeconds},
+                     {QStringLiteral("batch"), t.batch}}},
+    };
+    // The worker stops a hung launch itself and says which; this outer limit
+    // only catches a worker that cannot answer at all.
+    const double warm = t.enabled ? t.warmup : 0;
+    out.timeoutMs = int(qMin(2.0e9, killMs * double(launches) * (repeat + warm + 1) +
+                                        (t.enabled ? t.timeoutSeconds * 1000.0 + killMs : 0.0) + 30000.0));
+
+    if (!project.throughput.bytes.isEmpty()) {
+        auto v = ex.evaluate(project.throughput.bytes, QStringLiteral("throughput.bytes"));
+        if (!v) {
+            return v.error();
+        }
+        out.bytes = *v;
+    }
+    if (!project.throughput.flops.isEmpty()) {
+        auto v = ex.evaluate(project.throughput.flops, QStringLiteral("throughput.flops"));
+        if (!v) {
+            return v.error();
+        }
+        out.flops = *v;
+    }
+    return out;
+}
+
+void applyThroughput(RunResult &r, double bytes, double flops)
+{
+    r.bytes = bytes;
+    r.flops = flops;
+    if (r.stats.count > 0 && r.stats.medianMs > 0) {
+        r.bytesPerSecond = bytes / (r.stats.medianMs / 1000.0);
+        r.flopsPerSecond = flops / (r.stats.medianMs / 1000.0);
+    }
+}
+
+Runner::Runner(EngineClient *client, QObject *parent)
+    : QObject(parent)
+    , m_client(client)
+{
+}
+
+RunResult Runner::finish(const PreparedRun &prepared, HostBuffers *buffers, const Result<QVariantMap> &reply)
+{
+    RunResult r;
+    if (reply) {
+        r = RunResult::fromVariant(*reply);
+    } else {
+        r.error = reply.error();
+    }
+    r.warnings = prepared.warnings + r.warnings;
+    if (!r.error) {
+        applyThroughput(r, prepared.bytes, prepared.flops);
+        for (const auto &b : buffers->all()) {
+            ++b->generation; // the download rewrote them
+        }
+        return r;
+    }
+    const Error::Code c = r.error->code;
+    if (c == Error::Code::Fault || c == Error::Code::Timeout || c == Error::Code::WorkerDied ||
+        c == Error::Code::Cancelled) {
+        // Results are downloaded only after every launch succeeded, so the
+        // host copies still hold what the run started from.
+        r.buffersRestored = true;
+        if (c != Error::Code::Cancelled || m_client->workerPid() == 0) {
+            recover(prepared);
+        }
+    }
+    return r;
+}
+
+void Runner::recover(const PreparedRun &prepared)
+{
+    auto timer = std::make_shared<QElapsedTimer>();
+    timer->start();
+    const QVariantMap body{{QStringLiteral("device"), prepared.body.value(QStringLiteral("device"))},
+                           {QStringLiteral("buffers"), prepared.body.value(QStringLiteral("buffers"))}};
+    m_client->request(
+        Protocol::Type::Prepare, body, this,
+        [this, timer](const Reply &reply) {
+            if (reply) {
+                m_lastRecoveryMs = double(timer->nsecsElapsed()) / 1e6;
+                Q_EMIT recovered(m_lastRecoveryMs);
+            }
+        },
+        RequestOptions{30000, QStringLiteral("prepare")});
+}
+
+void Runner::run(const PreparedRun &prepared, HostBuffers *buffers, Callback callback)
+{
+    m_client->request(
+        Protocol::Type::Run, prepared.body, this,
+        [this, prepared, buffers, callback](const Reply &reply) { callback(finish(prepared, buffers, reply)); },
+        RequestOptions{prepared.timeoutMs, QStringLiteral("run")});
+}
+
+RunResult Runner::runSync(const PreparedRun &prepared, HostBuffers *buffers)
+{
+    const Reply reply =
+        m_client->requestSync(Protocol::Type::Run, prepared.body, RequestOptions{prepared.timeoutMs, {}});
+    return finish(prepared, buffers, reply);
+}
+
+void Runner::abort()
+{
+    m_client->abortCurrent();
+}
+
+} // namespace Kp

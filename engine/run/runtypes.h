@@ -1,0 +1,139 @@
+#pragma once
+
+#include "core/result.h"
+
+#include <QByteArray>
+#include <QList>
+#include <QString>
+#include <QStringList>
+#include <QVariantMap>
+
+#include <array>
+#include <optional>
+
+namespace Kp {
+
+using Dim3 = std::array<qint64, 3>;
+
+/** "256" or "(256, 4, 1)" → "256x4x1" style text for messages and tables. */
+QString dim3Text(const Dim3 &d);
+
+/** Device and kernel limits a launch must respect (from the driver, or made up in tests). */
+struct LaunchLimits
+{
+    Dim3 maxBlock{1024, 1024, 64};
+    Dim3 maxGrid{2147483647, 65535, 65535};
+    int maxThreadsPerBlock = 1024;       ///< device limit
+    int kernelMaxThreadsPerBlock = 1024; ///< CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK (registers)
+    int numRegs = 0;                     ///< per thread
+    int staticSharedBytes = 0;
+    int sharedPerBlock = 48 * 1024;       ///< without opt-in
+    int sharedPerBlockOptin = 48 * 1024;  ///< CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN
+    int sharedPerSm = 228 * 1024;         ///< CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR
+    int reservedSharedPerBlock = 1024;    ///< CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK
+    int regsPerSm = 65536;
+    int maxThreadsPerSm = 2048;
+    int maxBlocksPerSm = 32;
+    int warpSize = 32;
+
+    QVariantMap toVariant() const;
+    static LaunchLimits fromVariant(const QVariantMap &m);
+};
+
+/**
+ * Checks a launch against the limits before the driver sees it. The message
+ * names the field, the value and the limit, e.g. "block (2048, 1, 1) has
+ * 2048 threads; this device allows at most 1024 per block".
+ */
+Status validateLaunch(const LaunchLimits &limits, const Dim3 &grid, const Dim3 &block, qint64 dynamicShared,
+                      const QString &field);
+
+/** Theoretical occupancy and what bounds it. */
+struct Occupancy
+{
+    int blocksPerSm = 0; ///< the driver's answer (cuOccupancyMaxActiveBlocksPerMultiprocessor)
+    int activeWarps = 0;
+    int maxWarps = 0;
+    double ratio = 0;   ///< activeWarps / maxWarps
+    QString limiter;    ///< "registers", "shared memory", "block size", "blocks per SM" or "warps"
+    int byRegisters = 0; ///< our estimate of blocks per SM under each limit
+    int bySharedMemory = 0;
+    int byWarps = 0;
+    int byBlocks = 0;
+
+    QVariantMap toVariant() const;
+    static Occupancy fromVariant(const QVariantMap &m);
+};
+
+/**
+ * Estimates blocks per SM under each limit and names the tightest (the
+ * driver's blocksPerSm is filled in by the worker). Register allocation is
+ * per warp in units of 256 registers, as on every GPU since Maxwell.
+ */
+Occupancy estimateOccupancy(const LaunchLimits &limits, int blockThreads, qint64 dynamicShared);
+
+/** Statistics of timing samples (milliseconds). */
+struct TimingStats
+{
+    int count = 0;
+    double medianMs = 0;
+    double minMs = 0;
+    double maxMs = 0;
+    double meanMs = 0;
+    double stdevMs = 0; ///< sample standard deviation
+    double noise = 0;   ///< stdev / mean: nvbench's relative noise
+
+    QVariantMap toVariant() const;
+    static TimingStats fromVariant(const QVariantMap &m);
+};
+
+TimingStats computeStats(QList<double> samplesMs);
+
+/** One launch step's outcome in the correctness run. */
+struct StepResult
+{
+    QString kernel;      ///< as the project names it
+    QString loweredName; ///< the symbol launched
+    Dim3 grid{1, 1, 1};
+    Dim3 block{1, 1, 1};
+    qint64 sharedBytes = 0;
+    double firstRunMs = 0; ///< event time of this step in the (untimed) correctness run
+    QString printfOutput;  ///< device printf of this step (first run only)
+    bool printfTruncated = false;
+    Occupancy occupancy;
+    LaunchLimits limits; ///< includes the kernel's registers and static shared memory
+
+    QVariantMap toVariant() const;
+    static StepResult fromVariant(const QVariantMap &m);
+};
+
+/** A run's whole story; a fault is an ordinary result with error set. */
+struct RunResult
+{
+    QString device; ///< "NVIDIA H200 (0)"
+    int deviceOrdinal = 0;
+    QList<StepResult> steps;
+    int repeat = 1;
+    bool timed = false;
+    QString timingMode; ///< "cold" or "hot"
+    int batch = 1;      ///< launches per sample (hot)
+    QList<double> samplesMs;
+    TimingStats stats;
+    bool converged = false; ///< noise under the bound with enough samples and time
+    QString timingNote;     ///< why sampling stopped
+    double uploadMs = 0;
+    double downloadMs = 0;
+    double bytes = 0; ///< from the project's throughput expressions; 0 = not given
+    double flops = 0;
+    double bytesPerSecond = 0; ///< from the median
+    double flopsPerSecond = 0;
+    QStringList warnings;
+    std::optional<Error> error;
+    int failedStep = -1; ///< index of the step that faulted, -1 if none or not a step
+    bool buffersRestored = false; ///< after a fault: host copies kept as before the run
+
+    QVariantMap toVariant() const;
+    static RunResult fromVariant(const QVariantMap &m);
+};
+
+} // namespace Kp

@@ -1,0 +1,417 @@
+// The run path without a GPU: launch validation, occupancy, statistics,
+// shared memory, argument binding against real NVRTC output, and the client's
+// fault path with a real kpg-worker killed in the middle of a run.
+
+#include "client/engineclient.h"
+#include "compile/compiler.h"
+#include "project/projectio.h"
+#include "run/runner.h"
+#include "testutil.h"
+#include "worker/protocol.h"
+
+#include <QElapsedTimer>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QtTest>
+
+#include <cstring>
+
+using namespace Kp;
+
+namespace {
+
+const char *kSource = R"(
+__global__ void vector_add(const float *a, const float *b, float *c, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) c[i] = a[i] + b[i];
+}
+__global__ void scale4(float4 *v, float s, unsigned char flag) { v[threadIdx.x].x *= s; }
+__global__ void bytes(void *p, const char *q) {}
+template<int N> __global__ void tiled(float *p) { p[threadIdx.x] = N; }
+)";
+
+QJsonObject project(const QJsonArray &launches, const QJsonArray &extraBuffers = {})
+{
+    QJsonArray buffers{QJsonObject{{"name", "a"}, {"dtype", "float32"}, {"shape", 1000},
+                                   {"init", QJsonObject{{"kind", "random"}, {"seed", 3}}}},
+                       QJsonObject{{"name", "b"}, {"dtype", "float32"}, {"shape", 1000}},
+                       QJsonObject{{"name", "c"}, {"dtype", "float32"}, {"shape", 1000}},
+                       QJsonObject{{"name", "i"}, {"dtype", "int32"}, {"shape", 1000}},
+                       QJsonObject{{"name", "d"}, {"dtype", "float64"}, {"shape", 1000}},
+                       QJsonObject{{"name", "v"}, {"dtype", "float4"}, {"shape", 64}}};
+    for (const QJsonValue &b : extraBuffers) {
+        buffers.append(b);
+    }
+    return QJsonObject{{"format", "kernel-playground-project"},
+                       {"version", 1},
+                       {"source", QJsonObject{{"inline", QString::fromLatin1(kSource)}}},
+                       {"scalars", QJsonArray{QJsonObject{{"name", "n"}, {"type", "int32"}, {"value", 1000}},
+                                              QJsonObject{{"name", "s"}, {"type", "float32"}, {"value", 0.5}}}},
+                       {"buffers", buffers},
+                       {"launches", launches}};
+}
+
+QJsonObject step(const QString &kernel, const QJsonValue &args, const QJsonValue &grid = QJsonArray{"ceil_div(n, block.x)"},
+                 const QJsonValue &block = QJsonArray{256}, const QJsonValue &shared = 0)
+{
+    return QJsonObject{{"kernel", kernel}, {"grid", grid}, {"block", block}, {"args", args}, {"sharedBytes", shared}};
+}
+
+} // namespace
+
+class TestRun : public QObject
+{
+    Q_OBJECT
+
+private:
+    CompileResult m_compiled;
+
+    Result<PreparedRun> prepare(const QJsonObject &json, HostBuffers *keep = nullptr)
+    {
+        auto p = parseProject(QJsonDocument(json));
+        if (!p) {
+            return p.error();
+        }
+        HostBuffers local;
+        HostBuffers &buffers = keep ? *keep : local;
+        if (Status s = buffers.materialize(*p); !s) {
+            return s.error();
+        }
+        // Template instances come from the project's name expressions.
+        CompileRequest req;
+        req.source = p->sourceText;
+        req.options = compileOptionsFor(*p);
+        auto c = Compiler(Compiler::Config{QStringLiteral("-"), 0}).compile(req);
+        if (!c) {
+            return c.error();
+        }
+        return prepareRun(*p, *c, buffers, 0);
+    }
+
+private Q_SLOTS:
+    void validateLaunch_data()
+    {
+        QTest::addColumn<QList<qint64>>("grid");
+        QTest::addColumn<QList<qint64>>("block");
+        QTest::addColumn<qint64>("shared");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("ok") << QList<qint64>{1000, 1, 1} << QList<qint64>{256, 1, 1} << qint64(0) << QString();
+        QTest::newRow("too many threads") << QList<qint64>{1, 1, 1} << QList<qint64>{64, 32, 1} << qint64(0)
+                                          << "s: block (64, 32, 1) has 2048 threads; this device allows at most 1024 "
+                                             "per block";
+        QTest::newRow("block.z") << QList<qint64>{1, 1, 1} << QList<qint64>{1, 1, 65} << qint64(0)
+                                 << "s: block.z is 65; this device allows at most 64";
+        QTest::newRow("grid.y") << QList<qint64>{1, 70000, 1} << QList<qint64>{1, 1, 1} << qint64(0)
+                                << "s: grid.y is 70000; this device allows at most 65535";
+        QTest::newRow("grid zero") << QList<qint64>{0, 1, 1} << QList<qint64>{1, 1, 1} << qint64(0)
+                                   << "s: grid.x is 0; it must be at least 1";
+        QTest::newRow("kernel registers") << QList<qint64>{1, 1, 1} << QList<qint64>{768, 1, 1} << qint64(0)
+                                          << "s: block (768, 1, 1) has 768 threads; this kernel uses 80 registers "
+                                             "per thread, which allows at most 640 threads per block";
+        QTest::newRow("shared") << QList<qint64>{1, 1, 1} << QList<qint64>{32, 1, 1} << qint64(232448)
+                                << "s: shared memory per block is 233472 bytes (232448 dynamic + 1024 static); "
+                                   "this device allows at most 232448";
+    }
+
+    void validateLaunch()
+    {
+        QFETCH(QList<qint64>, grid);
+        QFETCH(QList<qint64>, block);
+        QFETCH(qint64, shared);
+        QFETCH(QString, message);
+        LaunchLimits l; // H100/H200-like
+        l.sharedPerBlockOptin = 232448;
+        l.staticSharedBytes = 1024;
+        if (QByteArray(QTest::currentDataTag()) == "kernel registers") {
+            l.numRegs = 80;
+            l.kernelMaxThreadsPerBlock = 640;
+        }
+        const Status s = Kp::validateLaunch(l, {grid[0], grid[1], grid[2]}, {block[0], block[1], block[2]}, shared,
+                                            "s");
+        QCOMPARE(s.ok() ? QString() : s.error().message, message);
+    }
+
+    void occupancy_data()
+    {
+        QTest::addColumn<int>("regs");
+        QTest::addColumn<int>("threads");
+        QTest::addColumn<int>("shared");
+        QTest::addColumn<int>("blocks");
+        QTest::addColumn<QString>("limiter");
+        QTest::newRow("full") << 16 << 256 << 0 << 8 << "warps per SM (block size)";
+        QTest::newRow("registers") << 128 << 256 << 0 << 2 << "registers";
+        QTest::newRow("shared") << 16 << 128 << 48 * 1024 << 4 << "shared memory";
+        QTest::newRow("tiny blocks") << 16 << 32 << 0 << 32 << "blocks per SM (block size too small)";
+    }
+
+    void occupancy()
+    {
+        QFETCH(int, regs);
+        QFETCH(int, threads);
+        QFETCH(int, shared);
+        QFETCH(int, blocks);
+        QFETCH(QString, limiter);
+        LaunchLimits l;
+        l.numRegs = regs;
+        const Occupancy o = estimateOccupancy(l, threads, shared);
+        QCOMPARE(o.blocksPerSm, blocks);
+        QCOMPARE(o.limiter, limiter);
+        QCOMPARE(o.maxWarps, 64);
+    }
+
+    void statistics()
+    {
+        const TimingStats s = computeStats({3.0, 1.0, 2.0, 4.0});
+        QCOMPARE(s.count, 4);
+        QCOMPARE(s.medianMs, 2.5);
+        QCOMPARE(s.minMs, 1.0);
+        QCOMPARE(s.maxMs, 4.0);
+        QCOMPARE(s.meanMs, 2.5);
+        QVERIFY(qAbs(s.stdevMs - 1.2909944487) < 1e-9);
+        QVERIFY(qAbs(s.noise - 1.2909944487 / 2.5) < 1e-9);
+        QCOMPARE(computeStats({5.0}).medianMs, 5.0);
+        QCOMPARE(computeStats({5.0}).noise, 0.0);
+        QCOMPARE(computeStats({}).count, 0);
+    }
+
+    void sharedMemoryIsShared()
+    {
+        auto m = SharedMemory::create(10000, "t");
+        KP_VERIFY_RESULT(m);
+        QVERIFY(m->mappedSize() >= 10000 && m->mappedSize() % 4096 == 0);
+        QVERIFY(std::all_of(static_cast<char *>(m->data()), static_cast<char *>(m->data()) + 10000,
+                            [](char c) { return c == 0; }));
+        std::memcpy(m->data(), "kernel", 6);
+        // The worker maps the same pages by path.
+        auto other = SharedMemory::open(m->path(), 10000);
+        KP_VERIFY_RESULT(other);
+        QCOMPARE(QByteArray(static_cast<const char *>(other->data()), 6), QByteArray("kernel"));
+        std::memcpy(other->data(), "KERNEL", 6);
+        QCOMPARE(QByteArray(static_cast<const char *>(m->data()), 6), QByteArray("KERNEL"));
+        const auto missing = SharedMemory::open("/proc/self/fd/100000", 10);
+        QVERIFY(!missing.ok());
+        QVERIFY(missing.error().message.startsWith("cannot open shared memory /proc/self/fd/100000"));
+    }
+
+    void materializeKeepsOrRefills()
+    {
+        auto p = parseProject(QJsonDocument(project({step("vector_add", QJsonArray{"a", "b", "c", "n"})})));
+        KP_VERIFY_RESULT(p);
+        HostBuffers buffers;
+        KP_VERIFY_RESULT(buffers.materialize(*p));
+        HostBuffer *a = buffers.find("a");
+        QVERIFY(a);
+        QCOMPARE(a->byteSize(), qint64(4000));
+        const QByteArray first(static_cast<const char *>(a->memory.data()), 4000);
+        QVERIFY(first.count('\0') < 1000); // random, not zeros
+        std::memset(a->memory.data(), 0, 4000);
+        KP_VERIFY_RESULT(buffers.materialize(*p, false)); // kept: a run's results survive
+        QCOMPARE(QByteArray(static_cast<const char *>(buffers.find("a")->memory.data()), 4000),
+                 QByteArray(4000, '\0'));
+        KP_VERIFY_RESULT(buffers.materialize(*p, true)); // refilled from the same seed
+        QCOMPARE(QByteArray(static_cast<const char *>(buffers.find("a")->memory.data()), 4000), first);
+    }
+
+    void prepareGoodRun()
+    {
+        const auto r = prepare(project({step("vector_add", QJsonArray{"a", "b", "c", "n"})}));
+        KP_VERIFY_RESULT(r);
+        const QVariantMap st = r->body.value("steps").toList().first().toMap();
+        QCOMPARE(st.value("grid").toList().first().toLongLong(), qint64(4)); // ceil(1000 / 256)
+        QCOMPARE(st.value("block").toList().first().toLongLong(), qint64(256));
+        QCOMPARE(st.value("function").toString(), QString("_Z10vector_addPKfS0_Pfi"));
+        const QVariantList args = st.value("args").toList();
+        QCOMPARE(args.size(), 4);
+        QCOMPARE(args[2].toMap().value("buffer").toInt(), 2);
+        int n = 0;
+        const QByteArray nb = args[3].toMap().value("value").toByteArray();
+        QCOMPARE(nb.size(), 4);
+        std::memcpy(&n, nb.constData(), 4);
+        QCOMPARE(n, 1000);
+        QVERIFY(r->warnings.isEmpty());
+    }
+
+    void prepareByNameWithOffsetAndTemplate()
+    {
+        auto r = prepare(project({step("vector_add", QJsonObject{{"a", "a+4"}, {"b", "b"}, {"c", "c"}, {"n", 996}}),
+                                  step("tiled<16>", QJsonArray{"c"}, QJsonArray{1}, QJsonArray{16})}));
+        KP_VERIFY_RESULT(r);
+        const QVariantList steps = r->body.value("steps").toList();
+        QCOMPARE(steps[0].toMap().value("args").toList()[0].toMap().value("offset").toLongLong(), qint64(16));
+        QVERIFY(steps[1].toMap().value("function").toString().startsWith("_Z5tiledILi16EEvPf"));
+    }
+
+    void prepareErrors_data()
+    {
+        QTest::addColumn<QJsonObject>("launch");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("count") << step("vector_add", QJsonArray{"a", "b", "c"})
+                               << "launches[0].args: kernel 'vector_add' takes 4 parameters (a, b, c, n); 3 are bound";
+        QTest::newRow("scalar for pointer")
+            << step("vector_add", QJsonArray{"n", "b", "c", "n"})
+            << "launches[0].args[0] (parameter 'a', const float *): a pointer parameter needs a buffer; got scalar 'n'";
+        QTest::newRow("buffer for value")
+            << step("vector_add", QJsonArray{"a", "b", "c", "a"})
+            << "launches[0].args[3] (parameter 'n', int): buffer 'a' bound to a parameter passed by value; the "
+               "kernel needs a scalar or a number here";
+        QTest::newRow("dtype size") << step("vector_add", QJsonArray{"d", "b", "c", "n"})
+                                    << "launches[0].args[0] (parameter 'a', const float *): buffer 'd' holds float64 "
+                                       "(8 bytes each) but the kernel expects float (4 bytes each); change the "
+                                       "buffer's dtype to float32";
+        QTest::newRow("offset outside") << step("vector_add", QJsonArray{"a+1000", "b", "c", "n"})
+                                        << "launches[0].args[0] (parameter 'a', const float *): offset 1000 is "
+                                           "outside buffer 'a' (1000 elements)";
+        QTest::newRow("misaligned vector offset")
+            << step("scale4", QJsonArray{"v", "s", 1}, QJsonArray{1}, QJsonArray{64})
+            << QString(); // float4 buffer, offset 0: fine
+        QTest::newRow("not a whole number") << step("vector_add", QJsonArray{"a", "b", "c", 2.5})
+                                            << "launches[0].args[3] (parameter 'n', int): 2.5 is not a whole number";
+        QTest::newRow("does not fit") << step("scale4", QJsonArray{"v", "s", 300}, QJsonArray{1}, QJsonArray{64})
+                                      << "launches[0].args[2] (parameter 'flag', unsigned char): 300 does not fit "
+                                         "in unsigned char";
+        QTest::newRow("unknown kernel") << step("vector_sub", QJsonArray{"a"})
+                                        << "launches[0].kernel: no kernel 'vector_sub' in the source; kernels: "
+                                           "vector_add, scale4, bytes, tiled";
+        QTest::newRow("bare template") << step("tiled", QJsonArray{"a"})
+                                       << "launches[0].kernel: 'tiled' is a template; name an instance such as "
+                                          "'tiled<...>' with its template arguments";
+        QTest::newRow("grid fraction") << step("vector_add", QJsonArray{"a", "b", "c", "n"}, QJsonArray{"n / 3"})
+                                       << "launches[0].grid[0]: 'n / 3' gives 333.333; expected a whole number (use "
+                                          "ceil_div(a, b) to round up)";
+        QTest::newRow("grid unknown variable")
+            << step("vector_add", QJsonArray{"a", "b", "c", "n"}, QJsonArray{"ceil_div(m, block.x)"})
+            << "launches[0].grid[0]: unknown variable 'm' in 'ceil_div(m, block.x)'; known: a.n, a.nx, a.ny, a.nz, b.n, b.nx, b.ny, b.nz, "
+               "block.x, block.y, block.z, c.n, c.nx, c.ny, c.nz, d.n, d.nx, d.ny, d.nz, i.n, i.nx, i.ny, i.nz, n, s, "
+               "v.n, v.nx, v.ny, v.nz";
+        QTest::newRow("block zero") << step("vector_add", QJsonArray{"a", "b", "c", "n"}, QJsonArray{1}, QJsonArray{"n - 1000"})
+                                    << "launches[0].block[0]: 'n - 1000' gives 0; expected 1 to 2147483647";
+        QTest::newRow("unknown param name")
+            << step("vector_add", QJsonObject{{"a", "a"}, {"b", "b"}, {"c", "c"}, {"count", "n"}})
+            << "launches[0].args.count: kernel 'vector_add' has no parameter 'count'; its parameters: a, b, c, n";
+    }
+
+    void prepareErrors()
+    {
+        QFETCH(QJsonObject, launch);
+        QFETCH(QString, message);
+        const auto r = prepare(project({launch}));
+        QCOMPARE(r.ok() ? QString() : r.error().message, message);
+    }
+
+    void sameSizeMismatchWarns()
+    {
+        const auto r = prepare(project({step("vector_add", QJsonArray{"i", "b", "c", "n"})}));
+        KP_VERIFY_RESULT(r);
+        QCOMPARE(r->warnings.size(), 1);
+        QCOMPARE(r->warnings.first(), QString("launches[0].args[0] (parameter 'a', const float *): buffer 'i' holds "
+                                              "int32 but the kernel reads it as float (same size: the bits are "
+                                              "reinterpreted)"));
+    }
+
+    void throughputExpressions()
+    {
+        QJsonObject json = project({step("vector_add", QJsonArray{"a", "b", "c", "n"})});
+        json.insert("throughput", QJsonObject{{"bytes", "12*n"}, {"flops", "n"}});
+        const auto r = prepare(json);
+        KP_VERIFY_RESULT(r);
+        QCOMPARE(r->bytes, 12000.0);
+        QCOMPARE(r->flops, 1000.0);
+        RunResult rr;
+        rr.stats = computeStats({0.001});
+        applyThroughput(rr, r->bytes, r->flops);
+        QCOMPARE(rr.bytesPerSecond, 12000.0 / 1e-6);
+    }
+
+    void workerKilledMidRunKeepsBuffers()
+    {
+        qputenv("KPG_WORKER_TEST_HOOKS", "1");
+        auto p = parseProject(QJsonDocument(project({step("vector_add", QJsonArray{"a", "b", "c", "n"})})));
+        KP_VERIFY_RESULT(p);
+        HostBuffers buffers;
+        KP_VERIFY_RESULT(buffers.materialize(*p));
+        const QByteArray before(static_cast<const char *>(buffers.find("a")->memory.data()), 4000);
+        CompileRequest req;
+        req.source = p->sourceText;
+        const auto c = Compiler(Compiler::Config{QStringLiteral("-"), 0}).compile(req);
+        KP_VERIFY_RESULT(c);
+        auto prepared = prepareRun(*p, *c, buffers, 0);
+        KP_VERIFY_RESULT(prepared);
+        prepared.value().body.insert("testSleepMs", 20000);
+
+        EngineClient client;
+        Runner runner(&client);
+        bool done = false;
+        RunResult result;
+        runner.run(*prepared, &buffers, [&](const RunResult &r) {
+            result = r;
+            done = true;
+        });
+        QTRY_VERIFY_WITH_TIMEOUT(client.workerPid() != 0, 15000);
+        const qint64 pid = client.workerPid();
+        QTest::qWait(200); // the worker is now inside the run
+        ::kill(pid_t(pid), SIGKILL);
+        QElapsedTimer t;
+        t.start();
+        QTRY_VERIFY_WITH_TIMEOUT(done, 5000);
+        QVERIFY2(t.elapsed() < 1000, qPrintable(QString::number(t.elapsed())));
+        QVERIFY(result.error);
+        QCOMPARE(result.error->code, Error::Code::WorkerDied);
+        QVERIFY2(result.error->message.contains("kpg-worker crashed (killed by a signal) while running 'run'"),
+                 qPrintable(result.error->message));
+        QVERIFY(result.buffersRestored);
+        QCOMPARE(QByteArray(static_cast<const char *>(buffers.find("a")->memory.data()), 4000), before);
+
+        // A fresh worker answers the next request.
+        const Reply ping = client.requestSync(Protocol::Type::Ping);
+        KP_VERIFY_RESULT(ping);
+        QVERIFY(ping->value("pid").toLongLong() != pid);
+        qunsetenv("KPG_WORKER_TEST_HOOKS");
+    }
+
+    void abortEndsARunAtOnce()
+    {
+        qputenv("KPG_WORKER_TEST_HOOKS", "1");
+        EngineClient client;
+        Runner runner(&client);
+        HostBuffers buffers;
+        PreparedRun prepared;
+        prepared.body = {{"testSleepMs", 20000}};
+        bool done = false;
+        RunResult result;
+        runner.run(prepared, &buffers, [&](const RunResult &r) {
+            result = r;
+            done = true;
+        });
+        QTRY_VERIFY_WITH_TIMEOUT(client.workerPid() != 0, 15000);
+        QTest::qWait(200);
+        QElapsedTimer t;
+        t.start();
+        runner.abort();
+        QTRY_VERIFY_WITH_TIMEOUT(done, 2000);
+        QVERIFY(t.elapsed() < 1000);
+        QCOMPARE(result.error->code, Error::Code::Cancelled);
+        QVERIFY(result.error->message.startsWith("'run' was aborted"));
+        qunsetenv("KPG_WORKER_TEST_HOOKS");
+    }
+
+    void runWithoutGpuSaysSo()
+    {
+        // With the driver missing, a run is an ordinary result with the reason.
+        qputenv("KPG_CUDA_DRIVER", "/nonexistent/libcuda.so.1");
+        EngineClient client;
+        Runner runner(&client);
+        HostBuffers buffers;
+        PreparedRun prepared;
+        prepared.body = {{"device", 0}};
+        const RunResult r = runner.runSync(prepared, &buffers);
+        QVERIFY(r.error);
+        QCOMPARE(r.error->code, Error::Code::NoDriver);
+        QVERIFY2(r.error->message.startsWith("No NVIDIA driver found"), qPrintable(r.error->message));
+        qunsetenv("KPG_CUDA_DRIVER");
+    }
+};
+
+QTEST_GUILESS_MAIN(TestRun)
+#include "tst_run.moc"
