@@ -103,11 +103,10 @@ QJsonObject resultJson(const Project &project, const CompileResult *compiled, co
         t.insert(QStringLiteral("note"), r.timingNote);
         t.insert(QStringLiteral("samplesMs"), samples);
         doc.insert(QStringLiteral("timing"), t);
-        doc.insert(QStringLiteral("throughput"),
-                   QJsonObject{{QStringLiteral("bytes"), r.bytes},
-                               {QStringLiteral("flops"), r.flops},
-                               {QStringLiteral("bytesPerSecond"), r.bytesPerSecond},
-                               {QStringLiteral("flopsPerSecond"), r.flopsPerSecond}});
+        doc.insert(QStringLiteral("throughput"), QJsonObject{{QStringLiteral("bytes"), r.bytes},
+                                                             {QStringLiteral("flops"), r.flops},
+                                                             {QStringLiteral("bytesPerSecond"), r.bytesPerSecond},
+                                                             {QStringLiteral("flopsPerSecond"), r.flopsPerSecond}});
     } else {
         doc.insert(QStringLiteral("timing"), QJsonValue::Null);
     }
@@ -220,9 +219,11 @@ int runCommand(const QStringList &args)
     if (!a.source.isEmpty()) {
         QFile f(a.source);
         if (!f.open(QIODevice::ReadOnly)) {
-            return failEarly(a, project, Error{QStringLiteral("kpg"), Error::Code::BadInput, {},
-                                               QStringLiteral("--source: cannot read %1: %2")
-                                                   .arg(a.source, f.errorString())});
+            return failEarly(a, project,
+                             Error{QStringLiteral("kpg"),
+                                   Error::Code::BadInput,
+                                   {},
+                                   QStringLiteral("--source: cannot read %1: %2").arg(a.source, f.errorString())});
         }
         project.sourceText = QString::fromUtf8(f.readAll());
         project.sourceFile = QFileInfo(a.source).fileName();
@@ -242,7 +243,9 @@ int runCommand(const QStringList &args)
     const DeviceList list = DeviceList::fromVariant(devices.value());
     if (a.device >= list.devices.size()) {
         return failEarly(a, project,
-                         Error{QStringLiteral("kpg"), Error::Code::Usage, {},
+                         Error{QStringLiteral("kpg"),
+                               Error::Code::Usage,
+                               {},
                                QStringLiteral("--device %1: this machine has %2 GPU%3 (0 to %4)")
                                    .arg(a.device)
                                    .arg(list.devices.size())
@@ -266,15 +269,16 @@ int runCommand(const QStringList &args)
     }
     if (!compiled->ok) {
         for (const Diagnostic &d : compiled->diagnostics) {
-            err() << d.file << ":" << d.line << ":" << d.column << ": " << Diagnostic::severityName(d.severity)
-                  << ": " << d.message << "\n";
+            err() << d.file << ":" << d.line << ":" << d.column << ": " << Diagnostic::severityName(d.severity) << ": "
+                  << d.message << "\n";
         }
-        return failEarly(a, project,
-                         Error{QStringLiteral("compile"), Error::Code::CompileError, {},
-                               QStringLiteral("%1 does not compile (%2 errors)")
-                                   .arg(req.fileName)
-                                   .arg(compiled->errorCount())},
-                         &*compiled);
+        return failEarly(
+            a, project,
+            Error{QStringLiteral("compile"),
+                  Error::Code::CompileError,
+                  {},
+                  QStringLiteral("%1 does not compile (%2 errors)").arg(req.fileName).arg(compiled->errorCount())},
+            &*compiled);
     }
 
     HostBuffers buffers;
@@ -297,8 +301,7 @@ int runCommand(const QStringList &args)
     o << (project.title.isEmpty() ? a.project : project.title) << " on " << r.device << "\n";
     for (qsizetype i = 0; i < r.steps.size(); ++i) {
         const StepResult &s = r.steps[i];
-        o << "  step " << i + 1 << ": " << s.kernel << " grid " << dim3Text(s.grid) << " block "
-          << dim3Text(s.block);
+        o << "  step " << i + 1 << ": " << s.kernel << " grid " << dim3Text(s.grid) << " block " << dim3Text(s.block);
         if (s.sharedBytes) {
             o << " shared " << s.sharedBytes << " B";
         }
@@ -322,7 +325,8 @@ int runCommand(const QStringList &args)
     } else if (r.timed) {
         o << "  time: median " << msText(r.stats.medianMs) << "  min " << msText(r.stats.minMs) << "  max "
           << msText(r.stats.maxMs) << "  noise " << QString::number(r.stats.noise * 100, 'f', 2) << " %  ("
-          << r.stats.count << " " << r.timingMode << " samples" << (r.batch > 1 ? QStringLiteral(" of %1 launches").arg(r.batch) : QString()) << ")\n";
+          << r.stats.count << " " << r.timingMode << " samples"
+          << (r.batch > 1 ? QStringLiteral(" of %1 launches").arg(r.batch) : QString()) << ")\n";
         if (!r.timingNote.isEmpty()) {
             o << "        " << r.timingNote << "\n";
         }

@@ -40,9 +40,9 @@ struct ArgBinding
 /** One kernel launch. Grid and block items are numbers or expressions. */
 struct LaunchStep
 {
-    QString kernel;    ///< name as in the source, or a name expression "matmul<16>"
-    QStringList grid;  ///< 1 to 3 items; missing ones are 1
-    QStringList block; ///< 1 to 3 items
+    QString kernel;                            ///< name as in the source, or a name expression "matmul<16>"
+    QStringList grid;                          ///< 1 to 3 items; missing ones are 1
+    QStringList block;                         ///< 1 to 3 items
     QString sharedBytes = QStringLiteral("0"); ///< dynamic shared memory, number or expression
     QList<ArgBinding> args;
     QJsonObject unknown;
@@ -66,8 +66,8 @@ struct TimingSpec
     int warmup = 1;
     int minSamples = 10;
     int maxSamples = 10000;
-    double minSeconds = 0.5; ///< of accumulated GPU time
-    double maxNoise = 0.005; ///< relative standard deviation (0.5 %)
+    double minSeconds = 0.5;    ///< of accumulated GPU time
+    double maxNoise = 0.005;    ///< relative standard deviation (0.5 %)
     double timeoutSeconds = 15; ///< wall clock for the whole sampling
     int batch = 0;              ///< Hot: launches per sample; 0 = automatic
     QJsonObject unknown;
@@ -99,9 +99,9 @@ struct Project
     RepeatSpec repeat;
     TimingSpec timing;
     Throughput throughput;
-    QJsonValue checks;    ///< kept as written; the presets' checks interpret it
-    QJsonObject unknown;  ///< top-level keys this version does not know
-    QString path;         ///< the file it was loaded from (not saved)
+    QJsonValue checks;              ///< kept as written; the presets' checks interpret it
+    QJsonObject unknown;            ///< top-level keys this version does not know
+    QString path;                   ///< the file it was loaded from (not saved)
     double killTimeoutSeconds = 10; ///< "timeout": a launch running longer is stopped
 
     QString dir() const; ///< folder of path ("." when unsaved)

@@ -591,6 +591,9 @@ QVariantMap GpuSession::run(const QVariantMap &body)
         m_mustExit = true;
         return fail(s.error());
     }
+    for (const auto &b : m_buffers) {
+        result.uploadBytes += b->bytes;
+    }
 
     const QVariantMap repeat = body.value(QStringLiteral("repeat")).toMap();
     result.repeat = qMax(1, repeat.value(QStringLiteral("count"), 1).toInt());
@@ -637,11 +640,10 @@ QVariantMap GpuSession::run(const QVariantMap &body)
     for (int rep = 0; rep < result.repeat; ++rep) {
         for (size_t i = 0; i < steps.size(); ++i) {
             const Step &s = steps[i];
-            const QString where = result.repeat > 1 ? QStringLiteral("%1, repetition %2 of %3")
-                                                          .arg(s.label)
-                                                          .arg(rep + 1)
-                                                          .arg(result.repeat)
-                                                    : s.label;
+            const QString where =
+                result.repeat > 1
+                    ? QStringLiteral("%1, repetition %2 of %3").arg(s.label).arg(rep + 1).arg(result.repeat)
+                    : s.label;
             m_api->cuEventRecord(m_ev[0], m_stream);
             if (Status st = launch(s, perm); !st) {
                 m_mustExit = true;
@@ -651,10 +653,9 @@ QVariantMap GpuSession::run(const QVariantMap &body)
             }
             m_api->cuEventRecord(m_ev[1], m_stream);
             const auto deadline = Clock::now() + std::chrono::microseconds(qint64(killMs * 1000));
-            if (Status st = waitEvent(m_ev[1], deadline,
-                                      QStringLiteral("%1 ran past the time-out of %2 s; it was stopped")
-                                          .arg(where)
-                                          .arg(killMs / 1000.0)) ;
+            if (Status st = waitEvent(
+                    m_ev[1], deadline,
+                    QStringLiteral("%1 ran past the time-out of %2 s; it was stopped").arg(where).arg(killMs / 1000.0));
                 !st) {
                 m_mustExit = true;
                 Error e = st.error();
@@ -759,6 +760,8 @@ QVariantMap GpuSession::run(const QVariantMap &body)
     double gpuSeconds = 0;
     QString stopReason;
     std::vector<double> noiseHistory;
+    double enqueueNs = 0;
+    double enqueued = 0;
     while (true) {
         if (useBlocker) {
             *m_blockFlag = 0;
@@ -766,8 +769,7 @@ QVariantMap GpuSession::run(const QVariantMap &body)
             CUdeviceptr flag = m_blockFlagDev;
             quint64 timeoutNs = 2000000000ull;
             void *bp[] = {&flag, &timeoutNs};
-            if (const CUresult r =
-                    m_api->cuLaunchKernel(m_blocker, 1, 1, 1, 1, 1, 1, 0, m_stream, bp, nullptr);
+            if (const CUresult r = m_api->cuLaunchKernel(m_blocker, 1, 1, 1, 1, 1, 1, 0, m_stream, bp, nullptr);
                 r != CUDA_SUCCESS) {
                 m_mustExit = true;
                 return fail(cudaError(r, "cuLaunchKernel (stream blocker)"));
@@ -778,9 +780,12 @@ QVariantMap GpuSession::run(const QVariantMap &body)
         }
         m_api->cuEventRecord(m_ev[2], m_stream);
         Status st = Unit{};
+        const auto enqueueStart = Clock::now();
         for (int b = 0; b < batch && st; ++b) {
             st = runOnce();
         }
+        enqueueNs += double(std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - enqueueStart).count());
+        enqueued += double(batch) * launchesPerRun;
         m_api->cuEventRecord(m_ev[3], m_stream);
         if (useBlocker) {
             std::atomic_thread_fence(std::memory_order_seq_cst);
@@ -836,9 +841,8 @@ QVariantMap GpuSession::run(const QVariantMap &body)
             break;
         }
         if (wall.elapsed() / 1000.0 >= timeoutSeconds) {
-            stopReason = QStringLiteral("stopped after the timing time-out of %1 s with %2 samples")
-                             .arg(timeoutSeconds)
-                             .arg(n);
+            stopReason =
+                QStringLiteral("stopped after the timing time-out of %1 s with %2 samples").arg(timeoutSeconds).arg(n);
             break;
         }
     }
@@ -846,6 +850,7 @@ QVariantMap GpuSession::run(const QVariantMap &body)
     resetPrintf();
     result.stats = computeStats(result.samplesMs);
     result.timingNote = stopReason;
+    result.hostLaunchUs = enqueued > 0 ? enqueueNs / enqueued / 1000.0 : 0;
     return result.toVariant();
 }
 

@@ -451,8 +451,7 @@ Result<PreparedRun> prepareRun(const Project &project, const CompileResult &comp
             QByteArray bytes;
             if (param.baseType == QStringLiteral("bool")) {
                 bytes = QByteArray(1, value != 0 ? 1 : 0);
-            } else if (const auto pd = dtypeForCudaType(param.baseType);
-                       pd && dtypeInfo(*pd).components == 1) {
+            } else if (const auto pd = dtypeForCudaType(param.baseType); pd && dtypeInfo(*pd).components == 1) {
                 const DTypeInfo &pi = dtypeInfo(*pd);
                 if ((pi.kind == ScalarKind::SignedInt || pi.kind == ScalarKind::UnsignedInt) &&
                     value != std::floor(value)) {
@@ -498,20 +497,19 @@ Result<PreparedRun> prepareRun(const Project &project, const CompileResult &comp
         {QStringLiteral("image"), compiled.cubin.isEmpty() ? compiled.ptx : compiled.cubin},
         {QStringLiteral("buffers"), bufferList},
         {QStringLiteral("steps"), steps},
-        {QStringLiteral("repeat"),
-         QVariantMap{{QStringLiteral("count"), repeat}, {QStringLiteral("swaps"), swaps}}},
+        {QStringLiteral("repeat"), QVariantMap{{QStringLiteral("count"), repeat}, {QStringLiteral("swaps"), swaps}}},
         {QStringLiteral("killTimeoutMs"), killMs},
         {QStringLiteral("timing"),
-         QVariantMap{{QStringLiteral("enabled"), t.enabled},
-                     {QStringLiteral("mode"), t.mode == TimingSpec::Mode::Hot ? QStringLiteral("hot")
-                                                                               : QStringLiteral("cold")},
-                     {QStringLiteral("warmup"), t.warmup},
-                     {QStringLiteral("minSamples"), t.minSamples},
-                     {QStringLiteral("maxSamples"), t.maxSamples},
-                     {QStringLiteral("minSeconds"), t.minSeconds},
-                     {QStringLiteral("maxNoise"), t.maxNoise},
-                     {QStringLiteral("timeoutSeconds"), t.timeoutSeconds},
-                     {QStringLiteral("batch"), t.batch}}},
+         QVariantMap{
+             {QStringLiteral("enabled"), t.enabled},
+             {QStringLiteral("mode"), t.mode == TimingSpec::Mode::Hot ? QStringLiteral("hot") : QStringLiteral("cold")},
+             {QStringLiteral("warmup"), t.warmup},
+             {QStringLiteral("minSamples"), t.minSamples},
+             {QStringLiteral("maxSamples"), t.maxSamples},
+             {QStringLiteral("minSeconds"), t.minSeconds},
+             {QStringLiteral("maxNoise"), t.maxNoise},
+             {QStringLiteral("timeoutSeconds"), t.timeoutSeconds},
+             {QStringLiteral("batch"), t.batch}}},
     };
     // The worker stops a hung launch itself and says which; this outer limit
     // only catches a worker that cannot answer at all.

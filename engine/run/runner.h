@@ -24,9 +24,9 @@ class EngineClient;
 /** One buffer's host copy: its resolved shape and the shared memory holding it. */
 struct HostBuffer
 {
-    BufferSpec spec;       ///< as the project gives it
-    QList<qint64> shape;   ///< resolved (from the file for npy/image inits)
-    SharedMemory memory;   ///< exactly spec.dtype elements x shape, in C order
+    BufferSpec spec;        ///< as the project gives it
+    QList<qint64> shape;    ///< resolved (from the file for npy/image inits)
+    SharedMemory memory;    ///< exactly spec.dtype elements x shape, in C order
     quint64 generation = 0; ///< bumped whenever the contents change (init or a run's download)
 
     qint64 elementCount() const;
@@ -67,11 +67,11 @@ CompileOptions compileOptionsFor(const Project &project);
 /** A run ready to send to kpg-worker. */
 struct PreparedRun
 {
-    QVariantMap body;       ///< the "run" request
-    QStringList warnings;   ///< binding mismatches that are allowed but suspicious
-    double bytes = 0;       ///< throughput.bytes evaluated; 0 when not given
+    QVariantMap body;     ///< the "run" request
+    QStringList warnings; ///< binding mismatches that are allowed but suspicious
+    double bytes = 0;     ///< throughput.bytes evaluated; 0 when not given
     double flops = 0;
-    int timeoutMs = 60000;  ///< for the whole request (the worker enforces the per-launch one)
+    int timeoutMs = 60000; ///< for the whole request (the worker enforces the per-launch one)
 };
 
 /**

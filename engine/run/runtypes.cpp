@@ -135,10 +135,14 @@ Status validateLaunch(const LaunchLimits &limits, const Dim3 &grid, const Dim3 &
 
 QVariantMap Occupancy::toVariant() const
 {
-    return {{QStringLiteral("blocksPerSm"), blocksPerSm},   {QStringLiteral("activeWarps"), activeWarps},
-            {QStringLiteral("maxWarps"), maxWarps},         {QStringLiteral("ratio"), ratio},
-            {QStringLiteral("limiter"), limiter},           {QStringLiteral("byRegisters"), byRegisters},
-            {QStringLiteral("bySharedMemory"), bySharedMemory}, {QStringLiteral("byWarps"), byWarps},
+    return {{QStringLiteral("blocksPerSm"), blocksPerSm},
+            {QStringLiteral("activeWarps"), activeWarps},
+            {QStringLiteral("maxWarps"), maxWarps},
+            {QStringLiteral("ratio"), ratio},
+            {QStringLiteral("limiter"), limiter},
+            {QStringLiteral("byRegisters"), byRegisters},
+            {QStringLiteral("bySharedMemory"), bySharedMemory},
+            {QStringLiteral("byWarps"), byWarps},
             {QStringLiteral("byBlocks"), byBlocks}};
 }
 
@@ -182,8 +186,7 @@ Occupancy estimateOccupancy(const LaunchLimits &l, int blockThreads, qint64 dyna
     // Name the tightest limit; ties go to the one a user can most easily change.
     if (o.blocksPerSm == o.byRegisters && o.byRegisters < o.byWarps && o.byRegisters < o.byBlocks) {
         o.limiter = QStringLiteral("registers");
-    } else if (o.blocksPerSm == o.bySharedMemory && o.bySharedMemory < o.byWarps &&
-               o.bySharedMemory < o.byBlocks) {
+    } else if (o.blocksPerSm == o.bySharedMemory && o.bySharedMemory < o.byWarps && o.bySharedMemory < o.byBlocks) {
         o.limiter = QStringLiteral("shared memory");
     } else if (o.blocksPerSm == o.byBlocks && o.byBlocks < o.byWarps) {
         o.limiter = QStringLiteral("blocks per SM (block size too small)");
@@ -298,6 +301,8 @@ QVariantMap RunResult::toVariant() const
     m.insert(QStringLiteral("timingNote"), timingNote);
     m.insert(QStringLiteral("uploadMs"), uploadMs);
     m.insert(QStringLiteral("downloadMs"), downloadMs);
+    m.insert(QStringLiteral("uploadBytes"), uploadBytes);
+    m.insert(QStringLiteral("hostLaunchUs"), hostLaunchUs);
     m.insert(QStringLiteral("bytes"), bytes);
     m.insert(QStringLiteral("flops"), flops);
     m.insert(QStringLiteral("bytesPerSecond"), bytesPerSecond);
@@ -331,6 +336,8 @@ RunResult RunResult::fromVariant(const QVariantMap &m)
     r.timingNote = m.value(QStringLiteral("timingNote")).toString();
     r.uploadMs = m.value(QStringLiteral("uploadMs")).toDouble();
     r.downloadMs = m.value(QStringLiteral("downloadMs")).toDouble();
+    r.uploadBytes = m.value(QStringLiteral("uploadBytes")).toLongLong();
+    r.hostLaunchUs = m.value(QStringLiteral("hostLaunchUs")).toDouble();
     r.bytes = m.value(QStringLiteral("bytes")).toDouble();
     r.flops = m.value(QStringLiteral("flops")).toDouble();
     r.bytesPerSecond = m.value(QStringLiteral("bytesPerSecond")).toDouble();

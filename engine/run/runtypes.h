@@ -27,10 +27,10 @@ struct LaunchLimits
     int kernelMaxThreadsPerBlock = 1024; ///< CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK (registers)
     int numRegs = 0;                     ///< per thread
     int staticSharedBytes = 0;
-    int sharedPerBlock = 48 * 1024;       ///< without opt-in
-    int sharedPerBlockOptin = 48 * 1024;  ///< CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN
-    int sharedPerSm = 228 * 1024;         ///< CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR
-    int reservedSharedPerBlock = 1024;    ///< CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK
+    int sharedPerBlock = 48 * 1024;      ///< without opt-in
+    int sharedPerBlockOptin = 48 * 1024; ///< CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN
+    int sharedPerSm = 228 * 1024;        ///< CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR
+    int reservedSharedPerBlock = 1024;   ///< CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK
     int regsPerSm = 65536;
     int maxThreadsPerSm = 2048;
     int maxBlocksPerSm = 32;
@@ -54,8 +54,8 @@ struct Occupancy
     int blocksPerSm = 0; ///< the driver's answer (cuOccupancyMaxActiveBlocksPerMultiprocessor)
     int activeWarps = 0;
     int maxWarps = 0;
-    double ratio = 0;   ///< activeWarps / maxWarps
-    QString limiter;    ///< "registers", "shared memory", "block size", "blocks per SM" or "warps"
+    double ratio = 0;    ///< activeWarps / maxWarps
+    QString limiter;     ///< "registers", "shared memory", "block size", "blocks per SM" or "warps"
     int byRegisters = 0; ///< our estimate of blocks per SM under each limit
     int bySharedMemory = 0;
     int byWarps = 0;
@@ -123,13 +123,16 @@ struct RunResult
     QString timingNote;     ///< why sampling stopped
     double uploadMs = 0;
     double downloadMs = 0;
+    qint64 uploadBytes = 0;
+    /** Host time per launch while timing (argument setup + cuLaunchKernel), microseconds. */
+    double hostLaunchUs = 0;
     double bytes = 0; ///< from the project's throughput expressions; 0 = not given
     double flops = 0;
     double bytesPerSecond = 0; ///< from the median
     double flopsPerSecond = 0;
     QStringList warnings;
     std::optional<Error> error;
-    int failedStep = -1; ///< index of the step that faulted, -1 if none or not a step
+    int failedStep = -1;          ///< index of the step that faulted, -1 if none or not a step
     bool buffersRestored = false; ///< after a fault: host copies kept as before the run
 
     QVariantMap toVariant() const;

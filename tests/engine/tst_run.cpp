@@ -34,7 +34,9 @@ template<int N> __global__ void tiled(float *p) { p[threadIdx.x] = N; }
 
 QJsonObject project(const QJsonArray &launches, const QJsonArray &extraBuffers = {})
 {
-    QJsonArray buffers{QJsonObject{{"name", "a"}, {"dtype", "float32"}, {"shape", 1000},
+    QJsonArray buffers{QJsonObject{{"name", "a"},
+                                   {"dtype", "float32"},
+                                   {"shape", 1000},
                                    {"init", QJsonObject{{"kind", "random"}, {"seed", 3}}}},
                        QJsonObject{{"name", "b"}, {"dtype", "float32"}, {"shape", 1000}},
                        QJsonObject{{"name", "c"}, {"dtype", "float32"}, {"shape", 1000}},
@@ -53,8 +55,9 @@ QJsonObject project(const QJsonArray &launches, const QJsonArray &extraBuffers =
                        {"launches", launches}};
 }
 
-QJsonObject step(const QString &kernel, const QJsonValue &args, const QJsonValue &grid = QJsonArray{"ceil_div(n, block.x)"},
-                 const QJsonValue &block = QJsonArray{256}, const QJsonValue &shared = 0)
+QJsonObject step(const QString &kernel, const QJsonValue &args,
+                 const QJsonValue &grid = QJsonArray{"ceil_div(n, block.x)"}, const QJsonValue &block = QJsonArray{256},
+                 const QJsonValue &shared = 0)
 {
     return QJsonObject{{"kernel", kernel}, {"grid", grid}, {"block", block}, {"args", args}, {"sharedBytes", shared}};
 }
@@ -128,8 +131,8 @@ private Q_SLOTS:
             l.numRegs = 80;
             l.kernelMaxThreadsPerBlock = 640;
         }
-        const Status s = Kp::validateLaunch(l, {grid[0], grid[1], grid[2]}, {block[0], block[1], block[2]}, shared,
-                                            "s");
+        const Status s =
+            Kp::validateLaunch(l, {grid[0], grid[1], grid[2]}, {block[0], block[1], block[2]}, shared, "s");
         QCOMPARE(s.ok() ? QString() : s.error().message, message);
     }
 
@@ -208,8 +211,7 @@ private Q_SLOTS:
         QVERIFY(first.count('\0') < 1000); // random, not zeros
         std::memset(a->memory.data(), 0, 4000);
         KP_VERIFY_RESULT(buffers.materialize(*p, false)); // kept: a run's results survive
-        QCOMPARE(QByteArray(static_cast<const char *>(buffers.find("a")->memory.data()), 4000),
-                 QByteArray(4000, '\0'));
+        QCOMPARE(QByteArray(static_cast<const char *>(buffers.find("a")->memory.data()), 4000), QByteArray(4000, '\0'));
         KP_VERIFY_RESULT(buffers.materialize(*p, true)); // refilled from the same seed
         QCOMPARE(QByteArray(static_cast<const char *>(buffers.find("a")->memory.data()), 4000), first);
     }
@@ -282,10 +284,12 @@ private Q_SLOTS:
                                           "ceil_div(a, b) to round up)";
         QTest::newRow("grid unknown variable")
             << step("vector_add", QJsonArray{"a", "b", "c", "n"}, QJsonArray{"ceil_div(m, block.x)"})
-            << "launches[0].grid[0]: unknown variable 'm' in 'ceil_div(m, block.x)'; known: a.n, a.nx, a.ny, a.nz, b.n, b.nx, b.ny, b.nz, "
+            << "launches[0].grid[0]: unknown variable 'm' in 'ceil_div(m, block.x)'; known: a.n, a.nx, a.ny, a.nz, "
+               "b.n, b.nx, b.ny, b.nz, "
                "block.x, block.y, block.z, c.n, c.nx, c.ny, c.nz, d.n, d.nx, d.ny, d.nz, i.n, i.nx, i.ny, i.nz, n, s, "
                "v.n, v.nx, v.ny, v.nz";
-        QTest::newRow("block zero") << step("vector_add", QJsonArray{"a", "b", "c", "n"}, QJsonArray{1}, QJsonArray{"n - 1000"})
+        QTest::newRow("block zero") << step("vector_add", QJsonArray{"a", "b", "c", "n"}, QJsonArray{1},
+                                            QJsonArray{"n - 1000"})
                                     << "launches[0].block[0]: 'n - 1000' gives 0; expected 1 to 2147483647";
         QTest::newRow("unknown param name")
             << step("vector_add", QJsonObject{{"a", "a"}, {"b", "b"}, {"c", "c"}, {"count", "n"}})

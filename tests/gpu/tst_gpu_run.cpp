@@ -250,9 +250,13 @@ private Q_SLOTS:
         const int n = (1 << 20) + 7;
         const QJsonObject json = baseProject(
             QJsonArray{QJsonObject{{"name", "n"}, {"type", "int32"}, {"value", n}}},
-            QJsonArray{QJsonObject{{"name", "a"}, {"dtype", "float32"}, {"shape", n},
+            QJsonArray{QJsonObject{{"name", "a"},
+                                   {"dtype", "float32"},
+                                   {"shape", n},
                                    {"init", QJsonObject{{"kind", "random"}, {"seed", 1}}}},
-                       QJsonObject{{"name", "b"}, {"dtype", "float32"}, {"shape", n},
+                       QJsonObject{{"name", "b"},
+                                   {"dtype", "float32"},
+                                   {"shape", n},
                                    {"init", QJsonObject{{"kind", "random"}, {"distribution", "normal"}, {"seed", 2}}}},
                        QJsonObject{{"name", "c"}, {"dtype", "float32"}, {"shape", n}}},
             QJsonArray{launch("vector_add", {"ceil_div(n, block.x)"}, {256}, {"a", "b", "c", "n"})});
@@ -264,7 +268,10 @@ private Q_SLOTS:
         const auto c = contents<float>(buffers.find("c"));
         for (int i = 0; i < n; ++i) {
             if (c[size_t(i)] != a[size_t(i)] + b[size_t(i)]) {
-                QFAIL(qPrintable(QStringLiteral("c[%1] = %2, expected %3").arg(i).arg(c[size_t(i)]).arg(a[size_t(i)] + b[size_t(i)])));
+                QFAIL(qPrintable(QStringLiteral("c[%1] = %2, expected %3")
+                                     .arg(i)
+                                     .arg(c[size_t(i)])
+                                     .arg(a[size_t(i)] + b[size_t(i)])));
             }
         }
         // Timing ran and is plausible.
@@ -287,9 +294,13 @@ private Q_SLOTS:
         const QJsonObject json = baseProject(
             QJsonArray{QJsonObject{{"name", "n"}, {"type", "int32"}, {"value", n}},
                        QJsonObject{{"name", "alpha"}, {"type", "float32"}, {"value", alpha}}},
-            QJsonArray{QJsonObject{{"name", "x"}, {"dtype", "float32"}, {"shape", n},
+            QJsonArray{QJsonObject{{"name", "x"},
+                                   {"dtype", "float32"},
+                                   {"shape", n},
                                    {"init", QJsonObject{{"kind", "random"}, {"seed", 3}, {"min", -1}, {"max", 1}}}},
-                       QJsonObject{{"name", "y"}, {"dtype", "float32"}, {"shape", n},
+                       QJsonObject{{"name", "y"},
+                                   {"dtype", "float32"},
+                                   {"shape", n},
                                    {"init", QJsonObject{{"kind", "random"}, {"seed", 4}}}}},
             QJsonArray{launch("saxpy", {"ceil_div(n, block.x)"}, {128}, {"alpha", "x", "y", "n"})});
         QJsonObject noTiming = json;
@@ -315,15 +326,17 @@ private Q_SLOTS:
     {
         const int w = 1000, h = 700;
         const float s = 0.75f;
-        const QJsonObject json = baseProject(
-            QJsonArray{QJsonObject{{"name", "w"}, {"type", "int32"}, {"value", w}},
-                       QJsonObject{{"name", "h"}, {"type", "int32"}, {"value", h}},
-                       QJsonObject{{"name", "s"}, {"type", "float32"}, {"value", s}}},
-            QJsonArray{QJsonObject{{"name", "img"}, {"dtype", "float32"}, {"shape", QJsonArray{h, w}},
-                                   {"init", QJsonObject{{"kind", "random"}, {"seed", 5}}}},
-                       QJsonObject{{"name", "out"}, {"dtype", "float32"}, {"shape", QJsonArray{h, w}}}},
-            QJsonArray{launch("shade", {"ceil_div(img.nx, block.x)", "ceil_div(img.ny, block.y)"}, {16, 16},
-                              {"img", "out", "w", "h", "s"})});
+        const QJsonObject json =
+            baseProject(QJsonArray{QJsonObject{{"name", "w"}, {"type", "int32"}, {"value", w}},
+                                   QJsonObject{{"name", "h"}, {"type", "int32"}, {"value", h}},
+                                   QJsonObject{{"name", "s"}, {"type", "float32"}, {"value", s}}},
+                        QJsonArray{QJsonObject{{"name", "img"},
+                                               {"dtype", "float32"},
+                                               {"shape", QJsonArray{h, w}},
+                                               {"init", QJsonObject{{"kind", "random"}, {"seed", 5}}}},
+                                   QJsonObject{{"name", "out"}, {"dtype", "float32"}, {"shape", QJsonArray{h, w}}}},
+                        QJsonArray{launch("shade", {"ceil_div(img.nx, block.x)", "ceil_div(img.ny, block.y)"}, {16, 16},
+                                          {"img", "out", "w", "h", "s"})});
         HostBuffers buffers;
         const Ran r = run(json, buffers);
         QVERIFY2(!r.result.error, qPrintable(r.result.error ? r.result.error->toString() : QString()));
@@ -348,7 +361,9 @@ private Q_SLOTS:
         const QJsonObject json = baseProject(
             QJsonArray{QJsonObject{{"name", "n"}, {"type", "int32"}, {"value", n}},
                        QJsonObject{{"name", "blocks"}, {"type", "int32"}, {"value", 264}}},
-            QJsonArray{QJsonObject{{"name", "in"}, {"dtype", "float32"}, {"shape", n},
+            QJsonArray{QJsonObject{{"name", "in"},
+                                   {"dtype", "float32"},
+                                   {"shape", n},
                                    {"init", QJsonObject{{"kind", "random"}, {"seed", 6}, {"min", -1}, {"max", 1}}}},
                        QJsonObject{{"name", "partial"}, {"dtype", "float32"}, {"shape", 264}},
                        QJsonObject{{"name", "total"}, {"dtype", "float32"}, {"shape", 1}}},
@@ -371,9 +386,8 @@ private Q_SLOTS:
 
     void printfIsCaptured()
     {
-        const QJsonObject json =
-            baseProject(QJsonArray{QJsonObject{{"name", "n"}, {"type", "int32"}, {"value", 3}}}, QJsonArray{},
-                        QJsonArray{launch("hello", {1}, {32}, {"n"})});
+        const QJsonObject json = baseProject(QJsonArray{QJsonObject{{"name", "n"}, {"type", "int32"}, {"value", 3}}},
+                                             QJsonArray{}, QJsonArray{launch("hello", {1}, {32}, {"n"})});
         HostBuffers buffers;
         const Ran r = run(json, buffers);
         QVERIFY2(!r.result.error, qPrintable(r.result.error ? r.result.error->toString() : QString()));
@@ -414,11 +428,11 @@ private Q_SLOTS:
         QFETCH(QString, message);
         const int n = 4096;
         const QJsonArray scalars{QJsonObject{{"name", "n"}, {"type", "int32"}, {"value", n}}};
-        const QJsonArray bufs{QJsonObject{{"name", "p"}, {"dtype", "float32"}, {"shape", n},
-                                          {"init", QJsonObject{{"kind", "random"}, {"seed", 7}}}}};
-        QJsonObject bad = baseProject(scalars, bufs,
-                                      QJsonArray{launch(kernel, {1}, block,
-                                                        kernel == "add_one" ? QJsonArray{"p", "n"} : QJsonArray{"p"})});
+        const QJsonArray bufs{QJsonObject{
+            {"name", "p"}, {"dtype", "float32"}, {"shape", n}, {"init", QJsonObject{{"kind", "random"}, {"seed", 7}}}}};
+        QJsonObject bad = baseProject(
+            scalars, bufs,
+            QJsonArray{launch(kernel, {1}, block, kernel == "add_one" ? QJsonArray{"p", "n"} : QJsonArray{"p"})});
         bad.insert("timeout", timeout);
         bad.insert("timing", QJsonObject{{"enabled", false}});
 
@@ -447,8 +461,8 @@ private Q_SLOTS:
         QCOMPARE(bytesOf(buffers.find("p")), before);
 
         // The next good run starts from the same data.
-        QJsonObject good = baseProject(scalars, bufs, QJsonArray{launch("add_one", {"ceil_div(n, block.x)"}, {256},
-                                                                        {"p", "n"})});
+        QJsonObject good =
+            baseProject(scalars, bufs, QJsonArray{launch("add_one", {"ceil_div(n, block.x)"}, {256}, {"p", "n"})});
         good.insert("timing", QJsonObject{{"enabled", false}});
         const Ran g = run(good, buffers, false);
         QVERIFY2(!g.result.error, qPrintable(g.result.error ? g.result.error->toString() : QString()));
@@ -469,8 +483,7 @@ private Q_SLOTS:
         for (const char *name : {"a", "b", "c"}) {
             bufs.append(QJsonObject{{"name", name}, {"dtype", "float32"}, {"shape", double(n)}});
         }
-        QJsonObject json = baseProject({}, bufs,
-                                       QJsonArray{launch("add_one", {1}, {32}, {"a", 1})});
+        QJsonObject json = baseProject({}, bufs, QJsonArray{launch("add_one", {1}, {32}, {"a", 1})});
         json.insert("timing", QJsonObject{{"enabled", false}});
         if (3 * n * 4 < m_device.totalMemoryBytes) {
             QSKIP("this GPU has more than 168 GB");
@@ -484,7 +497,9 @@ private Q_SLOTS:
 
     void abortStopsASpinningKernel()
     {
-        const QJsonArray bufs{QJsonObject{{"name", "p"}, {"dtype", "float32"}, {"shape", 64},
+        const QJsonArray bufs{QJsonObject{{"name", "p"},
+                                          {"dtype", "float32"},
+                                          {"shape", 64},
                                           {"init", QJsonObject{{"kind", "constant"}, {"value", 1}}}}};
         QJsonObject json = baseProject({}, bufs, QJsonArray{launch("spin", {1}, {32}, {"p"})});
         json.insert("timing", QJsonObject{{"enabled", false}});
