@@ -17,6 +17,8 @@
 #include <QJsonObject>
 #include <QSaveFile>
 
+#include <optional>
+
 namespace Kp::Cli {
 
 namespace {
@@ -235,24 +237,26 @@ int runCommand(const QStringList &args)
         project.timing.enabled = false;
     }
 
+    // The device decides "auto" for the compile; without one, compile errors
+    // and binding errors are still reported before saying there is no GPU.
     EngineClient engine;
     const Reply devices = engine.requestSync(Protocol::Type::ListDevices, {}, RequestOptions{60000, {}});
-    if (!devices) {
-        return failEarly(a, project, devices.error());
+    std::optional<DeviceInfo> device;
+    if (devices) {
+        const DeviceList list = DeviceList::fromVariant(devices.value());
+        if (a.device >= list.devices.size()) {
+            return failEarly(a, project,
+                             Error{QStringLiteral("kpg"),
+                                   Error::Code::Usage,
+                                   {},
+                                   QStringLiteral("--device %1: this machine has %2 GPU%3 (0 to %4)")
+                                       .arg(a.device)
+                                       .arg(list.devices.size())
+                                       .arg(list.devices.size() == 1 ? "" : "s")
+                                       .arg(list.devices.size() - 1)});
+        }
+        device = list.devices[a.device];
     }
-    const DeviceList list = DeviceList::fromVariant(devices.value());
-    if (a.device >= list.devices.size()) {
-        return failEarly(a, project,
-                         Error{QStringLiteral("kpg"),
-                               Error::Code::Usage,
-                               {},
-                               QStringLiteral("--device %1: this machine has %2 GPU%3 (0 to %4)")
-                                   .arg(a.device)
-                                   .arg(list.devices.size())
-                                   .arg(list.devices.size() == 1 ? "" : "s")
-                                   .arg(list.devices.size() - 1)});
-    }
-    const DeviceInfo &dev = list.devices[a.device];
 
     CompileRequest req;
     req.source = project.sourceText;
@@ -260,8 +264,8 @@ int runCommand(const QStringList &args)
                                                 : QFileInfo(project.sourceFile).fileName();
     req.projectDir = project.dir();
     req.options = compileOptionsFor(project);
-    req.deviceCcMajor = dev.ccMajor;
-    req.deviceCcMinor = dev.ccMinor;
+    req.deviceCcMajor = device ? device->ccMajor : 0;
+    req.deviceCcMinor = device ? device->ccMinor : 0;
     Compiler compiler;
     const Result<CompileResult> compiled = compiler.compile(req);
     if (!compiled) {
@@ -291,6 +295,9 @@ int runCommand(const QStringList &args)
     }
     for (const QString &w : prepared->warnings) {
         err() << "kpg: warning: " << w << "\n";
+    }
+    if (!device) {
+        return failEarly(a, project, devices.error(), &*compiled);
     }
 
     Runner runner(&engine);

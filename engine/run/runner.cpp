@@ -42,11 +42,6 @@ bool sameSpec(const BufferSpec &a, const BufferSpec &b)
            x.expression == y.expression && x.file == y.file && x.imageMode == y.imageMode;
 }
 
-QString resolvePath(const QString &dir, const QString &file)
-{
-    return QFileInfo(file).isAbsolute() ? file : QDir(dir).filePath(file);
-}
-
 QString paramText(const KernelParam &p, int index)
 {
     return p.name.isEmpty() ? QStringLiteral("parameter %1, %2").arg(index + 1).arg(p.type)
@@ -119,7 +114,7 @@ Status HostBuffers::materialize(const Project &project, bool reinit)
         const QString field = QStringLiteral("buffers[%1]").arg(i);
         QList<qint64> shape = spec.shape;
         if (shape.isEmpty() && spec.init.kind == BufferInit::Kind::Npy) {
-            auto s = npyShapeFor(resolvePath(project.dir(), spec.init.file), spec.dtype);
+            auto s = npyShapeFor(resolveInitFile(spec.init.file, project.dir()), spec.dtype, spec.name);
             if (!s) {
                 Error e = s.error();
                 e.message = QStringLiteral("%1 ('%2').init.file: %3").arg(field, spec.name, e.message);
@@ -127,7 +122,7 @@ Status HostBuffers::materialize(const Project &project, bool reinit)
             }
             shape = *s;
         } else if (shape.isEmpty() && spec.init.kind == BufferInit::Kind::Image) {
-            auto s = imageShapeFor(resolvePath(project.dir(), spec.init.file), spec.init.imageMode, spec.dtype);
+            auto s = imageShapeFor(resolveInitFile(spec.init.file, project.dir()), spec.init.imageMode, spec.dtype);
             if (!s) {
                 Error e = s.error();
                 e.message = QStringLiteral("%1 ('%2').init.file: %3").arg(field, spec.name, e.message);

@@ -193,6 +193,79 @@ private Q_SLOTS:
                                        "ELF"));
     }
 
+    void runExitCodes_data()
+    {
+        QTest::addColumn<QString>("project");
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<int>("exitCode");
+        QTest::addColumn<QString>("stderrHas");
+        const QString good = R"({"format": "kernel-playground-project", "version": 1,
+            "source": {"inline": "__global__ void k(float *p, int n) { p[threadIdx.x] = n; }"},
+            "scalars": [{"name": "n", "type": "int32", "value": 3}],
+            "buffers": [{"name": "p", "dtype": "float32", "shape": 32}],
+            "launches": [{"kernel": "k", "grid": 1, "block": 32, "args": ["p", "n"]}]})";
+        QString broken = good;
+        broken.replace("p[threadIdx.x] = n;", "p[threadIdx.x] = nope;");
+        QString badDtype = good;
+        badDtype.replace("\"float32\"", "\"float8\"");
+        QString badBinding = good;
+        badBinding.replace("[\"p\", \"n\"]", "[\"n\", \"p\"]");
+        QTest::newRow("no GPU") << good << QStringList{} << 69 << "kpg: No NVIDIA driver found";
+        QTest::newRow("compile error before no GPU")
+            << broken << QStringList{} << 2 << "identifier \"nope\" is undefined";
+        QTest::newRow("bad dtype") << badDtype << QStringList{} << 65 << "buffers[0].dtype: unknown dtype 'float8'";
+        QTest::newRow("bad binding before no GPU")
+            << badBinding << QStringList{} << 65
+            << "launches[0].args[0] (parameter 'p', float *): a pointer parameter needs a buffer; got scalar 'n'";
+        QTest::newRow("not JSON") << "{" << QStringList{} << 65 << "not valid JSON";
+        QTest::newRow("unknown option") << good << QStringList{"--fast"} << 64 << "run: unknown option '--fast'";
+        QTest::newRow("bad device") << good << QStringList{"--device", "x"} << 64 << "--device takes a GPU number";
+        QTest::newRow("bad timeout") << good << QStringList{"--timeout", "0"} << 64
+                                     << "--timeout takes a positive number of seconds, not '0'";
+        QTest::newRow("missing source file")
+            << good << QStringList{"--source", "/nonexistent.cu"} << 65 << "--source: cannot read /nonexistent.cu";
+    }
+
+    void runExitCodes()
+    {
+        QFETCH(QString, project);
+        QFETCH(QStringList, args);
+        QFETCH(int, exitCode);
+        QFETCH(QString, stderrHas);
+        QTemporaryDir dir;
+        const QString path = dir.filePath("p.kpg");
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(project.toUtf8());
+        f.close();
+        const KpTest::Run r = KpTest::run("kpg", QStringList{"run", path} + args,
+                                          {"KPG_CUDA_DRIVER=/nonexistent/libcuda.so.1", "KPG_NO_CACHE=1"});
+        QCOMPARE(r.exitCode, exitCode);
+        QVERIFY2(r.err.contains(stderrHas), qPrintable(r.err));
+    }
+
+    void runJsonWithoutGpu()
+    {
+        const KpTest::Run r =
+            KpTest::run("kpg", {"run", KPG_SOURCE_DIR "/presets/vector_add/vector_add.kpg", "--json", "-"},
+                        {"KPG_CUDA_DRIVER=/nonexistent/libcuda.so.1"});
+        QCOMPARE(r.exitCode, 69);
+        QJsonParseError pe;
+        const QJsonObject doc = QJsonDocument::fromJson(r.out.toUtf8(), &pe).object();
+        QCOMPARE(pe.error, QJsonParseError::NoError);
+        QCOMPARE(doc.value("ok").toBool(true), false);
+        QCOMPARE(doc.value("error").toObject().value("code").toString(), QString("no-driver"));
+        QCOMPARE(doc.value("compile").toObject().value("ok").toBool(), true);
+        QCOMPARE(doc.value("title").toString(), QString("Vector add"));
+    }
+
+    void runMissingProject()
+    {
+        const KpTest::Run r = KpTest::run("kpg", {"run", "/nonexistent/p.kpg"});
+        QCOMPARE(r.exitCode, 65);
+        QVERIFY2(r.err.contains("/nonexistent/p.kpg"), qPrintable(r.err));
+    }
+
     void missingWorker()
     {
         const KpTest::Run r = KpTest::run("kpg", {"devices"}, {"KPG_WORKER=/nonexistent/kpg-worker"});
