@@ -110,12 +110,33 @@ CodeEditor::CodeEditor(QWidget *parent)
          }) {
         apis->add(QString::fromLatin1(tip));
     }
+    // QsciAPIs prepares on its own thread; destroying it before that ends
+    // gives the thread 500 ms and then aborts the program (QScintilla's
+    // worker destructor), which a busy machine can exceed: ~CodeEditor lets
+    // an unfinished preparation outlive the editor instead.
+    m_apis = apis;
+    connect(apis, &QsciAPIs::apiPreparationFinished, this, [this] { m_apisPreparing = false; });
+    connect(apis, &QsciAPIs::apiPreparationCancelled, this, [this] { m_apisPreparing = false; });
+    m_apisPreparing = true;
     apis->prepare();
     setAutoCompletionSource(QsciScintilla::AcsAll);
     setAutoCompletionThreshold(3);
     setAutoCompletionCaseSensitivity(true);
     setCallTipsStyle(QsciScintilla::CallTipsNoContext);
     setCallTipsVisible(0);
+}
+
+CodeEditor::~CodeEditor()
+{
+    if (m_apisPreparing && m_apis) {
+        // Let the preparation finish on its own: the QsciAPIs leaves the
+        // lexer's children and deletes itself when its thread is done. It
+        // touches nothing of the editor or the lexer on the way.
+        m_apis->setParent(nullptr);
+        QsciAPIs *apis = m_apis;
+        connect(apis, &QsciAPIs::apiPreparationFinished, apis, &QObject::deleteLater);
+        connect(apis, &QsciAPIs::apiPreparationCancelled, apis, &QObject::deleteLater);
+    }
 }
 
 void CodeEditor::setDiagnostics(const QList<Diagnostic> &diagnostics, const QString &fileName)

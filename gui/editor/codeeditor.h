@@ -6,6 +6,8 @@
 #include <Qsci/qsciscintilla.h>
 #include <Qsci/qscistyle.h>
 
+class QsciAPIs;
+
 namespace Kp {
 
 class CudaLexer;
@@ -23,6 +25,7 @@ class CodeEditor : public QsciScintilla
     Q_OBJECT
 public:
     explicit CodeEditor(QWidget *parent = nullptr);
+    ~CodeEditor() override;
 
     CudaLexer *cudaLexer() const { return m_lexer; }
 
@@ -47,6 +50,8 @@ private:
     void updateMarginWidth();
 
     CudaLexer *m_lexer = nullptr;
+    QsciAPIs *m_apis = nullptr;
+    bool m_apisPreparing = false;
     int m_errorMarker = 0;
     int m_warningMarker = 0;
     int m_highlightMarker = 0;
