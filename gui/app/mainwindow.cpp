@@ -262,6 +262,16 @@ void MainWindow::showCompile(const CompileResult &r)
     Q_EMIT compileFinished();
 }
 
+MainWindow::~MainWindow()
+{
+    // A disassembler still running is killed by its QProcess destructor, which
+    // emits finished() while the window is half destroyed (QWidget deletes
+    // children before QObject drops connections): cut those connections first.
+    for (QProcess *proc : findChildren<QProcess *>(Qt::FindDirectChildrenOnly)) {
+        proc->disconnect(this);
+    }
+}
+
 void MainWindow::disassemble(const CompileResult &r)
 {
     static const QString tool = PtxLineMap::findDisassembler();

@@ -25,6 +25,7 @@ class MainWindow : public QMainWindow
 public:
     /** engine is not owned and must outlive the window. */
     explicit MainWindow(EngineClient *engine, QWidget *parent = nullptr);
+    ~MainWindow() override;
 
     CodeEditor *editor() const { return m_editor; }
 
