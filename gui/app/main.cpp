@@ -6,6 +6,7 @@
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QDockWidget>
 #include <QTimer>
 
 #include <cstdio>
@@ -33,6 +34,10 @@ int main(int argc, char **argv)
     const QCommandLineOption selectLines(QStringLiteral("select-lines"),
                                          QStringLiteral("Select source lines FIRST[-LAST] (shows their PTX)."),
                                          QStringLiteral("range"));
+    const QCommandLineOption showDock(QStringLiteral("show"),
+                                      QStringLiteral("Bring a panel to the front: problems, kernels, ptx or sass."),
+                                      QStringLiteral("panel"));
+    parser.addOption(showDock);
     parser.addOption(selectLines);
     parser.addOption(screenshot);
     parser.addOption(preset);
@@ -58,6 +63,19 @@ int main(int argc, char **argv)
                          [&window, first, last] { window.editor()->setSelection(first - 1, 0, last, 0); });
     }
 
+    const bool waitForSass = parser.value(showDock) == QLatin1String("sass");
+    if (parser.isSet(showDock)) {
+        const QString want = parser.value(showDock) + QStringLiteral("Dock");
+        QDockWidget *dock = window.findChild<QDockWidget *>(want);
+        if (!dock) {
+            std::fprintf(stderr, "kernel-playground: --show: no panel '%s' (problems, kernels, ptx, sass)\n",
+                         qPrintable(parser.value(showDock)));
+            return 64;
+        }
+        dock->show();
+        dock->raise();
+    }
+
     if (parser.isSet(screenshot)) {
         const QString path = parser.value(screenshot);
         int rc = 0;
@@ -81,7 +99,8 @@ int main(int argc, char **argv)
             }
         };
         QObject::connect(&window, &MainWindow::deviceStatusChanged, &window, maybeShoot);
-        QObject::connect(&window, &MainWindow::compileFinished, &window, [&] {
+        // With the SASS panel in front, wait for the disassembler as well.
+        QObject::connect(&window, waitForSass ? &MainWindow::sassFinished : &MainWindow::compileFinished, &window, [&] {
             compiled = true;
             maybeShoot();
         });
