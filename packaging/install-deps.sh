@@ -8,7 +8,7 @@ set -euo pipefail
 packages=(
   cmake make g++ pkg-config
   qt6-base-dev qt6-base-dev-tools libgl-dev
-  qt6-charts-dev qt6-svg-dev
+  qt6-charts-dev qt6-svg-dev libqt6opengl6-dev
   libqscintilla2-qt6-dev
   libmuparser-dev
   xvfb xauth

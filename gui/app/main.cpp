@@ -7,6 +7,8 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDockWidget>
+#include <QFileInfo>
+#include <QSettings>
 #include <QTimer>
 
 #include <cstdio>
@@ -29,8 +31,17 @@ int main(int argc, char **argv)
                                         QStringLiteral("Render the window once it has settled, save it as a PNG "
                                                        "and exit."),
                                         QStringLiteral("file.png"));
-    const QCommandLineOption preset(QStringLiteral("preset"), QStringLiteral("Open a preset (default vector_add)."),
+    const QCommandLineOption preset(QStringLiteral("preset"),
+                                    QStringLiteral("Open a preset (default: the last project, else vector_add)."),
                                     QStringLiteral("name"), QStringLiteral("vector_add"));
+    const QCommandLineOption runOnce(QStringLiteral("run"),
+                                     QStringLiteral("Run the project once it has compiled (a screenshot then waits "
+                                                    "for the run)."));
+    const QCommandLineOption inspect(QStringLiteral("inspect"),
+                                     QStringLiteral("Show this buffer in the inspector (grid or image view)."),
+                                     QStringLiteral("buffer[:image]"));
+    parser.addOption(runOnce);
+    parser.addOption(inspect);
     const QCommandLineOption selectLines(QStringLiteral("select-lines"),
                                          QStringLiteral("Select source lines FIRST[-LAST] (shows their PTX)."),
                                          QStringLiteral("range"));
@@ -48,7 +59,14 @@ int main(int argc, char **argv)
     EngineClient engine;
     MainWindow window(&engine);
     const QString name = parser.value(preset);
-    const QString source = parser.positionalArguments().value(0, QStringLiteral(":/presets/%1/%1.cu").arg(name));
+    QString source = parser.positionalArguments().value(0);
+    if (source.isEmpty()) {
+        // The last project, unless a preset is asked for or it is gone.
+        const QString last = QSettings().value(QStringLiteral("lastProject")).toString();
+        source = !parser.isSet(preset) && !last.isEmpty() && QFileInfo::exists(last)
+                     ? last
+                     : QStringLiteral(":/presets/%1/%1.kpg").arg(name);
+    }
     if (const Status s = window.openSource(source); !s) {
         std::fprintf(stderr, "kernel-playground: %s\n", qPrintable(s.error().message));
         return 65;
@@ -64,6 +82,26 @@ int main(int argc, char **argv)
     }
 
     const bool waitForSass = parser.value(showDock) == QLatin1String("sass");
+    const bool waitForRun = parser.isSet(runOnce);
+    if (waitForRun) {
+        // Once, after the first compile with the GPU known.
+        auto *started = new bool(false);
+        auto maybeRun = [&window, started] {
+            if (!*started && window.deviceStatusKnown() && window.lastCompile().ok) {
+                *started = true;
+                window.runNow();
+            }
+        };
+        QObject::connect(&window, &MainWindow::compileFinished, &window, maybeRun);
+        QObject::connect(&window, &MainWindow::deviceStatusChanged, &window, maybeRun);
+    }
+    if (parser.isSet(inspect)) {
+        const QStringList parts = parser.value(inspect).split(QLatin1Char(':'));
+        QObject::connect(&window, &MainWindow::runFinished, &window, [&window, parts] {
+            window.inspectBuffer(parts.value(0), parts.value(1) == QLatin1String("image"));
+        });
+        window.inspectBuffer(parts.value(0), parts.value(1) == QLatin1String("image"));
+    }
     if (parser.isSet(showDock)) {
         const QString want = parser.value(showDock) + QStringLiteral("Dock");
         QDockWidget *dock = window.findChild<QDockWidget *>(want);
@@ -100,12 +138,16 @@ int main(int argc, char **argv)
         };
         QObject::connect(&window, &MainWindow::deviceStatusChanged, &window, maybeShoot);
         // With the SASS panel in front, wait for the disassembler as well.
-        QObject::connect(&window, waitForSass ? &MainWindow::sassFinished : &MainWindow::compileFinished, &window, [&] {
-            compiled = true;
-            maybeShoot();
-        });
+        QObject::connect(&window,
+                         waitForRun    ? &MainWindow::runFinished
+                         : waitForSass ? &MainWindow::sassFinished
+                                       : &MainWindow::compileFinished,
+                         &window, [&] {
+                             compiled = true;
+                             maybeShoot();
+                         });
         // A worker that never answers must not keep a screenshot run alive.
-        QTimer::singleShot(30000, &window, [&] {
+        QTimer::singleShot(waitForRun ? 120000 : 30000, &window, [&] {
             if (!shot) {
                 shot = true;
                 shoot();

@@ -1,5 +1,7 @@
 #include "mainwindow.h"
 
+#include "buffers/bufferexport.h"
+#include "buffers/npy.h"
 #include "client/engineclient.h"
 #include "compile/compileservice.h"
 #include "cuda/deviceinfo.h"
@@ -7,22 +9,37 @@
 #include "cuda/nvrtcapi.h"
 #include "editor/codeeditor.h"
 #include "editor/ptxview.h"
+#include "inspector/bufferinspector.h"
+#include "launch/bufferspanel.h"
+#include "launch/launchpanel.h"
+#include "project/projectio.h"
+#include "results/resultspanel.h"
 #include "worker/protocol.h"
 
 #include <QAction>
 #include <QApplication>
+#include <QCloseEvent>
+#include <QDateTime>
+#include <QDir>
 #include <QDockWidget>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHeaderView>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QPlainTextEdit>
 #include <QProcess>
+#include <QSettings>
 #include <QStatusBar>
 #include <QTableWidget>
 #include <QTemporaryFile>
+#include <QTime>
 #include <QTimer>
 #include <QTreeWidget>
 
@@ -37,8 +54,12 @@ MainWindow::MainWindow(EngineClient *engine, QWidget *parent)
     setCentralWidget(m_editor);
 
     QMenu *file = menuBar()->addMenu(tr("&File"));
-    QAction *open = file->addAction(tr("&Open Kernel…"), this, &MainWindow::openFileDialog);
+    file->addAction(tr("&New Project"), this, &MainWindow::newProject)->setShortcut(QKeySequence::New);
+    QAction *open = file->addAction(tr("&Open…"), this, &MainWindow::openFileDialog);
     open->setShortcut(QKeySequence::Open);
+    m_recentMenu = file->addMenu(tr("Open &Recent"));
+    file->addAction(tr("&Save"), this, &MainWindow::saveProject)->setShortcut(QKeySequence::Save);
+    file->addAction(tr("Save &As…"), this, &MainWindow::saveProjectAs)->setShortcut(QKeySequence::SaveAs);
     file->addSeparator();
     QAction *quit = file->addAction(tr("&Quit"), qApp, &QApplication::closeAllWindows);
     quit->setShortcut(QKeySequence::Quit);
@@ -154,11 +175,163 @@ MainWindow::MainWindow(EngineClient *engine, QWidget *parent)
     QMenu *build = menuBar()->addMenu(tr("&Build"));
     QAction *compileAction = build->addAction(tr("&Compile Now"), this, &MainWindow::compileNow);
     compileAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_B));
+    QAction *runAction = build->addAction(tr("&Run"), this, &MainWindow::runNow);
+    runAction->setShortcuts({QKeySequence(Qt::CTRL | Qt::Key_Return), QKeySequence(Qt::CTRL | Qt::Key_Enter)});
+    runAction->setShortcutContext(Qt::ApplicationShortcut);
+    QAction *abortAction = build->addAction(tr("&Abort"), this, &MainWindow::abortRun);
+    abortAction->setShortcut(QKeySequence(Qt::Key_Escape));
+    abortAction->setShortcutContext(Qt::ApplicationShortcut);
     menuBar()->insertMenu(help->menuAction(), build);
+    QMenu *view = menuBar()->addMenu(tr("&View"));
+    menuBar()->insertMenu(help->menuAction(), view);
 
-    resize(1400, 860);
-    resizeDocks({ptxDock}, {520}, Qt::Horizontal);
-    resizeDocks({problemsDock}, {180}, Qt::Vertical);
+    // The workbench: launch settings, buffers, the inspector, results and a log.
+    m_runner = new Runner(m_engine, this);
+    connect(m_runner, &Runner::recovered, this, [this](double ms) {
+        log(tr("A fresh GPU worker is ready (%1 ms), with the buffers restored.").arg(ms, 0, 'f', 0));
+    });
+    m_launch = new LaunchPanel(this);
+    m_launch->setObjectName(QStringLiteral("launchPanel"));
+    auto *launchDock = new QDockWidget(tr("Kernel & Launch"), this);
+    launchDock->setObjectName(QStringLiteral("launchDock"));
+    launchDock->setWidget(m_launch);
+    addDockWidget(Qt::LeftDockWidgetArea, launchDock);
+    connect(m_launch, &LaunchPanel::edited, this, [this](int step, const QString &key, const QJsonValue &value) {
+        applyEdit([&](QJsonObject &o) {
+            QJsonArray launches = o.value(QStringLiteral("launches")).toArray();
+            if (step >= launches.size()) {
+                return;
+            }
+            QJsonObject l = launches[step].toObject();
+            l.insert(key, value);
+            launches[step] = l;
+            o.insert(QStringLiteral("launches"), launches);
+        });
+    });
+    connect(m_launch, &LaunchPanel::timingEdited, this, [this](const QString &key, const QJsonValue &value) {
+        applyEdit([&](QJsonObject &o) {
+            QJsonObject t = o.value(QStringLiteral("timing")).toObject();
+            t.insert(key, value);
+            o.insert(QStringLiteral("timing"), t);
+        });
+    });
+    connect(m_launch, &LaunchPanel::runRequested, this, &MainWindow::runNow);
+    connect(m_launch, &LaunchPanel::abortRequested, this, &MainWindow::abortRun);
+    connect(m_launch, &LaunchPanel::stepRequested, this, [this] { startRun(true); });
+    connect(m_launch, &LaunchPanel::playToggled, this, [this](bool on) {
+        m_playing = on;
+        m_playFrames = 0;
+        m_playStartMs = QDateTime::currentMSecsSinceEpoch();
+        if (on && !m_running) {
+            startRun(true);
+        }
+    });
+
+    m_buffersPanel = new BuffersPanel(this);
+    auto *buffersDock = new QDockWidget(tr("Buffers"), this);
+    buffersDock->setObjectName(QStringLiteral("buffersDock"));
+    buffersDock->setWidget(m_buffersPanel);
+    addDockWidget(Qt::BottomDockWidgetArea, buffersDock);
+    tabifyDockWidget(kernelsDock, buffersDock);
+    connect(m_buffersPanel, &BuffersPanel::edited, this, [this](int index, const QString &key, const QJsonValue &v) {
+        const QString error = applyEdit([&](QJsonObject &o) {
+            QJsonArray buffers = o.value(QStringLiteral("buffers")).toArray();
+            if (index >= buffers.size()) {
+                return;
+            }
+            QJsonObject b = buffers[index].toObject();
+            b.insert(key, v);
+            buffers[index] = b;
+            o.insert(QStringLiteral("buffers"), buffers);
+        });
+        m_buffersPanel->setMessage(error);
+        if (!error.isEmpty()) {
+            m_buffersPanel->setProject(m_project, &m_host); // back to what is valid
+        }
+    });
+    connect(m_buffersPanel, &BuffersPanel::addRequested, this, [this](QJsonObject b) {
+        const QJsonObject init = b.value(QStringLiteral("init")).toObject();
+        if (init.value(QStringLiteral("kind")).toString() == QLatin1String("npy")) {
+            // Adopt the file's dtype, so an import never starts with a mismatch.
+            QFile f(init.value(QStringLiteral("file")).toString());
+            if (f.open(QIODevice::ReadOnly)) {
+                if (const auto h = readNpyHeader(f, f.fileName())) {
+                    b.insert(QStringLiteral("dtype"), dtypeName(h->dtype));
+                }
+            }
+        }
+        const QString error = applyEdit([&](QJsonObject &o) {
+            QJsonArray buffers = o.value(QStringLiteral("buffers")).toArray();
+            buffers.append(b);
+            o.insert(QStringLiteral("buffers"), buffers);
+        });
+        m_buffersPanel->setMessage(error);
+    });
+    connect(m_buffersPanel, &BuffersPanel::removeRequested, this, [this](int index) {
+        const QString error = applyEdit([&](QJsonObject &o) {
+            QJsonArray buffers = o.value(QStringLiteral("buffers")).toArray();
+            if (index < buffers.size()) {
+                buffers.removeAt(index);
+            }
+            o.insert(QStringLiteral("buffers"), buffers);
+        });
+        m_buffersPanel->setMessage(error);
+    });
+    connect(m_buffersPanel, &BuffersPanel::exportRequested, this, [this](int index, const QString &path) {
+        const HostBuffer *b = m_host.find(m_project.buffers.value(index).name);
+        if (!b) {
+            m_buffersPanel->setMessage(tr("buffer %1 has no contents yet: run once or fix its definition").arg(index));
+            return;
+        }
+        Status s = path.endsWith(QLatin1String(".csv"))   ? exportCsv(path, b->spec.dtype, b->shape, b->memory.data())
+                   : path.endsWith(QLatin1String(".png")) ? exportPng(path, b->spec.dtype, b->shape, b->memory.data())
+                                                          : exportNpy(path, b->spec.dtype, b->shape, b->memory.data());
+        m_buffersPanel->setMessage(s ? QString() : s.error().message);
+        if (s) {
+            log(tr("Exported buffer '%1' to %2").arg(b->spec.name, path));
+        }
+    });
+
+    m_inspector = new BufferInspector(this);
+    m_inspector->setObjectName(QStringLiteral("inspector"));
+    auto *inspectorDock = new QDockWidget(tr("Inspector"), this);
+    inspectorDock->setObjectName(QStringLiteral("inspectorDock"));
+    inspectorDock->setWidget(m_inspector);
+    addDockWidget(Qt::RightDockWidgetArea, inspectorDock);
+    tabifyDockWidget(sassDock, inspectorDock);
+
+    m_results = new ResultsPanel(this);
+    m_results->setObjectName(QStringLiteral("results"));
+    auto *resultsDock = new QDockWidget(tr("Results"), this);
+    resultsDock->setObjectName(QStringLiteral("resultsDock"));
+    resultsDock->setWidget(m_results);
+    addDockWidget(Qt::BottomDockWidgetArea, resultsDock);
+    tabifyDockWidget(buffersDock, resultsDock);
+
+    m_log = new QPlainTextEdit(this);
+    m_log->setObjectName(QStringLiteral("log"));
+    m_log->setReadOnly(true);
+    m_log->setFont(monospaceFont());
+    m_log->setMaximumBlockCount(20000);
+    auto *logDock = new QDockWidget(tr("Log"), this);
+    logDock->setObjectName(QStringLiteral("logDock"));
+    logDock->setWidget(m_log);
+    addDockWidget(Qt::BottomDockWidgetArea, logDock);
+    tabifyDockWidget(resultsDock, logDock);
+    problemsDock->raise();
+
+    for (QDockWidget *d : findChildren<QDockWidget *>()) {
+        view->addAction(d->toggleViewAction());
+    }
+    rebuildRecentMenu();
+
+    resize(1600, 960);
+    resizeDocks({ptxDock, launchDock}, {560, 360}, Qt::Horizontal);
+    resizeDocks({problemsDock}, {240}, Qt::Vertical);
+    // Layouts and splitters as the user left them.
+    QSettings settings;
+    restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
+    restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
     updateTitle();
 }
 
@@ -176,6 +349,7 @@ void MainWindow::compileNow()
     if (!m_path.isEmpty() && !m_path.startsWith(QLatin1Char(':'))) {
         req.projectDir = QFileInfo(m_path).absolutePath();
     }
+    req.options = editorOptions();
     req.deviceCcMajor = m_ccMajor;
     req.deviceCcMinor = m_ccMinor;
     const quint64 revision = m_revision;
@@ -259,6 +433,9 @@ void MainWindow::showCompile(const CompileResult &r)
     }
     m_compileLabel->setText(status);
     m_compileLabel->setToolTip(r.nvrtcOptions.join(QLatin1Char(' ')) + (r.note.isEmpty() ? QString() : "\n" + r.note));
+    // The argument table follows the signature as it is now.
+    m_launch->setKernels(r.kernels);
+    revalidate();
     Q_EMIT compileFinished();
 }
 
@@ -334,6 +511,9 @@ void MainWindow::syncPtxToSelection()
 
 Status MainWindow::openSource(const QString &path)
 {
+    if (path.endsWith(QLatin1String(".kpg"))) {
+        return openProject(path);
+    }
     QFile f(path);
     if (!f.open(QIODevice::ReadOnly)) {
         return Error{
@@ -342,6 +522,16 @@ Status MainWindow::openSource(const QString &path)
     m_editor->setText(QString::fromUtf8(f.readAll()));
     m_editor->setModified(false);
     m_path = path;
+    // A bare kernel: a project around it with nothing bound yet.
+    m_project = Project{};
+    m_project.sourceFile = QFileInfo(path).fileName();
+    m_project.sourceText = m_editor->text();
+    m_projectPath.clear();
+    m_savedProject = serializeProject(m_project);
+    m_host = HostBuffers();
+    m_launch->setProject(m_project);
+    m_buffersPanel->setProject(m_project, &m_host);
+    m_inspector->setBuffers({});
     updateTitle();
     compileNow();
     return Unit{};
@@ -349,20 +539,23 @@ Status MainWindow::openSource(const QString &path)
 
 void MainWindow::openFileDialog()
 {
-    const QString path = QFileDialog::getOpenFileName(this, tr("Open Kernel"), QString(),
-                                                      tr("CUDA sources (*.cu *.cuh);;All files (*)"));
+    const QString path = QFileDialog::getOpenFileName(
+        this, tr("Open"), QString(),
+        tr("Projects and kernels (*.kpg *.cu *.cuh);;Projects (*.kpg);;CUDA sources (*.cu *.cuh);;All files (*)"));
     if (path.isEmpty()) {
         return;
     }
     if (const Status s = openSource(path); !s) {
-        QMessageBox::warning(this, tr("Open Kernel"), s.error().message);
+        QMessageBox::warning(this, tr("Open"), s.error().message);
     }
 }
 
 void MainWindow::updateTitle()
 {
-    const QString name = m_path.isEmpty() ? tr("untitled") : QFileInfo(m_path).fileName();
-    setWindowTitle(QStringLiteral("%1%2 — Kernel Playground").arg(name, m_editor->isModified() ? "*" : ""));
+    const QString name = !m_projectPath.isEmpty() ? QFileInfo(m_projectPath).fileName()
+                         : m_path.isEmpty()       ? tr("untitled")
+                                                  : QFileInfo(m_path).fileName();
+    setWindowTitle(QStringLiteral("%1%2 — Kernel Playground").arg(name, isProjectModified() ? "*" : ""));
 }
 
 void MainWindow::refreshDeviceStatus()
@@ -403,6 +596,414 @@ void MainWindow::refreshDeviceStatus()
 QString MainWindow::deviceStatusText() const
 {
     return m_deviceLabel->text();
+}
+
+CompileOptions MainWindow::editorOptions() const
+{
+    // The project's defines and options, plus the template instances its
+    // launch steps name, so the editor's compile is the one a run uses.
+    return compileOptionsFor(m_project);
+}
+
+bool MainWindow::isProjectModified() const
+{
+    return m_editor->isModified() || serializeProject(m_project) != m_savedProject;
+}
+
+Status MainWindow::openProject(const QString &path)
+{
+    Result<Project> loaded = loadProject(path);
+    if (!loaded) {
+        return loaded.error();
+    }
+    m_project = std::move(loaded).value();
+    m_projectPath = path.startsWith(QLatin1Char(':')) ? QString() : m_project.path; // a preset is saved elsewhere
+    m_savedProject = serializeProject(m_project);
+    m_path = m_project.sourceFile.isEmpty() ? QString() : QDir(m_project.dir()).filePath(m_project.sourceFile);
+    m_host = HostBuffers();
+    m_editor->setText(m_project.sourceText);
+    m_editor->setModified(false);
+    m_launch->setProject(m_project);
+    if (Status s = m_host.materialize(m_project); !s) {
+        m_buffersPanel->setMessage(s.error().message);
+    }
+    m_buffersPanel->setProject(m_project, &m_host);
+    m_inspector->setBuffers(m_host.all());
+    if (!m_host.all().isEmpty()) {
+        m_inspector->showBuffer(m_host.all().first()->spec.name);
+    }
+    if (!m_projectPath.isEmpty()) {
+        addRecent(m_projectPath);
+    }
+    log(tr("Opened %1%2")
+            .arg(path, m_project.title.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(m_project.title)));
+    updateTitle();
+    compileNow();
+    return Unit{};
+}
+
+Status MainWindow::saveProjectTo(const QString &path)
+{
+    Project p = m_project;
+    p.sourceText = m_editor->text();
+    if (p.sourceFile.isEmpty() && !m_path.isEmpty()) {
+        p.sourceFile = QFileInfo(m_path).fileName();
+    }
+    if (p.sourceFile.isEmpty()) {
+        p.sourceFile = QFileInfo(path).completeBaseName() + QStringLiteral(".cu");
+    }
+    // Files the buffers read stay where they were: make them absolute when
+    // the project moves to another folder.
+    if (Status s = saveProjectSource(p, path); !s) {
+        return s;
+    }
+    if (Status s = Kp::saveProject(p, path); !s) {
+        return s;
+    }
+    p.path = QFileInfo(path).absoluteFilePath();
+    m_project = p;
+    m_projectPath = p.path;
+    m_path = QDir(m_project.dir()).filePath(m_project.sourceFile);
+    m_savedProject = serializeProject(m_project);
+    m_editor->setModified(false);
+    addRecent(m_projectPath);
+    updateTitle();
+    log(tr("Saved %1").arg(m_projectPath));
+    return Unit{};
+}
+
+void MainWindow::saveProject()
+{
+    if (m_projectPath.isEmpty()) {
+        saveProjectAs();
+        return;
+    }
+    if (Status s = saveProjectTo(m_projectPath); !s) {
+        QMessageBox::warning(this, tr("Save"), s.error().message);
+    }
+}
+
+void MainWindow::saveProjectAs()
+{
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Save Project As"), m_projectPath.isEmpty() ? QStringLiteral("untitled.kpg") : m_projectPath,
+        tr("Projects (*.kpg)"));
+    if (path.isEmpty()) {
+        return;
+    }
+    if (Status s = saveProjectTo(path.endsWith(QLatin1String(".kpg")) ? path : path + QStringLiteral(".kpg")); !s) {
+        QMessageBox::warning(this, tr("Save As"), s.error().message);
+    }
+}
+
+void MainWindow::newProject()
+{
+    if (isProjectModified() &&
+        QMessageBox::question(this, tr("New Project"), tr("Discard the unsaved changes?")) != QMessageBox::Yes) {
+        return;
+    }
+    openProject(QStringLiteral(":/presets/vector_add/vector_add.kpg"));
+}
+
+void MainWindow::addRecent(const QString &path)
+{
+    QSettings settings;
+    QStringList recent = settings.value(QStringLiteral("recentProjects")).toStringList();
+    recent.removeAll(path);
+    recent.prepend(path);
+    while (recent.size() > 10) {
+        recent.removeLast();
+    }
+    settings.setValue(QStringLiteral("recentProjects"), recent);
+    settings.setValue(QStringLiteral("lastProject"), path);
+    rebuildRecentMenu();
+}
+
+void MainWindow::rebuildRecentMenu()
+{
+    m_recentMenu->clear();
+    const QStringList recent = QSettings().value(QStringLiteral("recentProjects")).toStringList();
+    for (const QString &path : recent) {
+        m_recentMenu->addAction(path, this, [this, path] {
+            if (Status s = openProject(path); !s) {
+                QMessageBox::warning(this, tr("Open Recent"), s.error().message);
+            }
+        });
+    }
+    m_recentMenu->setEnabled(!recent.isEmpty());
+}
+
+void MainWindow::closeEvent(QCloseEvent *event)
+{
+    if (isProjectModified()) {
+        const auto answer =
+            QMessageBox::question(this, tr("Unsaved changes"),
+                                  tr("Save the changes to %1 before closing?")
+                                      .arg(m_projectPath.isEmpty() ? tr("this project") : m_projectPath),
+                                  QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel);
+        if (answer == QMessageBox::Cancel) {
+            event->ignore();
+            return;
+        }
+        if (answer == QMessageBox::Save) {
+            saveProject();
+            if (isProjectModified()) {
+                event->ignore(); // saving failed or was cancelled: keep the window
+                return;
+            }
+        }
+    }
+    QSettings settings;
+    settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
+    settings.setValue(QStringLiteral("window/state"), saveState());
+    QMainWindow::closeEvent(event);
+}
+
+QString MainWindow::applyEdit(const std::function<void(QJsonObject &)> &edit)
+{
+    QJsonObject o = QJsonDocument::fromJson(serializeProject(m_project)).object();
+    edit(o);
+    Result<Project> parsed = parseProject(QJsonDocument(o));
+    if (!parsed) {
+        const QString error = parsed.error().message;
+        m_launch->setValidation(error, {}, {});
+        return error;
+    }
+    Project next = std::move(parsed).value();
+    next.sourceText = m_project.sourceText;
+    next.path = m_project.path;
+    const bool recompile = compileOptionsFor(next).toVariant() != compileOptionsFor(m_project).toVariant();
+    m_project = next;
+    m_launch->setProject(m_project);
+    if (Status s = m_host.materialize(m_project, false); !s) {
+        m_buffersPanel->setMessage(s.error().message);
+    }
+    m_buffersPanel->setProject(m_project, &m_host);
+    m_inspector->setBuffers(m_host.all());
+    updateTitle();
+    Q_EMIT projectChanged();
+    if (recompile) {
+        compileNow(); // a new template instance or define: revalidates when it lands
+    } else {
+        revalidate();
+    }
+    return {};
+}
+
+void MainWindow::revalidate()
+{
+    if (m_project.launches.isEmpty()) {
+        m_launch->setValidation(tr("No launch step yet: this kernel has no project around it. Open a .kpg "
+                                   "project, or save this one and add buffers and a launch step."),
+                                {}, {});
+        return;
+    }
+    if (Status s = m_host.materialize(m_project, false); !s) {
+        m_launch->setValidation(s.error().message, {}, {});
+        return;
+    }
+    const Result<PreparedRun> r = prepareRun(m_project, m_lastCompile, m_host, 0);
+    if (!r) {
+        m_launch->setValidation(r.error().message, {}, {});
+        return;
+    }
+    QStringList resolved;
+    for (const QVariant &v : r->body.value(QStringLiteral("steps")).toList()) {
+        const QVariantList g = v.toMap().value(QStringLiteral("grid")).toList();
+        const QVariantList b = v.toMap().value(QStringLiteral("block")).toList();
+        const qint64 threads = g[0].toLongLong() * g[1].toLongLong() * g[2].toLongLong() * b[0].toLongLong() *
+                               b[1].toLongLong() * b[2].toLongLong();
+        resolved << tr("grid (%1, %2, %3) × block (%4, %5, %6) = %7 threads")
+                        .arg(g[0].toLongLong())
+                        .arg(g[1].toLongLong())
+                        .arg(g[2].toLongLong())
+                        .arg(b[0].toLongLong())
+                        .arg(b[1].toLongLong())
+                        .arg(b[2].toLongLong())
+                        .arg(QLocale().toString(threads));
+    }
+    const int step = qBound(0, m_launch->currentStep(), int(resolved.size()) - 1);
+    m_launch->setValidation({}, r->warnings, resolved.value(step));
+}
+
+void MainWindow::runNow()
+{
+    startRun(false);
+}
+
+void MainWindow::abortRun()
+{
+    m_playing = false;
+    if (m_running) {
+        m_runner->abort();
+        log(tr("Aborted by the user."));
+    }
+}
+
+void MainWindow::startRun(bool play)
+{
+    if (m_running) {
+        return;
+    }
+    Project p = m_project;
+    p.sourceText = m_editor->text();
+    if (play) {
+        p.timing.enabled = false; // frames as fast as they come; timing is for Run
+    }
+    CompileRequest req;
+    req.source = p.sourceText;
+    req.fileName = sourceFileName();
+    req.projectDir = m_project.dir();
+    req.options = compileOptionsFor(p);
+    req.deviceCcMajor = m_ccMajor;
+    req.deviceCcMinor = m_ccMinor;
+    m_running = true;
+    m_launch->setRunning(true);
+    m_compileLabel->setText(tr("Running…"));
+    m_compiler->compile(
+        req, this,
+        [this, p, play](const Result<CompileResult> &compiled) {
+            const auto fail = [&](const QString &message) {
+                m_running = false;
+                m_playing = false;
+                m_launch->setRunning(false);
+                m_compileLabel->setText(tr("Run failed"));
+                log(message);
+                Q_EMIT runFinished();
+            };
+            if (!compiled) {
+                fail(compiled.error().message);
+                return;
+            }
+            if (!compiled->ok) {
+                fail(tr("The kernel does not compile (%n error(s)); see Problems.", nullptr, compiled->errorCount()));
+                return;
+            }
+            // Run: fresh contents from each buffer's init, so runs compare
+            // like with like. Play/Step: continue from the last state.
+            if (Status s = m_host.materialize(p, !play); !s) {
+                fail(s.error().message);
+                return;
+            }
+            const Result<PreparedRun> prepared = prepareRun(p, *compiled, m_host, 0);
+            if (!prepared) {
+                m_launch->setValidation(prepared.error().message, {}, {});
+                fail(prepared.error().message);
+                return;
+            }
+            m_inspector->setBuffers(m_host.all());
+            m_inspector->beforeRun();
+            m_runner->run(*prepared, &m_host, [this, play](const RunResult &r) { finishRun(r, play); });
+        },
+        QStringLiteral("run"));
+}
+
+void MainWindow::finishRun(const RunResult &r, bool play)
+{
+    m_running = false;
+    m_launch->setRunning(false);
+    m_runs.append(r);
+    m_inspector->setBuffers(m_host.all());
+    if (!r.steps.isEmpty()) {
+        const StepResult &s = r.steps.first();
+        m_inspector->setLaunch(s.grid, s.block);
+        m_launch->setOccupancy(tr("%1 % (%2 blocks/SM, %3 of %4 warps), limited by %5; %6 registers/thread, "
+                                  "%7 B static shared")
+                                   .arg(s.occupancy.ratio * 100, 0, 'f', 0)
+                                   .arg(s.occupancy.blocksPerSm)
+                                   .arg(s.occupancy.activeWarps)
+                                   .arg(s.occupancy.maxWarps)
+                                   .arg(s.occupancy.limiter)
+                                   .arg(s.limits.numRegs)
+                                   .arg(s.limits.staticSharedBytes));
+    }
+    m_inspector->afterRun();
+    for (qsizetype i = 0; i < r.steps.size(); ++i) {
+        if (!r.steps[i].printfOutput.isEmpty()) {
+            log(tr("printf from step %1 (%2):\n%3")
+                    .arg(i + 1)
+                    .arg(r.steps[i].kernel, r.steps[i].printfOutput.trimmed()));
+        }
+    }
+    for (const QString &w : r.warnings) {
+        log(tr("warning: %1").arg(w));
+    }
+    if (play && m_playing && !r.error) {
+        ++m_playFrames;
+        const double seconds = (QDateTime::currentMSecsSinceEpoch() - m_playStartMs) / 1000.0;
+        m_compileLabel->setText(
+            tr("Playing: %1 frames, %2 fps").arg(m_playFrames).arg(m_playFrames / qMax(seconds, 1e-3), 0, 'f', 1));
+        QTimer::singleShot(0, this, [this] {
+            if (m_playing) {
+                startRun(true);
+            }
+        });
+        Q_EMIT runFinished();
+        return;
+    }
+    if (!play || r.error) {
+        RunRecord rec;
+        rec.number = int(m_runs.size());
+        rec.when = QDateTime::currentDateTime();
+        rec.kernel = r.steps.isEmpty() ? (m_project.launches.isEmpty() ? QString() : m_project.launches.first().kernel)
+                                       : r.steps.first().kernel;
+        if (!r.steps.isEmpty()) {
+            rec.grid = r.steps.first().grid;
+            rec.block = r.steps.first().block;
+            rec.label = tr("block %1").arg(r.steps.first().block[0]);
+        }
+        rec.defines = m_project.compile.defines;
+        rec.result = r;
+        m_results->addRun(rec);
+    }
+    if (auto *dock = findChild<QDockWidget *>(r.error ? QStringLiteral("logDock") : QStringLiteral("resultsDock"))) {
+        dock->raise(); // a failure's story is in the log; a result's in Results
+    }
+    if (r.error) {
+        m_playing = false;
+        m_compileLabel->setText(tr("Run failed: %1").arg(Error::codeName(r.error->code)));
+        log(tr("Run %1 failed: %2%3")
+                .arg(m_runs.size())
+                .arg(r.error->message,
+                     r.buffersRestored ? tr(" (buffers are as they were before the run)") : QString()));
+    } else if (r.timed) {
+        const auto us = [](double ms) {
+            return ms < 1 ? QStringLiteral("%1 us").arg(ms * 1000, 0, 'f', 2)
+                          : QStringLiteral("%1 ms").arg(ms, 0, 'f', 3);
+        };
+        QString line = tr("Run %1 on %2: median %3, min %4, max %5, noise %6 % over %7 %8 samples")
+                           .arg(m_runs.size())
+                           .arg(r.device, us(r.stats.medianMs), us(r.stats.minMs), us(r.stats.maxMs))
+                           .arg(r.stats.noise * 100, 0, 'f', 2)
+                           .arg(r.stats.count)
+                           .arg(r.timingMode);
+        if (r.bytesPerSecond > 0) {
+            line += tr(", %1 GB/s").arg(r.bytesPerSecond / 1e9, 0, 'f', 1);
+        }
+        m_compileLabel->setText(tr("Median %1").arg(us(r.stats.medianMs)));
+        log(line);
+    } else {
+        m_compileLabel->setText(tr("Ran once"));
+        log(tr("Run %1 on %2: ran once (not timed)").arg(m_runs.size()).arg(r.device));
+    }
+    Q_EMIT runFinished();
+}
+
+void MainWindow::inspectBuffer(const QString &name, bool image)
+{
+    m_inspector->setBuffers(m_host.all());
+    m_inspector->showBuffer(name);
+    m_inspector->showImage(image);
+    if (auto *dock = findChild<QDockWidget *>(QStringLiteral("inspectorDock"))) {
+        dock->show();
+        dock->raise();
+    }
+}
+
+void MainWindow::log(const QString &text)
+{
+    m_log->appendPlainText(
+        QStringLiteral("[%1] %2").arg(QTime::currentTime().toString(QStringLiteral("HH:mm:ss")), text));
 }
 
 } // namespace Kp

@@ -2,11 +2,18 @@
 
 #include "compile/compiletypes.h"
 #include "core/result.h"
+#include "project/project.h"
+#include "run/runner.h"
 
 #include <QMainWindow>
 #include <QString>
 
+#include <functional>
+
 class QLabel;
+class QJsonObject;
+class QMenu;
+class QPlainTextEdit;
 class QTableWidget;
 class QTimer;
 class QTreeWidget;
@@ -17,6 +24,10 @@ class CodeEditor;
 class CompileService;
 class EngineClient;
 class PtxView;
+class LaunchPanel;
+class BuffersPanel;
+class BufferInspector;
+class ResultsPanel;
 
 /** The main window: the kernel editor and the machine's status. GUI thread only. */
 class MainWindow : public QMainWindow
@@ -29,8 +40,33 @@ public:
 
     CodeEditor *editor() const { return m_editor; }
 
-    /** Loads a kernel source (a file path or a ":/presets/..." resource). */
+    /**
+     * Loads a kernel source or, for a .kpg path, a whole project (a file or a
+     * ":/presets/..." resource). A plain .cu gets a project with no buffers
+     * and no launch steps yet.
+     */
     Status openSource(const QString &path);
+    /** Loads a .kpg project: source, buffers, launch steps, timing. */
+    Status openProject(const QString &path);
+    /** Saves the project (and its .cu) to path; the project then lives there. */
+    Status saveProjectTo(const QString &path);
+    const Project &project() const { return m_project; }
+    bool isProjectModified() const;
+
+    /** Runs the project's launch steps now (Ctrl+Enter); the result lands in the Results panel. */
+    void runNow();
+    /** Stops the run in flight (Esc). */
+    void abortRun();
+    bool isRunning() const { return m_running; }
+    HostBuffers &hostBuffers() { return m_host; }
+    const QList<RunResult> &runs() const { return m_runs; }
+
+    /** Shows a buffer in the inspector (its image view when image is true) and brings the inspector forward. */
+    void inspectBuffer(const QString &name, bool image);
+
+    LaunchPanel *launchPanel() const { return m_launch; }
+    BuffersPanel *buffersPanel() const { return m_buffersPanel; }
+    QPlainTextEdit *logView() const { return m_log; }
 
     /** Asks the worker for the GPU; the status line says what it found. */
     void refreshDeviceStatus();
@@ -56,9 +92,29 @@ Q_SIGNALS:
     void compileFinished();
     /** The SASS view was filled (or says why it cannot be). */
     void sassFinished();
+    /** A run finished (its result is the last of runs()). */
+    void runFinished();
+    /** The project changed (an edit in a panel was accepted). */
+    void projectChanged();
+
+protected:
+    void closeEvent(QCloseEvent *event) override;
 
 private:
     void openFileDialog();
+    void saveProject();
+    void saveProjectAs();
+    void newProject();
+    void addRecent(const QString &path);
+    void rebuildRecentMenu();
+    /** Applies an edit to the project's JSON; the project's own validation decides. Returns the error, if any. */
+    QString applyEdit(const std::function<void(QJsonObject &)> &edit);
+    /** Checks the launch without running it and shows the verdict on the panels. */
+    void revalidate();
+    void startRun(bool play);
+    void finishRun(const RunResult &result, bool play);
+    void log(const QString &text);
+    CompileOptions editorOptions() const;
     void updateTitle();
     void showCompile(const CompileResult &result);
     void syncPtxToSelection();
@@ -80,6 +136,22 @@ private:
     CompileResult m_lastCompile;
     quint64 m_revision = 0;
     QString m_path;
+    Project m_project;
+    QString m_projectPath;     ///< the .kpg; empty for an unsaved project
+    QByteArray m_savedProject; ///< serialized form at the last load or save, to tell unsaved changes
+    HostBuffers m_host;
+    Runner *m_runner = nullptr;
+    LaunchPanel *m_launch = nullptr;
+    BuffersPanel *m_buffersPanel = nullptr;
+    BufferInspector *m_inspector = nullptr;
+    ResultsPanel *m_results = nullptr;
+    QPlainTextEdit *m_log = nullptr;
+    QMenu *m_recentMenu = nullptr;
+    QList<RunResult> m_runs;
+    bool m_running = false;
+    bool m_playing = false;
+    qint64 m_playFrames = 0;
+    qint64 m_playStartMs = 0;
     bool m_deviceStatusKnown = false;
     int m_ccMajor = 0;
     int m_ccMinor = 0;

@@ -1,0 +1,180 @@
+#pragma once
+
+#include "buffers/dtype.h"
+
+#include <QAbstractTableModel>
+#include <QByteArray>
+#include <QList>
+#include <QString>
+
+#include <memory>
+
+namespace Kp {
+
+struct HostBuffer;
+
+/** How the inspector writes numbers. */
+enum class NumberFormat {
+    General,    ///< %g with the precision as significant digits; integers exactly
+    Fixed,      ///< %f with the precision as decimals; integers exactly
+    Scientific, ///< %e with the precision as decimals (integers too)
+    Hex,        ///< integers only: two's complement of the component's width ("0xff" for int8 -1); floats as General
+};
+
+/**
+ * One element as text, components of a vector type in one pair of
+ * parentheses: "(1.5, 2, 0, 1)". NaN and infinities read "nan", "inf",
+ * "-inf". Independent of the locale. element points at
+ * dtypeInfo(dtype).elementBytes() bytes (no alignment needed). Any thread.
+ */
+QString formatElement(DType dtype, const void *element, NumberFormat format, int precision);
+
+/**
+ * The exact value of an element: integers in full (64-bit ones too), floats
+ * as the shortest text that reads back as the same value of their own width
+ * ("0.1" for float32 0.1f, "0.1" for the float16 nearest 0.1). Vectors as in
+ * formatElement(). Any thread.
+ */
+QString exactElementText(DType dtype, const void *element);
+
+/** The statistics line of a buffer; components of vector types are pooled. */
+struct BufferStats
+{
+    double min = 0;        ///< smallest finite value; NaN when there is none
+    double max = 0;        ///< largest finite value; NaN when there is none
+    double mean = 0;       ///< of the finite values; NaN when there is none
+    qint64 nanCount = 0;   ///< components that are NaN
+    qint64 infCount = 0;   ///< components that are +inf or -inf
+    qint64 count = 0;      ///< components looked at (finite or not)
+    qint64 finiteCount() const { return count - nanCount - infCount; }
+};
+
+/**
+ * Statistics of count components of type componentType, starting at data,
+ * stride components apart (1: contiguous). A plain loop over the memory,
+ * specialised per type; 64-bit integers go through double (min and max
+ * round beyond 2^53). Reads only; any thread.
+ */
+BufferStats computeComponentStats(DType componentType, const void *data, qint64 count, qint64 stride = 1);
+
+/** Statistics of a whole buffer (computeComponentStats over all its components). Any thread. */
+BufferStats computeBufferStats(const HostBuffer &buffer);
+
+/**
+ * A virtual table over one buffer's memory: nothing is copied, each cell is
+ * read from buffer->memory.data() when a view asks for it.
+ * - 1-D: rows of columns1D() elements (default 16); a row's header is the
+ *   index of its first element, and the last row may be short.
+ * - 2-D: the matrix, rows = shape[0], columns = shape[1].
+ * - 3-D: one slice z at a time (setSlice()), rows = shape[1], columns = shape[2].
+ *
+ * Changes since the previous run: takeSnapshot() before a run copies the
+ * buffer's bytes (the only copy of a buffer the inspector ever makes, and
+ * only while it is at most snapshotLimit() bytes); after refresh() cells
+ * whose bytes differ from it get a BackgroundRole colour. The snapshot is
+ * shared (snapshot()) so the diff view compares against the same bytes.
+ *
+ * The model holds a reference to the buffer, so its memory outlives the
+ * model's use of it; the buffer may be written between refresh() calls (a
+ * run's download) but not resized. GUI thread only.
+ */
+class BufferGridModel : public QAbstractTableModel
+{
+    Q_OBJECT
+public:
+    enum Role {
+        FlatIndexRole = Qt::UserRole + 1, ///< qint64 flat element index of the cell
+        ChangedRole,                      ///< bool: differs from the snapshot
+    };
+
+    explicit BufferGridModel(QObject *parent = nullptr);
+    ~BufferGridModel() override;
+
+    /** Shows another buffer (or none); resets the model and drops the snapshot. */
+    void setBuffer(std::shared_ptr<const HostBuffer> buffer);
+    const std::shared_ptr<const HostBuffer> &buffer() const { return m_buffer; }
+
+    /** Elements per row for 1-D buffers (at least 1). */
+    void setColumns1D(int columns);
+    int columns1D() const { return m_columns1D; }
+
+    /** The slice z of a 3-D buffer shown (clamped to 0 .. sliceCount() - 1). */
+    void setSlice(qint64 z);
+    qint64 slice() const { return m_slice; }
+    /** shape[0] for 3-D buffers, 1 otherwise (0 without a buffer). */
+    qint64 sliceCount() const;
+
+    void setNumberFormat(NumberFormat format);
+    NumberFormat numberFormat() const { return m_format; }
+    /** Significant digits (General) or decimals (Fixed, Scientific); 0..17. */
+    void setPrecision(int precision);
+    int precision() const { return m_precision; }
+
+    /**
+     * After the buffer's contents changed (a run): dataChanged for every
+     * cell, or a reset when the shape, dtype or memory size changed.
+     */
+    void refresh();
+
+    /** The cell of a flat element index; invalid when out of range or (3-D) not in the current slice. */
+    QModelIndex indexOfElement(qint64 flat) const;
+    /** The slice holding a flat element index (0 for 1-D and 2-D). */
+    qint64 sliceOfElement(qint64 flat) const;
+    /** The flat element index of a cell, or -1 (invalid index, or past the end of a short last row). */
+    qint64 flatIndex(const QModelIndex &index) const;
+
+    /**
+     * Copies the buffer's bytes as the "previous run" to compare with. Does
+     * nothing and returns false when highlighting is off, there is no buffer,
+     * or the buffer is larger than snapshotLimit().
+     */
+    bool takeSnapshot();
+    /** Uses bytes someone else took (the inspector keeps one per buffer); nullptr drops it. */
+    void setSnapshot(std::shared_ptr<const QByteArray> bytes);
+    const std::shared_ptr<const QByteArray> &snapshot() const { return m_snapshot; }
+    /** Whether cells that differ from the snapshot are coloured (default on); off drops the snapshot. */
+    void setHighlightChanges(bool on);
+    bool highlightChanges() const { return m_highlight; }
+    /** Largest buffer takeSnapshot() copies (default 1 GiB). */
+    void setSnapshotLimit(qint64 bytes) { m_snapshotLimit = bytes; }
+    qint64 snapshotLimit() const { return m_snapshotLimit; }
+    /** Whether the element differs from the snapshot (false without a usable snapshot). */
+    bool isChanged(qint64 flat) const;
+
+    /** The colour of changed cells. */
+    static QColor changedColor();
+
+    int rowCount(const QModelIndex &parent = QModelIndex()) const override;
+    int columnCount(const QModelIndex &parent = QModelIndex()) const override;
+    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+    Qt::ItemFlags flags(const QModelIndex &index) const override;
+
+private:
+    struct Layout
+    {
+        int dims = 0;
+        qint64 rows = 0;
+        qint64 columns = 0;
+        qint64 sliceElements = 0; ///< elements per slice (3-D), all elements otherwise
+        qint64 elements = 0;
+        DType dtype = DType::Float32;
+        qint64 bytes = 0;
+    };
+    Layout computeLayout() const;
+    const char *elementPointer(qint64 flat) const;
+    bool snapshotUsable() const;
+    QString coordinatesText(qint64 flat) const;
+
+    std::shared_ptr<const HostBuffer> m_buffer;
+    std::shared_ptr<const QByteArray> m_snapshot;
+    Layout m_layout;
+    int m_columns1D = 16;
+    qint64 m_slice = 0;
+    NumberFormat m_format = NumberFormat::General;
+    int m_precision = 6;
+    bool m_highlight = true;
+    qint64 m_snapshotLimit = 1024ll * 1024 * 1024;
+};
+
+} // namespace Kp

@@ -1,0 +1,287 @@
+#pragma once
+
+#include "buffers/dtype.h"
+#include "colormap.h"
+#include "run/runtypes.h"
+
+#include <QImage>
+#include <QPointF>
+#include <QString>
+#include <QStringList>
+#include <QWidget>
+
+#include <memory>
+#include <utility>
+#include <vector>
+
+namespace Kp {
+
+struct HostBuffer;
+
+/** How the values of a pixel become a colour. */
+enum class PixelKind {
+    Scalar,    ///< one value, through the colormap
+    Vector,    ///< 2 to 4 values that are not colours (int2, float2...): one of them through the colormap
+    Rgba8,     ///< uchar4, or uint8 of shape [h, w, 4]: the bytes as they are
+    RgbaFloat, ///< float3/float4, or a float type of shape [h, w, 4]: channels 0..1
+};
+
+/**
+ * Where a buffer's elements land in an image. 2-D buffers [h, w] are h rows
+ * of w pixels; 1-D buffers are rows of a chosen width (the last row may be
+ * short); 3-D buffers show one slice [z, :, :]. A uint8 or float buffer of
+ * shape [h, w, 4] is an RGBA image (a pixel is 4 elements), as for image
+ * inits. A value type; any thread.
+ */
+struct ImageGeometry
+{
+    qint64 width = 0;            ///< pixels per row
+    qint64 height = 0;           ///< rows
+    qint64 pixels = 0;           ///< pixels that hold data (short last row of a 1-D buffer)
+    qint64 firstPixel = 0;       ///< the slice's first pixel, counted from the buffer's start
+    qint64 elementsPerPixel = 1; ///< 4 for [h, w, 4] RGBA buffers
+    int components = 1;          ///< values per pixel
+    int dims = 0;                ///< the buffer's dimensions as threads see them ([h, w, 4] RGBA: 2)
+    qint64 slice = 0;            ///< z of a 3-D buffer
+    Dim3 extents{1, 1, 1};       ///< the buffer's index space, x innermost: (w, h, d), 1-D: (n, 1, 1)
+    PixelKind kind = PixelKind::Scalar;
+    DType componentType = DType::Float32;
+
+    /**
+     * The geometry of buffer: width1D is the row width for 1-D buffers (0:
+     * near square, ceil(sqrt(n))),
+     * slice the z shown for 3-D buffers (clamped). Empty when the buffer
+     * has no usable memory.
+     */
+    static ImageGeometry of(const HostBuffer &buffer, qint64 width1D, qint64 slice);
+
+    bool isEmpty() const { return width <= 0 || height <= 0; }
+    /** Pixels of row y that hold data. */
+    qint64 rowLength(qint64 y) const;
+    bool contains(qint64 x, qint64 y) const { return y >= 0 && y < height && x >= 0 && x < rowLength(y); }
+    /** The pixel's index from the buffer's start, in pixels. */
+    qint64 pixelIndex(qint64 x, qint64 y) const { return firstPixel + y * width + x; }
+    /** The flat index of the pixel's (first) element, as the grid's go-to field takes it. */
+    qint64 elementIndex(qint64 x, qint64 y) const { return pixelIndex(x, y) * elementsPerPixel; }
+    /** The pixel in the buffer's own index space, x innermost: 1-D (i, 0, 0), 2-D (x, y, 0), 3-D (x, y, z). */
+    Dim3 coordinates(qint64 x, qint64 y) const;
+};
+
+/**
+ * What an ImageView shows: pixels with 1 to 4 values each, read on demand,
+ * so a source never holds a copy of the data. Sources are immutable once
+ * made (a new geometry means a new source); GUI thread.
+ */
+class ImageSource
+{
+public:
+    virtual ~ImageSource();
+    virtual const ImageGeometry &geometry() const = 0;
+    /**
+     * Reads every component of the pixels (xs[i], y), each xs[i] inside the
+     * row's data (below rowLength(y)), as floats: n * components values.
+     */
+    virtual void read(qint64 y, const qint64 *xs, qsizetype n, float *out) const = 0;
+    /** Finite minimum and maximum of one component (-1: all of them pooled); NaN, NaN when there is none. */
+    virtual std::pair<double, double> finiteRange(int component) const = 0;
+    /** The exact value at a pixel, for the hover line: "0.5", "(1, 2, 3, 4)". */
+    virtual QString valueText(qint64 x, qint64 y) const = 0;
+    /** Short lines written inside a pixel when it is large enough (one per component). */
+    virtual QStringList cellText(qint64 x, qint64 y) const = 0;
+};
+
+/** A buffer's memory as an image, read in place. Holds a reference to the buffer. */
+class BufferImageSource : public ImageSource
+{
+public:
+    BufferImageSource(std::shared_ptr<const HostBuffer> buffer, qint64 width1D, qint64 slice);
+
+    const ImageGeometry &geometry() const override { return m_geometry; }
+    void read(qint64 y, const qint64 *xs, qsizetype n, float *out) const override;
+    std::pair<double, double> finiteRange(int component) const override;
+    QString valueText(qint64 x, qint64 y) const override;
+    QStringList cellText(qint64 x, qint64 y) const override;
+
+private:
+    const char *pixelPointer(qint64 x, qint64 y) const;
+
+    std::shared_ptr<const HostBuffer> m_buffer;
+    ImageGeometry m_geometry;
+    qint64 m_pixelBytes = 0;
+};
+
+/** The block and thread that handle an element, if the launch runs one thread per element. */
+struct ThreadIndex
+{
+    bool covered = false; ///< false when the launch has fewer threads than that
+    Dim3 blockIdx{0, 0, 0};
+    Dim3 threadIdx{0, 0, 0};
+};
+
+/**
+ * The thread for an element under a launch, assuming one thread per element
+ * with x from the innermost dimension. The launch's dimensionality decides:
+ * as many launch dimensions as the buffer has map coordinate to coordinate
+ * (x, y, z); a 1-D launch takes the flat index; a 2-D launch over a 3-D
+ * buffer folds z into y (y + z * height). coordinates and extents come from
+ * ImageGeometry; flat is the element's index in threads' terms (a pixel of
+ * an RGBA [h, w, 4] buffer counts as one element).
+ */
+ThreadIndex threadForElement(const Dim3 &grid, const Dim3 &block, int dims, const Dim3 &coordinates,
+                             const Dim3 &extents, qint64 flat);
+
+/**
+ * A buffer (or any ImageSource) as an image: nearest-neighbour pixels,
+ * wheel zoom around the cursor, pan by dragging with the left button,
+ * double-click to fit. Scalars go through a colormap with an automatic
+ * (finite min/max) or manual range; RGBA data shows as colours with channel
+ * toggles. Pixels of at least textZoom() screen pixels carry their value.
+ *
+ * Only what is visible is converted per paint: each screen pixel reads the
+ * one image pixel under it, so a frame costs the widget's size, not the
+ * image's. Images up to cacheLimit() pixels are converted once into a cached
+ * QImage (rebuilt after refresh() or a colour setting change); larger ones
+ * are converted per paint. GUI thread only.
+ */
+class ImageView : public QWidget
+{
+    Q_OBJECT
+public:
+    /** Channel toggles (for 4-component data). */
+    enum Channel { Red = 1, Green = 2, Blue = 4, Alpha = 8, AllChannels = 15 };
+
+    explicit ImageView(QWidget *parent = nullptr);
+    ~ImageView() override;
+
+    /** Shows a buffer (nullptr: nothing); keeps a reference to it. */
+    void setBuffer(std::shared_ptr<const HostBuffer> buffer);
+    const std::shared_ptr<const HostBuffer> &buffer() const { return m_buffer; }
+    /** Shows another source (the diff view's heatmap); the view is kept when the size is the same. */
+    void setSource(std::shared_ptr<const ImageSource> source);
+    const ImageSource *source() const { return m_source.get(); }
+
+    /** Row width for 1-D buffers (0: near square). Only for setBuffer(). */
+    void setWidth1D(qint64 width);
+    qint64 width1D() const { return m_width1D; }
+    /** Slice shown of a 3-D buffer. Only for setBuffer(). */
+    void setSlice(qint64 z);
+    qint64 slice() const { return m_slice; }
+
+    /** The contents changed (after a run): reconvert, recompute the auto range. */
+    void refresh();
+
+    void setColormap(Colormap map);
+    Colormap colormap() const { return m_colormap; }
+    /** Automatic range: the finite minimum and maximum of the data (the default). */
+    void setAutoRange(bool on);
+    bool isAutoRange() const { return m_autoRange; }
+    /** A manual range (turns the automatic one off). */
+    void setRange(double lo, double hi);
+    /** The range in use, computed when automatic (before a diverging map centres it). */
+    std::pair<double, double> range() const;
+    /** Channels shown (Channel bits); one channel alone shows as gray. */
+    void setChannels(int mask);
+    int channels() const { return m_channels; }
+
+    /** The launch whose thread indices the hover line gives. */
+    void setLaunch(const Dim3 &grid, const Dim3 &block);
+    void clearLaunch();
+
+    /** Screen pixels per image pixel. */
+    double zoom() const { return m_zoom; }
+    /** Where the image's top-left corner is, in widget coordinates. */
+    QPointF origin() const { return m_origin; }
+    void setView(double zoom, QPointF origin);
+    /** What the wheel does: zoom by factor, keeping the image point under widgetPos in place. */
+    void zoomAt(double factor, QPointF widgetPos);
+    /** What dragging does. */
+    void panBy(QPointF delta);
+    /** Whole image in view, centred (whole screen pixels per image pixel when it is enlarged). */
+    void fitToWindow();
+    /** Centres pixel (x, y) in the view. */
+    void centerOn(qint64 x, qint64 y);
+
+    /** The image pixel under a widget position; (-1, -1) outside the image. */
+    QPoint pixelAt(QPointF widgetPos) const;
+    /**
+     * The hover line for a widget position: "x 12, y 7, index 3596: 0.5 |
+     * blockIdx (0, 0, 0), threadIdx (12, 7, 0) (if one thread per element)"
+     * (z for 3-D buffers; the thread part only after setLaunch()). Empty
+     * outside the data.
+     */
+    QString hoverText(QPoint widgetPos) const;
+
+    /** Images of at most this many pixels are converted once and cached (default 16 Mi pixels, 64 MiB). */
+    void setCacheLimit(qint64 pixels);
+    qint64 cacheLimit() const { return m_cacheLimit; }
+    bool isCached() const { return !m_cache.isNull(); }
+    /** Screen pixels per image pixel from which values are written inside the pixels. */
+    static constexpr double textZoom() { return 48; }
+
+Q_SIGNALS:
+    /** The hover line changed (empty when the cursor left the data). */
+    void hovered(const QString &text);
+    /** Zoom or pan changed. */
+    void viewChanged();
+
+protected:
+    void paintEvent(QPaintEvent *event) override;
+    void resizeEvent(QResizeEvent *event) override;
+    void wheelEvent(QWheelEvent *event) override;
+    void mousePressEvent(QMouseEvent *event) override;
+    void mouseMoveEvent(QMouseEvent *event) override;
+    void mouseReleaseEvent(QMouseEvent *event) override;
+    void mouseDoubleClickEvent(QMouseEvent *event) override;
+    void leaveEvent(QEvent *event) override;
+
+private:
+    void rebuildSource();
+    bool applyFit();
+    void invalidateColors();
+    void ensureMapper() const;
+    void convertRow(const float *values, qsizetype n, QRgb *out) const;
+    void buildCache();
+    void updateHover(QPoint pos);
+    double minZoom() const;
+    double maxZoom() const { return 1024; }
+    void drawValues(QPainter &p, qint64 sx0, qint64 sx1, qint64 sy0, qint64 sy1);
+
+    std::shared_ptr<const HostBuffer> m_buffer;
+    std::shared_ptr<const ImageSource> m_source;
+    qint64 m_width1D = 0;
+    qint64 m_slice = 0;
+
+    Colormap m_colormap = Colormap::Viridis;
+    bool m_autoRange = true;
+    double m_lo = 0;
+    double m_hi = 1;
+    int m_channels = AllChannels;
+    mutable bool m_mapperValid = false;
+    mutable ColorMapper m_mapper;
+    mutable std::pair<double, double> m_autoLimits{0, 1};
+
+    bool m_hasLaunch = false;
+    Dim3 m_grid{1, 1, 1};
+    Dim3 m_block{1, 1, 1};
+
+    double m_zoom = 1;
+    QPointF m_origin;
+    bool m_autoFit = true;
+    bool m_dragging = false;
+    QPointF m_lastDrag;
+    QPoint m_hoverPos{-1, -1};
+    QPoint m_hoverPixel{-1, -1};
+
+    qint64 m_cacheLimit = 16ll * 1024 * 1024;
+    QImage m_cache;
+    bool m_cacheStale = true;
+    // Scratch reused by every paint, so a frame allocates nothing.
+    QImage m_frame;
+    QPoint m_frameOrigin;
+    std::vector<qint64> m_columns;
+    std::vector<int> m_columnSlot;
+    std::vector<float> m_values;
+    std::vector<QRgb> m_rowColors;
+};
+
+} // namespace Kp

@@ -1,0 +1,282 @@
+#include "bufferspanel.h"
+
+#include "buffers/bufferinit.h"
+#include "run/runner.h"
+
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QLabel>
+#include <QPushButton>
+#include <QRegularExpression>
+#include <QTableWidget>
+#include <QTimer>
+#include <QVBoxLayout>
+
+namespace Kp {
+
+namespace {
+enum Column { Name, DTypeCol, Shape, Init, Elements, Bytes, ColumnCount };
+
+QString shapeText(const QList<qint64> &shape)
+{
+    QStringList parts;
+    for (qint64 d : shape) {
+        parts << QString::number(d);
+    }
+    return parts.join(QStringLiteral(", "));
+}
+
+QJsonObject initJson(const BufferInit &i)
+{
+    using K = BufferInit::Kind;
+    QJsonObject o{{QStringLiteral("kind"), BufferInit::kindName(i.kind)}};
+    switch (i.kind) {
+    case K::Zeros: break;
+    case K::Constant: o.insert(QStringLiteral("value"), i.value); break;
+    case K::Ramp:
+        o.insert(QStringLiteral("start"), i.start);
+        o.insert(QStringLiteral("step"), i.step);
+        break;
+    case K::Random:
+        if (i.distribution == BufferInit::Distribution::Normal) {
+            o.insert(QStringLiteral("distribution"), QStringLiteral("normal"));
+            o.insert(QStringLiteral("mean"), i.mean);
+            o.insert(QStringLiteral("stddev"), i.stddev);
+        } else {
+            o.insert(QStringLiteral("min"), i.min);
+            o.insert(QStringLiteral("max"), i.max);
+        }
+        o.insert(QStringLiteral("seed"), double(i.seed));
+        break;
+    case K::Expression: o.insert(QStringLiteral("expr"), i.expression); break;
+    case K::Npy: o.insert(QStringLiteral("file"), i.file); break;
+    case K::Image:
+        o.insert(QStringLiteral("file"), i.file);
+        o.insert(QStringLiteral("mode"), imageModeName(i.imageMode));
+        break;
+    }
+    return o;
+}
+} // namespace
+
+QString describeInit(const BufferInit &i)
+{
+    return QString::fromUtf8(QJsonDocument(initJson(i)).toJson(QJsonDocument::Compact));
+}
+
+BuffersPanel::BuffersPanel(QWidget *parent)
+    : QWidget(parent)
+{
+    auto *layout = new QVBoxLayout(this);
+    m_table = new QTableWidget(0, ColumnCount, this);
+    m_table->setObjectName(QStringLiteral("buffers"));
+    m_table->setHorizontalHeaderLabels(
+        {tr("Name"), tr("DType"), tr("Shape"), tr("Initial contents"), tr("Elements"), tr("Bytes")});
+    m_table->horizontalHeader()->setSectionResizeMode(Init, QHeaderView::Stretch);
+    m_table->verticalHeader()->hide();
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->setSelectionMode(QAbstractItemView::SingleSelection);
+    layout->addWidget(m_table, 1);
+    connect(m_table, &QTableWidget::cellChanged, this, &BuffersPanel::onCellChanged);
+
+    m_message = new QLabel(this);
+    m_message->setObjectName(QStringLiteral("buffersMessage"));
+    m_message->setWordWrap(true);
+    m_message->setStyleSheet(QStringLiteral("color: #d73a49;"));
+    layout->addWidget(m_message);
+
+    auto *buttons = new QHBoxLayout;
+    const auto button = [&](const QString &text, auto slot) {
+        auto *b = new QPushButton(text, this);
+        buttons->addWidget(b);
+        connect(b, &QPushButton::clicked, this, slot);
+        return b;
+    };
+    button(tr("Add"), [this] {
+        QString name = QStringLiteral("buf");
+        for (int n = 1;; ++n) {
+            name = QStringLiteral("buf%1").arg(n);
+            if (!m_project.buffer(name) && !m_project.scalar(name)) {
+                break;
+            }
+        }
+        Q_EMIT addRequested(QJsonObject{{QStringLiteral("name"), name},
+                                        {QStringLiteral("dtype"), QStringLiteral("float32")},
+                                        {QStringLiteral("shape"), QJsonArray{1024}}});
+    });
+    button(tr("Duplicate"), [this] {
+        const int i = currentBuffer();
+        if (i < 0) {
+            return;
+        }
+        const BufferSpec &b = m_project.buffers[i];
+        QJsonArray shape;
+        for (qint64 d : b.shape) {
+            shape.append(double(d));
+        }
+        QString name = b.name + QStringLiteral("_copy");
+        while (m_project.buffer(name)) {
+            name += QStringLiteral("_");
+        }
+        QJsonObject o{{QStringLiteral("name"), name},
+                      {QStringLiteral("dtype"), dtypeName(b.dtype)},
+                      {QStringLiteral("init"), initJson(b.init)}};
+        if (!shape.isEmpty()) {
+            o.insert(QStringLiteral("shape"), shape);
+        }
+        Q_EMIT addRequested(o);
+    });
+    button(tr("Delete"), [this] {
+        if (currentBuffer() >= 0) {
+            Q_EMIT removeRequested(currentBuffer());
+        }
+    });
+    button(tr("Import .npy…"), [this] { importFile(false); });
+    button(tr("Import image…"), [this] { importFile(true); });
+    button(tr("Export…"), [this] {
+        const int i = currentBuffer();
+        if (i < 0) {
+            return;
+        }
+        const QString path =
+            QFileDialog::getSaveFileName(this, tr("Export buffer"), m_project.buffers[i].name + QStringLiteral(".npy"),
+                                         tr("NumPy (*.npy);;CSV (*.csv);;PNG image, 2-D buffers (*.png)"));
+        if (!path.isEmpty()) {
+            Q_EMIT exportRequested(i, path);
+        }
+    });
+    buttons->addStretch(1);
+    layout->addLayout(buttons);
+}
+
+int BuffersPanel::currentBuffer() const
+{
+    const int r = m_table->currentRow();
+    return r >= 0 && r < m_project.buffers.size() ? r : -1;
+}
+
+void BuffersPanel::setProject(const Project &project, const HostBuffers *host)
+{
+    m_updating = true;
+    m_project = project;
+    const int current = m_table->currentRow();
+    m_table->setRowCount(int(project.buffers.size()));
+    for (int r = 0; r < project.buffers.size(); ++r) {
+        const BufferSpec &b = project.buffers[r];
+        const HostBuffer *h = host ? host->find(b.name) : nullptr;
+        const QList<qint64> shape = h ? h->shape : b.shape;
+        const qint64 elements = h ? h->elementCount() : b.elementCount();
+        const qint64 bytes = elements * dtypeInfo(b.dtype).elementBytes();
+        const QStringList cells{
+            b.name,
+            dtypeName(b.dtype),
+            shapeText(b.shape.isEmpty() ? shape : b.shape),
+            describeInit(b.init),
+            QLocale().toString(elements),
+            QStringLiteral("%1 (%2)").arg(QLocale().toString(bytes), QLocale().formattedDataSize(bytes))};
+        for (int c = 0; c < ColumnCount; ++c) {
+            auto *item = new QTableWidgetItem(cells[c]);
+            if (c >= Elements) {
+                item->setFlags(item->flags() & ~Qt::ItemIsEditable);
+                item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+            }
+            m_table->setItem(r, c, item);
+        }
+        m_table->item(r, DTypeCol)->setToolTip(dtypeNames().join(QStringLiteral(", ")));
+        m_table->item(r, Shape)->setToolTip(tr("1 to 3 extents, outermost first: \"1080, 1920\" is 1080 rows of 1920"));
+        m_table->item(r, Init)->setToolTip(
+            tr("As in the .kpg file: {\"kind\": \"zeros\"}, {\"kind\": \"constant\", \"value\": 1}, "
+               "{\"kind\": \"ramp\", \"start\": 0, \"step\": 1}, {\"kind\": \"random\", \"min\": 0, \"max\": 1, "
+               "\"seed\": 1}, {\"kind\": \"expression\", \"expr\": \"sin(x)\"}, {\"kind\": \"npy\", \"file\": "
+               "\"a.npy\"}, {\"kind\": \"image\", \"file\": \"in.png\", \"mode\": \"rgba8\"}"));
+    }
+    m_table->resizeColumnsToContents();
+    if (current >= 0 && current < m_table->rowCount()) {
+        m_table->selectRow(current);
+    }
+    m_updating = false;
+}
+
+void BuffersPanel::setMessage(const QString &error)
+{
+    m_message->setText(error);
+}
+
+void BuffersPanel::onCellChanged(int row, int column)
+{
+    if (m_updating) {
+        return;
+    }
+    // Report after the table has finished with the edit: the main window
+    // rebuilds the rows in answer, which must not happen inside this signal.
+    QTimer::singleShot(0, this, [this, row, column] { reportCell(row, column); });
+}
+
+void BuffersPanel::reportCell(int row, int column)
+{
+    if (!m_table->item(row, column)) {
+        return;
+    }
+    const QString text = m_table->item(row, column)->text().trimmed();
+    switch (column) {
+    case Name: Q_EMIT edited(row, QStringLiteral("name"), text); break;
+    case DTypeCol: Q_EMIT edited(row, QStringLiteral("dtype"), text); break;
+    case Shape: {
+        QJsonArray shape;
+        for (const QString &part : text.split(QRegularExpression(QStringLiteral("[,x ]+")), Qt::SkipEmptyParts)) {
+            bool ok = false;
+            const double v = part.toDouble(&ok);
+            shape.append(ok ? QJsonValue(v) : QJsonValue(part));
+        }
+        Q_EMIT edited(row, QStringLiteral("shape"), shape);
+        break;
+    }
+    case Init: {
+        QJsonParseError pe;
+        const QJsonDocument doc = QJsonDocument::fromJson(text.toUtf8(), &pe);
+        if (pe.error != QJsonParseError::NoError || !doc.isObject()) {
+            setMessage(tr("buffers[%1].init: not a JSON object (%2); write it as in the .kpg file, e.g. "
+                          "{\"kind\": \"random\", \"seed\": 1}")
+                           .arg(row)
+                           .arg(pe.errorString()));
+            return;
+        }
+        Q_EMIT edited(row, QStringLiteral("init"), doc.object());
+        break;
+    }
+    default: break;
+    }
+}
+
+void BuffersPanel::importFile(bool image)
+{
+    const QString path =
+        QFileDialog::getOpenFileName(this, image ? tr("Import image") : tr("Import .npy"), QString(),
+                                     image ? tr("Images (*.png *.jpg *.jpeg)") : tr("NumPy arrays (*.npy)"));
+    if (path.isEmpty()) {
+        return;
+    }
+    QString name = QFileInfo(path).completeBaseName().replace(QRegularExpression(QStringLiteral("[^A-Za-z0-9_]")),
+                                                              QStringLiteral("_"));
+    if (name.isEmpty() || name[0].isDigit()) {
+        name.prepend(QLatin1Char('b'));
+    }
+    QJsonObject o{{QStringLiteral("name"), name}};
+    if (image) {
+        o.insert(QStringLiteral("dtype"), QStringLiteral("uchar4"));
+        o.insert(QStringLiteral("init"), QJsonObject{{QStringLiteral("kind"), QStringLiteral("image")},
+                                                     {QStringLiteral("file"), path},
+                                                     {QStringLiteral("mode"), QStringLiteral("rgba8")}});
+    } else {
+        o.insert(QStringLiteral("dtype"), QStringLiteral("float32")); // the main window adopts the file's dtype
+        o.insert(QStringLiteral("init"),
+                 QJsonObject{{QStringLiteral("kind"), QStringLiteral("npy")}, {QStringLiteral("file"), path}});
+    }
+    Q_EMIT addRequested(o);
+}
+
+} // namespace Kp

@@ -1,0 +1,60 @@
+#pragma once
+
+#include "project/project.h"
+
+#include <QJsonObject>
+#include <QJsonValue>
+#include <QWidget>
+
+class QLabel;
+class QTableWidget;
+
+namespace Kp {
+
+class HostBuffers;
+
+/**
+ * The Buffers panel: every buffer of the project with its dtype, shape,
+ * initial contents and size in elements and bytes. Cells are edited in
+ * place (the init as its .kpg JSON, e.g. {"kind": "random", "seed": 1});
+ * like the launch panel it only reports changes, and the main window applies
+ * them through the project's validation and shows the verdict with
+ * setMessage(). GUI thread only.
+ */
+class BuffersPanel : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit BuffersPanel(QWidget *parent = nullptr);
+
+    /** Shows the buffers; sizes come from the resolved host copies when given. */
+    void setProject(const Project &project, const HostBuffers *host);
+    void setMessage(const QString &error);
+
+    QTableWidget *table() const { return m_table; }
+    int currentBuffer() const;
+
+Q_SIGNALS:
+    /** A cell of buffers[index] changed: key is "name", "dtype", "shape" or "init". */
+    void edited(int index, const QString &key, const QJsonValue &value);
+    /** Add (or, with a source index >= 0, duplicate) a buffer. */
+    void addRequested(const QJsonObject &buffer);
+    void removeRequested(int index);
+    /** Write buffers[index]'s host contents to path (.npy, .csv or .png by extension). */
+    void exportRequested(int index, const QString &path);
+
+private:
+    void onCellChanged(int row, int column);
+    void reportCell(int row, int column);
+    void importFile(bool image);
+
+    Project m_project;
+    QTableWidget *m_table = nullptr;
+    QLabel *m_message = nullptr;
+    bool m_updating = false;
+};
+
+/** "zeros", "random uniform [0, 1) seed 1", ... for a table cell's tooltip. */
+QString describeInit(const BufferInit &init);
+
+} // namespace Kp

@@ -1,0 +1,145 @@
+#include "plots/comparechart.h"
+
+#include <QBarCategoryAxis>
+#include <QBarSeries>
+#include <QBarSet>
+#include <QChart>
+#include <QLegend>
+#include <QLineSeries>
+#include <QValueAxis>
+
+#include <algorithm>
+
+namespace Kp {
+
+namespace {
+
+const QColor kBarColor(0x1f, 0x77, 0xb4);
+const QColor kWhiskerColor(0x30, 0x30, 0x30);
+
+} // namespace
+
+CompareChart::CompareChart(QWidget *parent)
+    : ChartWidget(parent)
+{
+    m_categories = new QBarCategoryAxis;
+    m_categories->setVisible(false);
+    chart()->addAxis(m_categories, Qt::AlignBottom);
+    m_valueAxis = addValueAxis(Qt::AlignLeft);
+    // The title says what bars and whiskers are; a legend of one entry adds nothing.
+    chart()->legend()->hide();
+}
+
+void CompareChart::clear(const QString &message)
+{
+    m_medians = nullptr;
+    m_numbers.clear();
+    m_categories->clear();
+    reset(message);
+}
+
+void CompareChart::showRuns(const QList<RunRecord> &records)
+{
+    clear();
+    QList<const RunRecord *> shown;
+    for (const RunRecord &r : records) {
+        if (!r.result.samplesMs.isEmpty() || r.result.stats.count > 0) {
+            shown << &r;
+        }
+    }
+    const qsizetype left = records.size() - shown.size();
+    if (shown.isEmpty()) {
+        reset(records.isEmpty() ? QString()
+                                : QStringLiteral("None of the %1 selected runs has timing samples").arg(records.size()));
+        return;
+    }
+
+    double slowest = 0;
+    double top = 0;
+    for (const RunRecord *r : shown) {
+        const TimingStats st = r->stats();
+        slowest = std::max(slowest, st.medianMs);
+        top = std::max(top, st.maxMs);
+    }
+    m_unit = timeUnitFor(slowest);
+    const double k = m_unit.perMs;
+
+    auto *set = new QBarSet(QStringLiteral("median"));
+    set->setColor(kBarColor);
+    set->setBorderColor(kBarColor.darker(130));
+    set->setLabelColor(Qt::white);
+    QStringList categories;
+    for (const RunRecord *r : shown) {
+        set->append(r->stats().medianMs * k);
+        // Categories must be unique; two runs may well share a label.
+        QString label = r->displayLabel();
+        if (categories.contains(label)) {
+            label += QStringLiteral(" (#%1)").arg(r->number);
+        }
+        categories << label;
+        m_numbers << r->number;
+    }
+    auto *bars = new QBarSeries;
+    bars->append(set);
+    bars->setBarWidth(0.6);
+    bars->setLabelsVisible(true);
+    // At the base, the label stays clear of the whisker that crosses the bar's top.
+    bars->setLabelsPosition(QAbstractBarSeries::LabelsInsideBase);
+    bars->setLabelsPrecision(3);
+    bars->setLabelsFormat(QStringLiteral("@value ") + m_unit.name);
+    chart()->addSeries(bars);
+
+    m_categories->append(categories);
+    m_categories->setVisible(true);
+    setUpAxis(m_valueAxis, QStringLiteral("time (%1)").arg(m_unit.name), 0, top * k * 1.1, false);
+    bars->attachAxis(m_categories);
+    bars->attachAxis(m_valueAxis);
+
+    // One path per run: bottom cap, the line from min to max, top cap.
+    QPen pen(kWhiskerColor, 1.5);
+    const double cap = 0.08;
+    for (qsizetype i = 0; i < shown.size(); ++i) {
+        const TimingStats st = shown[i]->stats();
+        const double x = double(i);
+        auto *whisker = new QLineSeries;
+        whisker->setPen(pen);
+        whisker->append(x - cap, st.minMs * k);
+        whisker->append(x + cap, st.minMs * k);
+        whisker->append(x, st.minMs * k);
+        whisker->append(x, st.maxMs * k);
+        whisker->append(x - cap, st.maxMs * k);
+        whisker->append(x + cap, st.maxMs * k);
+        chart()->addSeries(whisker);
+        whisker->attachAxis(m_categories);
+        whisker->attachAxis(m_valueAxis);
+    }
+
+    QString detail = QStringLiteral("bars: median; whiskers: min to max");
+    if (left > 0) {
+        detail += QStringLiteral("; %1 selected run(s) without samples not shown").arg(left);
+    }
+    setTitle(QStringLiteral("%1 runs compared").arg(shown.size()), detail);
+    m_medians = set;
+    layOutNow();
+}
+
+int CompareChart::entryCount() const
+{
+    return m_medians ? int(m_medians->count()) : 0;
+}
+
+QStringList CompareChart::labels() const
+{
+    return m_medians ? m_categories->categories() : QStringList();
+}
+
+QList<double> CompareChart::mediansMs() const
+{
+    QList<double> medians;
+    for (int i = 0; i < entryCount(); ++i) {
+        medians << m_medians->at(i) / m_unit.perMs;
+    }
+    return medians;
+}
+
+} // namespace Kp

@@ -1,0 +1,102 @@
+#pragma once
+
+#include "core/result.h"
+#include "results/runhistory.h"
+
+#include <QList>
+#include <QSize>
+#include <QString>
+#include <QWidget>
+
+class QSortFilterProxyModel;
+class QTabWidget;
+class QTableView;
+class QToolButton;
+
+namespace Kp {
+
+class ChartWidget;
+class CompareChart;
+class TimingChart;
+
+/**
+ * The run history and its charts: a sortable table of every run, and below
+ * it the samples and histogram of the current run, or the comparison of the
+ * selected runs. GUI thread only.
+ */
+class ResultsPanel : public QWidget
+{
+    Q_OBJECT
+public:
+    /** The chart tabs, in order. */
+    enum class Tab {
+        Samples,
+        Histogram,
+        Compare,
+    };
+
+    explicit ResultsPanel(QWidget *parent = nullptr);
+    ~ResultsPanel() override;
+
+    /**
+     * Adds a run to the history and selects it; while several runs are
+     * selected it joins the selection, so a comparison grows run by run.
+     */
+    void addRun(RunRecord record);
+    /** Forgets every run. */
+    void clearHistory();
+
+    RunHistoryModel *model() const { return m_model; }
+    QTableView *table() const { return m_table; }
+    QTabWidget *chartTabs() const { return m_tabs; }
+    /** The Samples tab. */
+    TimingChart *timingChart() const { return m_samples; }
+    /** The Histogram tab. */
+    TimingChart *histogramChart() const { return m_histogram; }
+    /** The Compare tab. */
+    CompareChart *compareChart() const { return m_compare; }
+    Tab currentTab() const;
+    void setCurrentTab(Tab tab);
+
+    /** Selects the runs in these model rows; the last one becomes the current run. */
+    void selectRows(const QList<int> &rows);
+    /** The selected runs' model rows, in the table's (sorted) order. */
+    QList<int> selectedRows() const;
+
+    /** Writes the whole history (RunHistoryModel::exportCsv()). */
+    Status exportHistoryCsv(const QString &path) const;
+    /** Writes the whole history with every sample (RunHistoryModel::exportJson()). */
+    Status exportHistoryJson(const QString &path) const;
+    /** Writes the chart of the current tab as PNG at size (its size on screen when empty). */
+    Status exportChartPng(const QString &path, QSize size = {});
+    /** Writes the chart of the current tab as SVG at size (its size on screen when empty). */
+    Status exportChartSvg(const QString &path, QSize size = {});
+
+Q_SIGNALS:
+    /** The selected runs changed and the charts show them. */
+    void selectionChanged();
+
+private:
+    enum class ExportKind {
+        Csv,
+        Json,
+        Png,
+        Svg,
+    };
+    void updateCharts();
+    void exportWithDialog(ExportKind kind);
+    ChartWidget *currentChart() const;
+
+    RunHistoryModel *m_model = nullptr;
+    QSortFilterProxyModel *m_proxy = nullptr;
+    QTableView *m_table = nullptr;
+    QTabWidget *m_tabs = nullptr;
+    TimingChart *m_samples = nullptr;
+    TimingChart *m_histogram = nullptr;
+    CompareChart *m_compare = nullptr;
+    QToolButton *m_exportButton = nullptr;
+    qsizetype m_lastSelectionSize = 0;
+    bool m_selecting = false; ///< selectRows() at work: update the charts once, at its end
+};
+
+} // namespace Kp

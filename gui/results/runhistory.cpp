@@ -1,0 +1,409 @@
+#include "results/runhistory.h"
+
+#include <QBrush>
+#include <QColor>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QSaveFile>
+
+#include <cmath>
+#include <limits>
+
+namespace Kp {
+
+namespace {
+
+Error historyError(const QString &message)
+{
+    return Error{QStringLiteral("results"), Error::Code::BadInput, {}, message};
+}
+
+/** Three significant digits for a value in [0, 1000). */
+QString threeDigits(double v)
+{
+    if (v >= 99.95) {
+        return QString::number(v, 'f', 0);
+    }
+    if (v >= 9.995) {
+        return QString::number(v, 'f', 1);
+    }
+    return QString::number(v, 'f', 2);
+}
+
+/** Shortest text that reads back as the same double. */
+QString plainNumber(double v)
+{
+    return QString::number(v, 'g', QLocale::FloatingPointShortest);
+}
+
+QString csvField(const QString &s)
+{
+    if (!s.contains(QLatin1Char(',')) && !s.contains(QLatin1Char('"')) && !s.contains(QLatin1Char('\n')) &&
+        !s.contains(QLatin1Char('\r'))) {
+        return s;
+    }
+    QString quoted = s;
+    quoted.replace(QLatin1String("\""), QLatin1String("\"\""));
+    return QLatin1Char('"') + quoted + QLatin1Char('"');
+}
+
+QString statusText(const RunRecord &r)
+{
+    return r.result.error ? Error::codeName(r.result.error->code) : QStringLiteral("ok");
+}
+
+QString throughputText(const RunResult &res)
+{
+    QStringList parts;
+    if (res.bytesPerSecond > 0) {
+        parts << formatRate(res.bytesPerSecond, QStringLiteral("B/s"));
+    }
+    if (res.flopsPerSecond > 0) {
+        parts << formatRate(res.flopsPerSecond, QStringLiteral("FLOP/s"));
+    }
+    return parts.join(QStringLiteral(", "));
+}
+
+QJsonArray dimJson(const Dim3 &d)
+{
+    return QJsonArray{d[0], d[1], d[2]};
+}
+
+QString dimCsv(const Dim3 &d)
+{
+    return QStringLiteral("%1x%2x%3").arg(d[0]).arg(d[1]).arg(d[2]);
+}
+
+Status writeAtomically(const QString &path, const QByteArray &bytes)
+{
+    QSaveFile f(path);
+    if (!f.open(QIODevice::WriteOnly)) {
+        return historyError(QStringLiteral("cannot write %1: %2").arg(path, f.errorString()));
+    }
+    if (f.write(bytes) != bytes.size() || !f.commit()) {
+        return historyError(QStringLiteral("cannot write %1: %2").arg(path, f.errorString()));
+    }
+    return Unit{};
+}
+
+} // namespace
+
+QString RunRecord::displayLabel() const
+{
+    return label.isEmpty() ? QStringLiteral("#%1").arg(number) : label;
+}
+
+TimingStats RunRecord::stats() const
+{
+    if (result.stats.count > 0 || result.samplesMs.isEmpty()) {
+        return result.stats;
+    }
+    return computeStats(result.samplesMs);
+}
+
+TimeUnit timeUnitFor(double ms)
+{
+    // Thresholds just under 1000 so that 999.7 ns reads "1.00 us", not "1000 ns".
+    const double a = std::abs(ms);
+    if (a * 1e6 < 999.5) {
+        return {QStringLiteral("ns"), 1e6};
+    }
+    if (a * 1e3 < 999.5) {
+        return {QStringLiteral("us"), 1e3};
+    }
+    return {QStringLiteral("ms"), 1};
+}
+
+QString formatDuration(double ms)
+{
+    const TimeUnit u = timeUnitFor(ms);
+    return threeDigits(ms * u.perMs) + QLatin1Char(' ') + u.name;
+}
+
+QString formatRate(double perSecond, const QString &unit)
+{
+    static const char *const prefixes[] = {"", "K", "M", "G", "T", "P", "E"};
+    double v = perSecond;
+    int i = 0;
+    while (std::abs(v) >= 999.5 && i < 6) {
+        v /= 1000;
+        ++i;
+    }
+    return threeDigits(v) + QLatin1Char(' ') + QLatin1String(prefixes[i]) + unit;
+}
+
+QString compactDim3(const Dim3 &d)
+{
+    int n = 3;
+    while (n > 1 && d[n - 1] == 1) {
+        --n;
+    }
+    QStringList parts;
+    for (int i = 0; i < n; ++i) {
+        parts << QString::number(d[i]);
+    }
+    return parts.join(QLatin1Char('x'));
+}
+
+RunHistoryModel::RunHistoryModel(QObject *parent)
+    : QAbstractTableModel(parent)
+{
+}
+
+int RunHistoryModel::rowCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : int(m_records.size());
+}
+
+int RunHistoryModel::columnCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant RunHistoryModel::data(const QModelIndex &index, int role) const
+{
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid)) {
+        return {};
+    }
+    const RunRecord &r = m_records.at(index.row());
+    switch (role) {
+    case Qt::DisplayRole: return displayData(r, index.column());
+    case Qt::ToolTipRole: return toolTipData(r, index.column());
+    case SortRole: return sortData(r, index.column());
+    case Qt::TextAlignmentRole:
+        switch (index.column()) {
+        case NumberColumn:
+        case MedianColumn:
+        case NoiseColumn:
+        case ThroughputColumn:
+        case SamplesColumn: return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
+        default: return QVariant::fromValue(Qt::AlignLeft | Qt::AlignVCenter);
+        }
+    case Qt::ForegroundRole:
+        if (index.column() == StatusColumn && r.failed()) {
+            return QBrush(QColor(0xc0, 0x1c, 0x28));
+        }
+        return {};
+    default: return {};
+    }
+}
+
+QVariant RunHistoryModel::displayData(const RunRecord &r, int column) const
+{
+    const TimingStats st = r.stats();
+    switch (column) {
+    case NumberColumn: return r.number;
+    case TimeColumn: return r.when.toString(QStringLiteral("HH:mm:ss"));
+    case KernelColumn: return r.kernel;
+    case GridColumn: return compactDim3(r.grid);
+    case BlockColumn: return compactDim3(r.block);
+    case DefinesColumn: return r.defines.join(QLatin1Char(' '));
+    case MedianColumn: return st.count > 0 ? formatDuration(st.medianMs) : QString();
+    case NoiseColumn: return st.count > 1 ? QString::number(st.noise * 100, 'f', 2) + QStringLiteral(" %") : QString();
+    case ThroughputColumn: return throughputText(r.result);
+    case SamplesColumn: return st.count;
+    case StatusColumn: return statusText(r);
+    default: return {};
+    }
+}
+
+QVariant RunHistoryModel::toolTipData(const RunRecord &r, int column) const
+{
+    const TimingStats st = r.stats();
+    switch (column) {
+    case TimeColumn: return r.when.toString(Qt::ISODate);
+    case KernelColumn: {
+        QStringList lines{r.kernel};
+        if (!r.label.isEmpty()) {
+            lines << r.label;
+        }
+        if (!r.result.device.isEmpty()) {
+            lines << r.result.device;
+        }
+        return lines.join(QLatin1Char('\n'));
+    }
+    case GridColumn: return dim3Text(r.grid);
+    case BlockColumn: return dim3Text(r.block);
+    case MedianColumn:
+    case NoiseColumn:
+    case SamplesColumn: {
+        if (st.count == 0) {
+            return r.result.timingNote.isEmpty() ? QVariant() : QVariant(r.result.timingNote);
+        }
+        QStringList lines;
+        lines << QStringLiteral("median %1, min %2, max %3")
+                     .arg(formatDuration(st.medianMs), formatDuration(st.minMs), formatDuration(st.maxMs));
+        lines << QStringLiteral("mean %1, stdev %2").arg(formatDuration(st.meanMs), formatDuration(st.stdevMs));
+        if (!r.result.timingMode.isEmpty()) {
+            lines << QStringLiteral("%1 timing, %2 launch(es) per sample").arg(r.result.timingMode).arg(r.result.batch);
+        }
+        if (!r.result.timingNote.isEmpty()) {
+            lines << r.result.timingNote;
+        }
+        return lines.join(QLatin1Char('\n'));
+    }
+    case ThroughputColumn: {
+        if (r.result.bytesPerSecond <= 0 && r.result.flopsPerSecond <= 0) {
+            return QStringLiteral("The project gives no throughput expressions");
+        }
+        return QStringLiteral("%1 bytes, %2 FLOP per launch, at the median time")
+            .arg(plainNumber(r.result.bytes), plainNumber(r.result.flops));
+    }
+    case StatusColumn: {
+        if (!r.result.error) {
+            return r.result.warnings.isEmpty() ? QVariant() : QVariant(r.result.warnings.join(QLatin1Char('\n')));
+        }
+        QString text = r.result.error->toString();
+        if (r.result.failedStep >= 0) {
+            text += QStringLiteral("\n(launch step %1)").arg(r.result.failedStep + 1);
+        }
+        return text;
+    }
+    default: return {};
+    }
+}
+
+QVariant RunHistoryModel::sortData(const RunRecord &r, int column) const
+{
+    const TimingStats st = r.stats();
+    // Runs without samples sort after every timed run.
+    constexpr double none = std::numeric_limits<double>::infinity();
+    switch (column) {
+    case NumberColumn: return r.number;
+    case TimeColumn: return r.when;
+    case GridColumn: return double(r.grid[0]) * double(r.grid[1]) * double(r.grid[2]);
+    case BlockColumn: return double(r.block[0]) * double(r.block[1]) * double(r.block[2]);
+    case MedianColumn: return st.count > 0 ? st.medianMs : none;
+    case NoiseColumn: return st.count > 1 ? st.noise : none;
+    case ThroughputColumn: return r.result.bytesPerSecond > 0 ? r.result.bytesPerSecond : r.result.flopsPerSecond;
+    case SamplesColumn: return st.count;
+    default: return displayData(r, column);
+    }
+}
+
+QVariant RunHistoryModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount) {
+        return QAbstractTableModel::headerData(section, orientation, role);
+    }
+    if (role == Qt::DisplayRole) {
+        static const char *const names[ColumnCount] = {"#",      "Time",  "Kernel",     "Grid",    "Block", "Defines",
+                                                       "Median", "Noise", "Throughput", "Samples", "Status"};
+        return QString::fromLatin1(names[section]);
+    }
+    if (role == Qt::ToolTipRole) {
+        switch (section) {
+        case MedianColumn: return QStringLiteral("Median time of one launch");
+        case NoiseColumn: return QStringLiteral("Relative standard deviation of the samples (stdev / mean)");
+        case ThroughputColumn: return QStringLiteral("From the project's throughput expressions, at the median time");
+        case SamplesColumn: return QStringLiteral("Number of timing samples");
+        default: break;
+        }
+    }
+    return QAbstractTableModel::headerData(section, orientation, role);
+}
+
+int RunHistoryModel::append(RunRecord record)
+{
+    if (record.number <= 0) {
+        record.number = m_nextNumber;
+    }
+    m_nextNumber = std::max(m_nextNumber, record.number + 1);
+    if (!record.when.isValid()) {
+        record.when = QDateTime::currentDateTime();
+    }
+    const int row = int(m_records.size());
+    beginInsertRows({}, row, row);
+    m_records.append(std::move(record));
+    endInsertRows();
+    return row;
+}
+
+const RunRecord &RunHistoryModel::record(int row) const
+{
+    Q_ASSERT(row >= 0 && row < m_records.size());
+    return m_records.at(row);
+}
+
+void RunHistoryModel::clear()
+{
+    if (m_records.isEmpty()) {
+        return;
+    }
+    beginResetModel();
+    m_records.clear();
+    endResetModel();
+}
+
+QByteArray RunHistoryModel::toCsv() const
+{
+    QStringList lines;
+    lines << QStringLiteral("number,time,kernel,label,grid,block,defines,status,error,median_ms,min_ms,max_ms,"
+                            "mean_ms,stdev_ms,noise,samples,bytes_per_second,flops_per_second,timing_mode,batch,"
+                            "device");
+    for (const RunRecord &r : m_records) {
+        const TimingStats st = r.stats();
+        const bool timed = st.count > 0;
+        const auto num = [timed](double v) { return timed ? plainNumber(v) : QString(); };
+        const auto rate = [](double v) { return v > 0 ? plainNumber(v) : QString(); };
+        QStringList f;
+        f << QString::number(r.number) << r.when.toString(Qt::ISODateWithMs) << csvField(r.kernel)
+          << csvField(r.label) << dimCsv(r.grid) << dimCsv(r.block) << csvField(r.defines.join(QLatin1Char(' ')))
+          << statusText(r) << csvField(r.result.error ? r.result.error->message : QString()) << num(st.medianMs)
+          << num(st.minMs) << num(st.maxMs) << num(st.meanMs) << num(st.stdevMs) << num(st.noise)
+          << QString::number(st.count) << rate(r.result.bytesPerSecond) << rate(r.result.flopsPerSecond)
+          << csvField(r.result.timingMode) << QString::number(r.result.batch) << csvField(r.result.device);
+        lines << f.join(QLatin1Char(','));
+    }
+    return (lines.join(QLatin1Char('\n')) + QLatin1Char('\n')).toUtf8();
+}
+
+QByteArray RunHistoryModel::toJson() const
+{
+    QJsonArray runs;
+    for (const RunRecord &r : m_records) {
+        const TimingStats st = r.stats();
+        QJsonArray samples;
+        for (double v : r.result.samplesMs) {
+            samples.append(v);
+        }
+        QJsonObject o{
+            {QStringLiteral("number"), r.number},
+            {QStringLiteral("time"), r.when.toString(Qt::ISODateWithMs)},
+            {QStringLiteral("kernel"), r.kernel},
+            {QStringLiteral("label"), r.label},
+            {QStringLiteral("grid"), dimJson(r.grid)},
+            {QStringLiteral("block"), dimJson(r.block)},
+            {QStringLiteral("defines"), QJsonArray::fromStringList(r.defines)},
+            {QStringLiteral("status"), statusText(r)},
+            {QStringLiteral("device"), r.result.device},
+            {QStringLiteral("timingMode"), r.result.timingMode},
+            {QStringLiteral("batch"), r.result.batch},
+            {QStringLiteral("converged"), r.result.converged},
+            {QStringLiteral("timingNote"), r.result.timingNote},
+            {QStringLiteral("stats"), QJsonObject::fromVariantMap(st.toVariant())},
+            {QStringLiteral("bytesPerSecond"), r.result.bytesPerSecond},
+            {QStringLiteral("flopsPerSecond"), r.result.flopsPerSecond},
+            {QStringLiteral("samplesMs"), samples},
+        };
+        if (r.result.error) {
+            o.insert(QStringLiteral("error"), QJsonObject::fromVariantMap(r.result.error->toVariant()));
+            o.insert(QStringLiteral("failedStep"), r.result.failedStep);
+        }
+        runs.append(o);
+    }
+    return QJsonDocument(runs).toJson(QJsonDocument::Indented);
+}
+
+Status RunHistoryModel::exportCsv(const QString &path) const
+{
+    return writeAtomically(path, toCsv());
+}
+
+Status RunHistoryModel::exportJson(const QString &path) const
+{
+    return writeAtomically(path, toJson());
+}
+
+} // namespace Kp

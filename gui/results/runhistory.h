@@ -1,0 +1,125 @@
+#pragma once
+
+#include "core/result.h"
+#include "run/runtypes.h"
+
+#include <QAbstractTableModel>
+#include <QDateTime>
+#include <QList>
+#include <QString>
+#include <QStringList>
+
+namespace Kp {
+
+/** One run as the history remembers it: what was launched and what came back. */
+struct RunRecord
+{
+    int number = 0; ///< 1, 2, ... in the order of the runs; 0 = let RunHistoryModel::append() number it
+    QDateTime when; ///< invalid = let append() stamp it with the current time
+    QString kernel; ///< the launched kernel (several steps: "a, b")
+    Dim3 grid{1, 1, 1};
+    Dim3 block{1, 1, 1};
+    QStringList defines; ///< the compile defines ("N=16", "USE_X")
+    QString label;       ///< a short name for charts, e.g. "block=128"; empty = "#number"
+    RunResult result;    ///< kept whole, failed runs included
+
+    /** label, or "#number" when there is none. */
+    QString displayLabel() const;
+    /** result.stats, or computed from result.samplesMs when the result carries none. */
+    TimingStats stats() const;
+    /** True when the run failed (result.error is set). */
+    bool failed() const { return result.error.has_value(); }
+};
+
+/** A unit for durations: its name and how many of it make one millisecond. */
+struct TimeUnit
+{
+    QString name; ///< "ns", "us" or "ms"
+    double perMs = 1;
+};
+
+/** The unit in which ms reads best: ns below 1 us, us below 1 ms, ms above. */
+TimeUnit timeUnitFor(double ms);
+
+/** A duration with three significant digits and the unit chosen for it: "8.03 us", "512 ns", "1.20 ms". */
+QString formatDuration(double ms);
+
+/**
+ * A rate with a decimal prefix and three significant digits:
+ * formatRate(1.57e12, "B/s") == "1.57 TB/s", formatRate(2.5e11, "FLOP/s") == "250 GFLOP/s".
+ */
+QString formatRate(double perSecond, const QString &unit);
+
+/** "256", "16x16", "8x8x4": a Dim3 without its trailing 1s, for tables and labels. */
+QString compactDim3(const Dim3 &d);
+
+/**
+ * The runs of a session, one row each, newest last. Failed runs stay in the
+ * history with their error, so nothing a run told us is lost. GUI thread only.
+ */
+class RunHistoryModel : public QAbstractTableModel
+{
+    Q_OBJECT
+public:
+    enum Column {
+        NumberColumn,
+        TimeColumn,
+        KernelColumn,
+        GridColumn,
+        BlockColumn,
+        DefinesColumn,
+        MedianColumn,
+        NoiseColumn,
+        ThroughputColumn,
+        SamplesColumn,
+        StatusColumn,
+        ColumnCount
+    };
+    enum Role {
+        /** A value that sorts as the column means it (numbers as numbers, failed runs last by median). */
+        SortRole = Qt::UserRole + 1,
+    };
+
+    explicit RunHistoryModel(QObject *parent = nullptr);
+
+    int rowCount(const QModelIndex &parent = {}) const override;
+    int columnCount(const QModelIndex &parent = {}) const override;
+    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+
+    /**
+     * Adds a run as the last row. A record without a number gets the next
+     * one, a record without a time gets the current time. Returns its row.
+     */
+    int append(RunRecord record);
+    /** The run in row; row must be valid. */
+    const RunRecord &record(int row) const;
+    /** All runs, oldest first. */
+    const QList<RunRecord> &records() const { return m_records; }
+    /** Forgets every run; numbering goes on from where it was. */
+    void clear();
+
+    /**
+     * One line per run, a header line first; numbers are plain and in base
+     * units (milliseconds, bytes and FLOP per second, noise as a fraction).
+     * Written atomically (QSaveFile).
+     */
+    Status exportCsv(const QString &path) const;
+    /** A JSON array with one object per run, every sample included. Written atomically. */
+    Status exportJson(const QString &path) const;
+
+    /** The CSV text exportCsv() writes. */
+    QByteArray toCsv() const;
+    /** The JSON text exportJson() writes. */
+    QByteArray toJson() const;
+
+private:
+    QVariant displayData(const RunRecord &r, int column) const;
+    QVariant toolTipData(const RunRecord &r, int column) const;
+    QVariant sortData(const RunRecord &r, int column) const;
+
+    QList<RunRecord> m_records;
+    int m_nextNumber = 1;
+};
+
+} // namespace Kp

@@ -1,0 +1,617 @@
+// The run history and its charts, offscreen: the table's text, CSV and JSON
+// exports read back, the charts' data, PNG/SVG exports, and the panel
+// switching charts as rows are selected.
+
+#include "plots/comparechart.h"
+#include "plots/timingchart.h"
+#include "results/resultspanel.h"
+#include "results/runhistory.h"
+
+#include <QAbstractItemModelTester>
+#include <QFile>
+#include <QImage>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QRandomGenerator>
+#include <QTabWidget>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <algorithm>
+#include <cmath>
+
+using namespace Kp;
+
+namespace {
+
+/** A run whose samples are mean - d, mean, mean + d: median mean, noise d / mean. */
+RunRecord symmetricRun(double medianMs, double noise)
+{
+    const double d = medianMs * noise;
+    RunRecord r;
+    r.kernel = QStringLiteral("vectorAdd");
+    r.grid = {4096, 1, 1};
+    r.block = {256, 1, 1};
+    r.defines = QStringList{QStringLiteral("T=float"), QStringLiteral("UNROLL")};
+    r.label = QStringLiteral("block=256");
+    r.result.device = QStringLiteral("NVIDIA H200 (0)");
+    r.result.timed = true;
+    r.result.timingMode = QStringLiteral("cold");
+    r.result.samplesMs = {medianMs - d, medianMs, medianMs + d};
+    r.result.stats = computeStats(r.result.samplesMs);
+    r.result.bytes = 12582912;
+    r.result.bytesPerSecond = 1.57e12;
+    return r;
+}
+
+/** Samples as a GPU gives them: a bell around medianMs, a few slow outliers. */
+RunRecord realisticRun(qint64 block, double centreMs, int count, quint32 seed)
+{
+    QRandomGenerator rng(seed);
+    RunRecord r;
+    r.kernel = QStringLiteral("vectorAdd");
+    r.block = {block, 1, 1};
+    r.grid = {(1 << 20) / block, 1, 1};
+    r.label = QStringLiteral("block=%1").arg(block);
+    r.result.device = QStringLiteral("NVIDIA H200 (0)");
+    r.result.timed = true;
+    r.result.timingMode = QStringLiteral("cold");
+    for (int i = 0; i < count; ++i) {
+        // The sum of four uniforms is close enough to a normal distribution.
+        double u = 0;
+        for (int j = 0; j < 4; ++j) {
+            u += rng.generateDouble();
+        }
+        double v = centreMs * (1 + 0.03 * (u - 2) * std::sqrt(3.0));
+        if (rng.bounded(40) == 0) {
+            v *= 1.12 + 0.1 * rng.generateDouble();
+        }
+        r.result.samplesMs << v;
+    }
+    r.result.stats = computeStats(r.result.samplesMs);
+    r.result.bytes = 12.0 * (1 << 20);
+    r.result.bytesPerSecond = r.result.bytes / (r.result.stats.medianMs / 1000);
+    r.result.converged = false;
+    r.result.timingNote = QStringLiteral("%1 samples; the noise stayed above the bound").arg(count);
+    return r;
+}
+
+RunRecord failedRun(qint64 block)
+{
+    RunRecord r;
+    r.kernel = QStringLiteral("vectorAdd");
+    r.block = {block, 1, 1};
+    r.grid = {(1 << 20) / block, 1, 1};
+    r.label = QStringLiteral("block=%1").arg(block);
+    r.result.error = Error{QStringLiteral("kpg-worker"), Error::Code::Fault, QStringLiteral("cuLaunchKernel"),
+                           QStringLiteral("too many resources requested for launch")};
+    r.result.failedStep = 0;
+    return r;
+}
+
+QString display(const RunHistoryModel &m, int row, int column, int role = Qt::DisplayRole)
+{
+    return m.data(m.index(row, column), role).toString();
+}
+
+} // namespace
+
+class TestResults : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
+
+    void formatDuration_data()
+    {
+        QTest::addColumn<double>("ms");
+        QTest::addColumn<QString>("text");
+        QTest::newRow("microseconds") << 0.00803 << "8.03 us";
+        QTest::newRow("nanoseconds") << 0.000512 << "512 ns";
+        QTest::newRow("milliseconds") << 1.2 << "1.20 ms";
+        QTest::newRow("tens of ms") << 12.345 << "12.3 ms";
+        QTest::newRow("hundreds of us") << 0.1234 << "123 us";
+        QTest::newRow("rounds up into the next unit") << 0.0009997 << "1.00 us";
+        QTest::newRow("seconds stay in ms") << 2500.0 << "2500 ms";
+    }
+    void formatDuration()
+    {
+        QFETCH(double, ms);
+        QFETCH(QString, text);
+        QCOMPARE(Kp::formatDuration(ms), text);
+    }
+
+    void formatRate_data()
+    {
+        QTest::addColumn<double>("value");
+        QTest::addColumn<QString>("unit");
+        QTest::addColumn<QString>("text");
+        QTest::newRow("TB/s") << 1.57e12 << "B/s"
+                              << "1.57 TB/s";
+        QTest::newRow("GB/s") << 8.5e11 << "B/s"
+                              << "850 GB/s";
+        QTest::newRow("GFLOP/s") << 1.31e11 << "FLOP/s"
+                                 << "131 GFLOP/s";
+        QTest::newRow("no prefix") << 12.0 << "B/s"
+                                   << "12.0 B/s";
+    }
+    void formatRate()
+    {
+        QFETCH(double, value);
+        QFETCH(QString, unit);
+        QFETCH(QString, text);
+        QCOMPARE(Kp::formatRate(value, unit), text);
+    }
+
+    void compactDim()
+    {
+        QCOMPARE(compactDim3({4096, 1, 1}), QString("4096"));
+        QCOMPARE(compactDim3({16, 16, 1}), QString("16x16"));
+        QCOMPARE(compactDim3({8, 1, 4}), QString("8x1x4"));
+        QCOMPARE(compactDim3({1, 1, 1}), QString("1"));
+    }
+
+    void modelPassesTester()
+    {
+        RunHistoryModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.append(symmetricRun(0.00803, 0.0351));
+        model.append(failedRun(1024));
+        model.append(realisticRun(128, 0.008, 200, 1));
+        QCOMPARE(model.rowCount(), 3);
+        QCOMPARE(model.columnCount(), int(RunHistoryModel::ColumnCount));
+        for (int row = 0; row < model.rowCount(); ++row) {
+            for (int col = 0; col < model.columnCount(); ++col) {
+                for (int role : {int(Qt::DisplayRole), int(Qt::ToolTipRole), int(RunHistoryModel::SortRole)}) {
+                    model.data(model.index(row, col), role);
+                }
+            }
+        }
+        model.clear();
+        QCOMPARE(model.rowCount(), 0);
+        // Numbers go on after a clear, so "#3" always means the same run.
+        model.append(symmetricRun(0.00803, 0.0351));
+        QCOMPARE(model.record(0).number, 4);
+    }
+
+    void displayStrings()
+    {
+        RunHistoryModel model;
+        RunRecord both = symmetricRun(0.00803, 0.0351);
+        both.result.flopsPerSecond = 1.31e11;
+        model.append(symmetricRun(0.00803, 0.0351));
+        model.append(failedRun(1024));
+        model.append(both);
+
+        QCOMPARE(display(model, 0, RunHistoryModel::NumberColumn), QString("1"));
+        QCOMPARE(display(model, 0, RunHistoryModel::KernelColumn), QString("vectorAdd"));
+        QCOMPARE(display(model, 0, RunHistoryModel::GridColumn), QString("4096"));
+        QCOMPARE(display(model, 0, RunHistoryModel::BlockColumn), QString("256"));
+        QCOMPARE(display(model, 0, RunHistoryModel::BlockColumn, Qt::ToolTipRole), QString("(256, 1, 1)"));
+        QCOMPARE(display(model, 0, RunHistoryModel::DefinesColumn), QString("T=float UNROLL"));
+        QCOMPARE(display(model, 0, RunHistoryModel::MedianColumn), QString("8.03 us"));
+        QCOMPARE(display(model, 0, RunHistoryModel::NoiseColumn), QString("3.51 %"));
+        QCOMPARE(display(model, 0, RunHistoryModel::ThroughputColumn), QString("1.57 TB/s"));
+        QCOMPARE(display(model, 0, RunHistoryModel::SamplesColumn), QString("3"));
+        QCOMPARE(display(model, 0, RunHistoryModel::StatusColumn), QString("ok"));
+        QVERIFY(display(model, 0, RunHistoryModel::MedianColumn, Qt::ToolTipRole).contains("min 7.75 us"));
+        QCOMPARE(display(model, 0, RunHistoryModel::TimeColumn), model.record(0).when.toString("HH:mm:ss"));
+
+        // The failed run stays, with its error.
+        QCOMPARE(model.record(1).number, 2);
+        QCOMPARE(display(model, 1, RunHistoryModel::StatusColumn), QString("fault"));
+        const QString tip = display(model, 1, RunHistoryModel::StatusColumn, Qt::ToolTipRole);
+        QVERIFY2(tip.contains("too many resources requested for launch"), qPrintable(tip));
+        QVERIFY2(tip.contains("cuLaunchKernel"), qPrintable(tip));
+        QCOMPARE(display(model, 1, RunHistoryModel::MedianColumn), QString());
+        QCOMPARE(display(model, 1, RunHistoryModel::NoiseColumn), QString());
+        QCOMPARE(display(model, 1, RunHistoryModel::SamplesColumn), QString("0"));
+        QCOMPARE(display(model, 1, RunHistoryModel::BlockColumn), QString("1024"));
+
+        QCOMPARE(display(model, 2, RunHistoryModel::ThroughputColumn), QString("1.57 TB/s, 131 GFLOP/s"));
+        QCOMPARE(model.headerData(RunHistoryModel::MedianColumn, Qt::Horizontal).toString(), QString("Median"));
+    }
+
+    void sortsNumbersAsNumbers()
+    {
+        RunHistoryModel model;
+        model.append(symmetricRun(0.0095, 0.01));
+        model.append(failedRun(1024));
+        model.append(symmetricRun(0.012, 0.01));
+        model.append(symmetricRun(0.0008, 0.01));
+        QSortFilterProxyModel proxy;
+        proxy.setSourceModel(&model);
+        proxy.setSortRole(RunHistoryModel::SortRole);
+        proxy.sort(RunHistoryModel::MedianColumn, Qt::AscendingOrder);
+        QStringList order;
+        for (int row = 0; row < proxy.rowCount(); ++row) {
+            order << proxy.index(row, RunHistoryModel::NumberColumn).data().toString();
+        }
+        // 800 ns < 9.50 us < 12.0 us, as times, not as text; the failed run last.
+        QCOMPARE(order, QStringList({"4", "1", "3", "2"}));
+    }
+
+    void csvExport()
+    {
+        RunHistoryModel model;
+        RunRecord quoted = symmetricRun(0.00803, 0.0351);
+        quoted.label = QStringLiteral("tile=16, \"fast\"");
+        model.append(symmetricRun(0.00803, 0.0351));
+        model.append(failedRun(1024));
+        model.append(quoted);
+        QTemporaryDir dir;
+        const QString path = dir.filePath("runs.csv");
+        KP_VERIFY_RESULT(model.exportCsv(path));
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QStringList lines = QString::fromUtf8(f.readAll()).split('\n', Qt::SkipEmptyParts);
+        QCOMPARE(lines.size(), 4);
+        const QStringList header = lines[0].split(',');
+        const auto field = [&](int line, const char *name) {
+            return lines[line].split(',').value(header.indexOf(QLatin1String(name)));
+        };
+        QCOMPARE(header.size(), lines[1].split(',').size());
+        QCOMPARE(field(1, "number"), QString("1"));
+        QCOMPARE(field(1, "kernel"), QString("vectorAdd"));
+        QCOMPARE(field(1, "grid"), QString("4096x1x1"));
+        QCOMPARE(field(1, "status"), QString("ok"));
+        QCOMPARE(field(1, "defines"), QString("T=float UNROLL"));
+        QCOMPARE(field(1, "median_ms").toDouble(), 0.00803);
+        QCOMPARE(field(1, "samples"), QString("3"));
+        QCOMPARE(field(1, "bytes_per_second").toDouble(), 1.57e12);
+        QVERIFY(std::abs(field(1, "noise").toDouble() - 0.0351) < 1e-12);
+        QCOMPARE(QDateTime::fromString(field(1, "time"), Qt::ISODateWithMs), model.record(0).when);
+        QCOMPARE(field(2, "status"), QString("fault"));
+        QCOMPARE(field(2, "error"), QString("too many resources requested for launch"));
+        QCOMPARE(field(2, "median_ms"), QString());
+        QCOMPARE(field(2, "samples"), QString("0"));
+        // A label with a comma and quotes is quoted as RFC 4180 says.
+        QVERIFY2(lines[3].contains(R"("tile=16, ""fast""")"), qPrintable(lines[3]));
+    }
+
+    void jsonExport()
+    {
+        RunHistoryModel model;
+        const RunRecord run = realisticRun(128, 0.008, 200, 7);
+        model.append(run);
+        model.append(failedRun(1024));
+        QTemporaryDir dir;
+        const QString path = dir.filePath("runs.json");
+        KP_VERIFY_RESULT(model.exportJson(path));
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QJsonParseError err;
+        const QJsonDocument doc = QJsonDocument::fromJson(f.readAll(), &err);
+        QCOMPARE(err.error, QJsonParseError::NoError);
+        QVERIFY(doc.isArray());
+        const QJsonArray runs = doc.array();
+        QCOMPARE(runs.size(), 2);
+        const QJsonObject first = runs[0].toObject();
+        QCOMPARE(first["number"].toInt(), 1);
+        QCOMPARE(first["label"].toString(), QString("block=128"));
+        QCOMPARE(first["status"].toString(), QString("ok"));
+        QCOMPARE(first["block"].toArray(), QJsonArray({128, 1, 1}));
+        QCOMPARE(first["stats"].toObject()["medianMs"].toDouble(), run.result.stats.medianMs);
+        const QJsonArray samples = first["samplesMs"].toArray();
+        QCOMPARE(samples.size(), 200);
+        for (int i = 0; i < samples.size(); ++i) {
+            QCOMPARE(samples[i].toDouble(), run.result.samplesMs[i]);
+        }
+        const QJsonObject second = runs[1].toObject();
+        QCOMPARE(second["status"].toString(), QString("fault"));
+        QCOMPARE(second["error"].toObject()["code"].toString(), QString("fault"));
+        QCOMPARE(second["error"].toObject()["message"].toString(), QString("too many resources requested for launch"));
+        QCOMPARE(second["samplesMs"].toArray().size(), 0);
+    }
+
+    void exportToBadPathFails()
+    {
+        RunHistoryModel model;
+        model.append(symmetricRun(0.00803, 0.0351));
+        const Status s = model.exportCsv("/nonexistent/dir/runs.csv");
+        QVERIFY(!s.ok());
+        QVERIFY2(s.error().message.contains("/nonexistent/dir/runs.csv"), qPrintable(s.error().message));
+        QVERIFY(!model.exportJson("/nonexistent/dir/runs.json").ok());
+    }
+
+    void samplesChart()
+    {
+        RunRecord run = realisticRun(128, 0.008, 200, 3);
+        run.number = 5;
+        TimingChart chart;
+        chart.resize(640, 400);
+        chart.showSamples(run);
+        QCOMPARE(chart.mode(), TimingChart::Mode::Samples);
+        QCOMPARE(chart.runNumber(), 5);
+        QCOMPARE(chart.pointCount(), 200);
+        QCOMPARE(chart.unit(), QString("us"));
+        const auto [lo, hi] = chart.timeAxisRangeMs();
+        QVERIFY2(lo <= run.result.stats.minMs && hi >= run.result.stats.maxMs,
+                 qPrintable(QString("axis %1..%2, samples %3..%4")
+                                .arg(lo)
+                                .arg(hi)
+                                .arg(run.result.stats.minMs)
+                                .arg(run.result.stats.maxMs)));
+        // The axis hugs the samples instead of starting at zero.
+        QVERIFY(lo > 0.5 * run.result.stats.minMs);
+        QVERIFY(chart.title().contains("min " + Kp::formatDuration(run.result.stats.minMs)));
+        QVERIFY(chart.title().contains("max " + Kp::formatDuration(run.result.stats.maxMs)));
+        QVERIFY(chart.message().isEmpty());
+    }
+
+    void samplesChartOfFailedRun()
+    {
+        TimingChart chart;
+        RunRecord run = failedRun(1024);
+        run.number = 4;
+        chart.showSamples(run);
+        QCOMPARE(chart.mode(), TimingChart::Mode::Empty);
+        QCOMPARE(chart.pointCount(), 0);
+        QVERIFY2(chart.message().contains("too many resources requested for launch"), qPrintable(chart.message()));
+        QVERIFY(chart.message().startsWith("#4 vectorAdd (block=1024) failed (fault)"));
+    }
+
+    void histogram_data()
+    {
+        QTest::addColumn<int>("count");
+        QTest::addColumn<double>("centreMs");
+        QTest::newRow("200 samples around 8 us") << 200 << 0.008;
+        QTest::newRow("10000 samples around 1.2 ms") << 10000 << 1.2;
+        QTest::newRow("one sample") << 1 << 0.5;
+    }
+    void histogram()
+    {
+        QFETCH(int, count);
+        QFETCH(double, centreMs);
+        const RunRecord run = realisticRun(256, centreMs, count, 11);
+        TimingChart chart;
+        chart.showHistogram(run);
+        QCOMPARE(chart.mode(), TimingChart::Mode::Histogram);
+        const QList<int> counts = chart.binCounts();
+        QCOMPARE(counts.size(), TimingChart::binCountFor(run.result.samplesMs));
+        QCOMPARE(std::accumulate(counts.cbegin(), counts.cend(), 0), count);
+        const QList<double> edges = chart.binEdgesMs();
+        QCOMPARE(edges.size(), counts.size() + 1);
+        QVERIFY(edges.first() <= run.result.stats.minMs);
+        QVERIFY(edges.last() >= run.result.stats.maxMs);
+        const auto [lo, hi] = chart.timeAxisRangeMs();
+        QVERIFY(lo <= run.result.stats.minMs && hi >= run.result.stats.maxMs);
+    }
+
+    void binCount_data()
+    {
+        QTest::addColumn<QList<double>>("samples");
+        QTest::addColumn<int>("bins");
+        QTest::newRow("empty") << QList<double>{} << 1;
+        QTest::newRow("all equal") << QList<double>{2.0, 2.0, 2.0} << 1;
+        // IQR 0 (most samples equal) but a spread: fixed 30 bins.
+        QTest::newRow("zero IQR") << QList<double>{1, 1, 1, 1, 1, 1, 1, 2} << 30;
+        // 0..99: IQR 49.5, width 2*49.5/100^(1/3) = 21.3, 99/21.3 -> 5 bins.
+        QList<double> ramp;
+        for (int i = 0; i < 100; ++i) {
+            ramp << i;
+        }
+        QTest::newRow("ramp of 100") << ramp << 5;
+    }
+    void binCount()
+    {
+        QFETCH(QList<double>, samples);
+        QFETCH(int, bins);
+        QCOMPARE(TimingChart::binCountFor(samples), bins);
+    }
+
+    void compareChart()
+    {
+        QList<RunRecord> runs{realisticRun(64, 0.0094, 200, 1), realisticRun(128, 0.0080, 200, 2), failedRun(1024),
+                              realisticRun(256, 0.0077, 200, 3)};
+        for (int i = 0; i < runs.size(); ++i) {
+            runs[i].number = i + 1;
+        }
+        CompareChart chart;
+        chart.showRuns(runs);
+        QCOMPARE(chart.entryCount(), 3);
+        QCOMPARE(chart.labels(), QStringList({"block=64", "block=128", "block=256"}));
+        QCOMPARE(chart.runNumbers(), QList<int>({1, 2, 4}));
+        QCOMPARE(chart.unit(), QString("us"));
+        const QList<double> medians = chart.mediansMs();
+        QCOMPARE(medians.size(), 3);
+        const QList<int> from{0, 1, 3};
+        for (int i = 0; i < 3; ++i) {
+            QVERIFY(std::abs(medians[i] - runs[from[i]].result.stats.medianMs) < 1e-12);
+        }
+        QVERIFY2(chart.title().contains("1 selected run(s) without samples"), qPrintable(chart.title()));
+
+        // Same label twice, or none: still one distinct bar each.
+        runs[1].label = runs[0].label;
+        runs[3].label.clear();
+        chart.showRuns(runs);
+        QCOMPARE(chart.labels(), QStringList({"block=64", "block=64 (#2)", "#4"}));
+
+        chart.showRuns({failedRun(1024)});
+        QCOMPARE(chart.entryCount(), 0);
+        QVERIFY(!chart.message().isEmpty());
+    }
+
+    void chartExports_data()
+    {
+        QTest::addColumn<int>("which");
+        QTest::newRow("samples") << 0;
+        QTest::newRow("histogram") << 1;
+        QTest::newRow("compare") << 2;
+    }
+    void chartExports()
+    {
+        QFETCH(int, which);
+        const RunRecord a = realisticRun(128, 0.008, 200, 5);
+        const RunRecord b = realisticRun(256, 0.0077, 200, 6);
+        TimingChart timing;
+        CompareChart compare;
+        ChartWidget *chart = &timing;
+        if (which == 0) {
+            timing.showSamples(a);
+        } else if (which == 1) {
+            timing.showHistogram(a);
+        } else {
+            compare.showRuns({a, b});
+            chart = &compare;
+        }
+        chart->resize(500, 300);
+        QTemporaryDir dir;
+        const QString png = dir.filePath("chart.png");
+        KP_VERIFY_RESULT(chart->exportPng(png, QSize(800, 450)));
+        QImage image;
+        QVERIFY(image.load(png, "PNG"));
+        QCOMPARE(image.size(), QSize(800, 450));
+        // Something was drawn: not one colour all over.
+        const QRgb corner = image.pixel(0, 0);
+        bool drawn = false;
+        for (int y = 0; y < image.height() && !drawn; y += 7) {
+            for (int x = 0; x < image.width() && !drawn; x += 7) {
+                drawn = image.pixel(x, y) != corner;
+            }
+        }
+        QVERIFY(drawn);
+
+        const QString svg = dir.filePath("chart.svg");
+        KP_VERIFY_RESULT(chart->exportSvg(svg, QSize(800, 450)));
+        QFile f(svg);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QByteArray text = f.readAll();
+        QVERIFY(text.startsWith("<?xml"));
+        QVERIFY(text.contains("<svg"));
+        QVERIFY(text.contains("</svg>"));
+        // Exporting at another size leaves the chart on screen as it was.
+        QCOMPARE(chart->toImage().size(), chart->size());
+    }
+
+    void panelSwitchesCharts()
+    {
+        ResultsPanel panel;
+        panel.resize(900, 700);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        QVERIFY(!panel.timingChart()->message().isEmpty());
+
+        panel.addRun(realisticRun(64, 0.0094, 200, 1));
+        panel.addRun(realisticRun(128, 0.0080, 200, 2));
+        panel.addRun(failedRun(1024));
+        panel.addRun(realisticRun(256, 0.0077, 200, 3));
+        QCOMPARE(panel.model()->rowCount(), 4);
+        // The newest run is selected and shown.
+        QCOMPARE(panel.selectedRows(), QList<int>({3}));
+        QCOMPARE(panel.currentTab(), ResultsPanel::Tab::Samples);
+        QCOMPARE(panel.timingChart()->mode(), TimingChart::Mode::Samples);
+        QCOMPARE(panel.timingChart()->runNumber(), 4);
+        QCOMPARE(panel.histogramChart()->mode(), TimingChart::Mode::Histogram);
+
+        // Click row 1, then Ctrl+click rows 2 and 4: three selected, compare.
+        QTableView *table = panel.table();
+        const auto click = [table](int row, Qt::KeyboardModifiers mods) {
+            const QRect rect = table->visualRect(table->model()->index(row, RunHistoryModel::KernelColumn));
+            QTest::mouseClick(table->viewport(), Qt::LeftButton, mods, rect.center());
+        };
+        click(0, Qt::NoModifier);
+        QCOMPARE(panel.selectedRows(), QList<int>({0}));
+        QCOMPARE(panel.timingChart()->runNumber(), 1);
+        click(1, Qt::ControlModifier);
+        QCOMPARE(panel.currentTab(), ResultsPanel::Tab::Compare);
+        click(3, Qt::ControlModifier);
+        QCOMPARE(panel.selectedRows(), QList<int>({0, 1, 3}));
+        QCOMPARE(panel.compareChart()->entryCount(), 3);
+        QCOMPARE(panel.compareChart()->runNumbers(), QList<int>({1, 2, 4}));
+        // Samples show the run clicked last.
+        QCOMPARE(panel.timingChart()->runNumber(), 4);
+
+        // A run added while comparing joins the comparison.
+        panel.addRun(realisticRun(512, 0.0079, 200, 4));
+        QCOMPARE(panel.selectedRows(), QList<int>({0, 1, 3, 4}));
+        QCOMPARE(panel.compareChart()->entryCount(), 4);
+        QCOMPARE(panel.currentTab(), ResultsPanel::Tab::Compare);
+
+        // Back to one run: back to its samples.
+        panel.selectRows({2});
+        QCOMPARE(panel.currentTab(), ResultsPanel::Tab::Samples);
+        QCOMPARE(panel.timingChart()->mode(), TimingChart::Mode::Empty);
+        QVERIFY(panel.timingChart()->message().contains("failed (fault)"));
+
+        // A tab picked by hand stays while the selection changes within one run.
+        panel.setCurrentTab(ResultsPanel::Tab::Histogram);
+        panel.selectRows({1});
+        QCOMPARE(panel.currentTab(), ResultsPanel::Tab::Histogram);
+        QCOMPARE(panel.histogramChart()->runNumber(), 2);
+
+        // Sorted by median, the selection still names model rows.
+        table->sortByColumn(RunHistoryModel::MedianColumn, Qt::AscendingOrder);
+        panel.selectRows({0, 3});
+        QCOMPARE(panel.selectedRows(), QList<int>({3, 0}));
+        QCOMPARE(panel.compareChart()->runNumbers(), QList<int>({4, 1}));
+
+        panel.clearHistory();
+        QCOMPARE(panel.model()->rowCount(), 0);
+        QVERIFY(panel.selectedRows().isEmpty());
+        QCOMPARE(panel.timingChart()->mode(), TimingChart::Mode::Empty);
+    }
+
+    void panelExports()
+    {
+        ResultsPanel panel;
+        panel.resize(900, 700);
+        panel.addRun(realisticRun(128, 0.008, 200, 2));
+        panel.addRun(failedRun(1024));
+        QTemporaryDir dir;
+        KP_VERIFY_RESULT(panel.exportHistoryCsv(dir.filePath("h.csv")));
+        KP_VERIFY_RESULT(panel.exportHistoryJson(dir.filePath("h.json")));
+        QFile json(dir.filePath("h.json"));
+        QVERIFY(json.open(QIODevice::ReadOnly));
+        QCOMPARE(QJsonDocument::fromJson(json.readAll()).array().size(), 2);
+        panel.selectRows({0});
+        KP_VERIFY_RESULT(panel.exportChartPng(dir.filePath("c.png"), QSize(300, 200)));
+        QCOMPARE(QImage(dir.filePath("c.png")).size(), QSize(300, 200));
+        panel.setCurrentTab(ResultsPanel::Tab::Histogram);
+        KP_VERIFY_RESULT(panel.exportChartSvg(dir.filePath("c.svg")));
+        QFile svg(dir.filePath("c.svg"));
+        QVERIFY(svg.open(QIODevice::ReadOnly));
+        QVERIFY(svg.readAll().startsWith("<?xml"));
+    }
+
+    /** Renders the panel as a user sees it; KPG_SCREENSHOT_DIR=dir keeps results.png and compare.png. */
+    void screenshots()
+    {
+        ResultsPanel panel;
+        panel.resize(1000, 760);
+        panel.addRun(realisticRun(64, 0.0094, 200, 1));
+        panel.addRun(realisticRun(128, 0.0080, 200, 2));
+        panel.addRun(realisticRun(256, 0.0077, 200, 3));
+        panel.addRun(failedRun(1024));
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        const QString dir = qEnvironmentVariable("KPG_SCREENSHOT_DIR");
+        // No event loop between a change and its export or grab: what is drawn
+        // must not depend on deferred deletes having run.
+        panel.selectRows({1});
+        const QImage single = panel.grab().toImage();
+        panel.setCurrentTab(ResultsPanel::Tab::Histogram);
+        const QImage histogram = panel.grab().toImage();
+        panel.setCurrentTab(ResultsPanel::Tab::Samples);
+        panel.selectRows({3});
+        const QImage failed = panel.grab().toImage();
+        panel.selectRows({0, 1, 2});
+        const QImage compare = panel.grab().toImage();
+        QVERIFY(!single.isNull() && !compare.isNull());
+        QVERIFY(single != compare && single != histogram);
+        if (!dir.isEmpty()) {
+            QVERIFY(single.save(dir + "/results.png"));
+            QVERIFY(histogram.save(dir + "/histogram.png"));
+            QVERIFY(failed.save(dir + "/failed.png"));
+            QVERIFY(compare.save(dir + "/compare.png"));
+            KP_VERIFY_RESULT(panel.exportChartPng(dir + "/compare-export.png", QSize(1200, 700)));
+            KP_VERIFY_RESULT(panel.exportChartSvg(dir + "/compare-export.svg", QSize(1200, 700)));
+        }
+    }
+};
+
+QTEST_MAIN(TestResults)
+#include "tst_results.moc"

@@ -1,0 +1,214 @@
+// The workbench offscreen with the real engine: projects open and save, the
+// argument table follows the kernel's signature, a bad grid expression or
+// buffer shape is flagged where it was typed, and a run without a GPU is an
+// ordinary result that loses nothing.
+
+#include "client/engineclient.h"
+#include "editor/codeeditor.h"
+#include "launch/bufferspanel.h"
+#include "launch/launchpanel.h"
+#include "mainwindow.h"
+#include "project/projectio.h"
+#include "results/resultspanel.h"
+#include "results/runhistory.h"
+#include "testutil.h"
+
+#include <QComboBox>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace Kp;
+
+class TestWorkbench : public QObject
+{
+    Q_OBJECT
+
+private:
+    static bool waitCompiled(MainWindow &w)
+    {
+        QSignalSpy spy(&w, &MainWindow::compileFinished);
+        return spy.wait(30000);
+    }
+
+    static QString binding(LaunchPanel *panel, int row)
+    {
+        auto *combo = qobject_cast<QComboBox *>(panel->argumentTable()->cellWidget(row, 2));
+        return combo ? combo->currentText() : QString();
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true);
+        // No GPU on purpose, so the suite means the same on every machine.
+        qputenv("KPG_CUDA_DRIVER", "/nonexistent/libcuda.so.1");
+    }
+
+    void projectFillsThePanels()
+    {
+        EngineClient engine;
+        MainWindow w(&engine);
+        KP_VERIFY_RESULT(w.openProject(":/presets/vector_add/vector_add.kpg"));
+        QVERIFY(waitCompiled(w));
+        LaunchPanel *lp = w.launchPanel();
+        QCOMPARE(lp->kernelChooser()->currentText(), QString("vectorAdd"));
+        QCOMPARE(lp->gridField(0)->text(), QString("ceil_div(n, block.x)"));
+        QCOMPARE(lp->blockField(0)->text(), QString("256"));
+        QCOMPARE(lp->argumentTable()->rowCount(), 4);
+        QCOMPARE(lp->argumentTable()->item(3, 0)->text(), QString("n"));
+        QCOMPARE(lp->argumentTable()->item(0, 1)->text(), QString("const float *__restrict__"));
+        QCOMPARE(binding(lp, 2), QString("c"));
+        QCOMPARE(lp->resolvedLabel()->text(), QString("grid (4096, 1, 1) × block (256, 1, 1) = 1,048,576 threads"));
+        QVERIFY(lp->messageLabel()->text().isEmpty());
+        QTableWidget *buffers = w.buffersPanel()->table();
+        QCOMPARE(buffers->rowCount(), 3);
+        QCOMPARE(buffers->item(0, 0)->text(), QString("a"));
+        QCOMPARE(buffers->item(0, 4)->text(), QString("1,048,576"));
+        QVERIFY(buffers->item(0, 5)->text().startsWith("4,194,304"));
+        QVERIFY(!w.isProjectModified());
+    }
+
+    void argumentTableFollowsTheSignature()
+    {
+        EngineClient engine;
+        MainWindow w(&engine);
+        KP_VERIFY_RESULT(w.openProject(":/presets/vector_add/vector_add.kpg"));
+        QVERIFY(waitCompiled(w));
+        QString text = w.editor()->text();
+        text.replace("int n)", "int n,\n                                float scale)");
+        w.editor()->setText(text);
+        QVERIFY(waitCompiled(w));
+        LaunchPanel *lp = w.launchPanel();
+        QCOMPARE(lp->argumentTable()->rowCount(), 5);
+        QCOMPARE(lp->argumentTable()->item(4, 0)->text(), QString("scale"));
+        QCOMPARE(lp->argumentTable()->item(4, 1)->text(), QString("float"));
+        QCOMPARE(lp->messageLabel()->text(),
+                 QString("launches[0].args: kernel 'vectorAdd' takes 5 parameters (a, b, c, n, scale); 4 are bound"));
+        QVERIFY(!lp->runButton()->isEnabled());
+        // Binding the new parameter fixes it.
+        auto *combo = qobject_cast<QComboBox *>(lp->argumentTable()->cellWidget(4, 2));
+        combo->setCurrentText("2.5");
+        QTRY_VERIFY(lp->messageLabel()->text().isEmpty());
+        QCOMPARE(w.project().launches[0].args.size(), 5);
+        QCOMPARE(w.project().launches[0].args[4].value, 2.5);
+        QVERIFY(lp->runButton()->isEnabled());
+        QVERIFY(w.isProjectModified());
+    }
+
+    void badGridExpressionIsFlaggedOnItsField()
+    {
+        EngineClient engine;
+        MainWindow w(&engine);
+        KP_VERIFY_RESULT(w.openProject(":/presets/vector_add/vector_add.kpg"));
+        QVERIFY(waitCompiled(w));
+        LaunchPanel *lp = w.launchPanel();
+        lp->gridField(0)->setText("ceil_div(m, block.x)");
+        Q_EMIT lp->gridField(0)->editingFinished();
+        QTRY_VERIFY(!lp->gridField(0)->toolTip().isEmpty());
+        QVERIFY2(lp->gridField(0)->toolTip().startsWith("launches[0].grid[0]: unknown variable 'm' in "
+                                                        "'ceil_div(m, block.x)'; known: a.n"),
+                 qPrintable(lp->gridField(0)->toolTip()));
+        QVERIFY(lp->gridField(0)->styleSheet().contains("border"));
+        QVERIFY(lp->blockField(0)->toolTip().isEmpty());
+        // The project keeps the expression (it is valid JSON), the panel says what is wrong.
+        QCOMPARE(w.project().launches[0].grid.first(), QString("ceil_div(m, block.x)"));
+        lp->gridField(0)->setText("ceil_div(n, block.x)");
+        Q_EMIT lp->gridField(0)->editingFinished();
+        QTRY_VERIFY(lp->gridField(0)->toolTip().isEmpty());
+        // A block that is not positive is refused by the project itself.
+        lp->blockField(0)->setText("0");
+        Q_EMIT lp->blockField(0)->editingFinished();
+        QTRY_VERIFY(!lp->messageLabel()->text().isEmpty());
+        QVERIFY2(lp->messageLabel()->text().startsWith("launches[0].block"), qPrintable(lp->messageLabel()->text()));
+        QCOMPARE(w.project().launches[0].block.first(), QString("256")); // the valid project stays
+    }
+
+    void badBufferShapeIsRefusedWithItsMessage()
+    {
+        EngineClient engine;
+        MainWindow w(&engine);
+        KP_VERIFY_RESULT(w.openProject(":/presets/vector_add/vector_add.kpg"));
+        QVERIFY(waitCompiled(w));
+        QTableWidget *t = w.buffersPanel()->table();
+        t->item(2, 2)->setText("0, 4");
+        auto *msg = w.buffersPanel()->findChild<QLabel *>("buffersMessage");
+        QVERIFY(msg);
+        QTRY_COMPARE(msg->text(), QString("buffers[2].shape: expected 1 to 3 positive integers, got [0, 4]"));
+        QTRY_COMPARE(t->item(2, 2)->text(), QString("1048576")); // the table shows the project again
+        t->item(2, 1)->setText("float64");
+        QTRY_COMPARE(w.project().buffers[2].dtype, DType::Float64);
+        // ...which the kernel's float * does not accept.
+        QTRY_VERIFY(w.launchPanel()->messageLabel()->text().contains("buffer 'c' holds float64"));
+    }
+
+    void saveAndReopen()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("mine.kpg");
+        {
+            EngineClient engine;
+            MainWindow w(&engine);
+            KP_VERIFY_RESULT(w.openProject(":/presets/vector_add/vector_add.kpg"));
+            QVERIFY(waitCompiled(w));
+            w.launchPanel()->blockField(0)->setText("128");
+            Q_EMIT w.launchPanel()->blockField(0)->editingFinished();
+            QTRY_COMPARE(w.project().launches[0].block.first(), QString("128"));
+            w.editor()->setText(w.editor()->text() + "\n// edited\n");
+            KP_VERIFY_RESULT(w.saveProjectTo(path));
+            QVERIFY(!w.isProjectModified());
+            QVERIFY(w.windowTitle().startsWith("mine.kpg"));
+        }
+        QVERIFY(QFileInfo::exists(dir.filePath("vector_add.cu")));
+        EngineClient engine;
+        MainWindow w(&engine);
+        KP_VERIFY_RESULT(w.openProject(path));
+        QCOMPARE(w.project().launches[0].block.first(), QString("128"));
+        QVERIFY(w.editor()->text().endsWith("// edited\n"));
+        QCOMPARE(w.launchPanel()->blockField(0)->text(), QString("128"));
+    }
+
+    void runWithoutGpuLosesNothing()
+    {
+        EngineClient engine;
+        MainWindow w(&engine);
+        KP_VERIFY_RESULT(w.openProject(":/presets/vector_add/vector_add.kpg"));
+        QVERIFY(waitCompiled(w));
+        const QString text = w.editor()->text();
+        QSignalSpy done(&w, &MainWindow::runFinished);
+        w.runNow();
+        QVERIFY(done.wait(30000));
+        QCOMPARE(w.runs().size(), 1);
+        QVERIFY(w.runs().first().error);
+        QCOMPARE(w.runs().first().error->code, Error::Code::NoDriver);
+        QVERIFY(w.logView()->toPlainText().contains("No NVIDIA driver found"));
+        QCOMPARE(w.editor()->text(), text);
+        QVERIFY(!w.isRunning());
+        // The failed run is in the history with its status.
+        auto *results = w.findChild<ResultsPanel *>("results");
+        QVERIFY(results);
+        QCOMPARE(results->model()->rowCount(), 1);
+        QVERIFY(results->model()->record(0).failed());
+        // Buffers are still there, with their initial contents.
+        QVERIFY(w.hostBuffers().find("a"));
+        QCOMPARE(w.hostBuffers().find("a")->byteSize(), qint64(4 * 1048576));
+    }
+
+    void plainKernelHasNoLaunchYet()
+    {
+        EngineClient engine;
+        MainWindow w(&engine);
+        KP_VERIFY_RESULT(w.openSource(":/presets/vector_add/vector_add.cu"));
+        QVERIFY(waitCompiled(w));
+        QVERIFY(w.launchPanel()->messageLabel()->text().startsWith("No launch step yet"));
+        QVERIFY(!w.launchPanel()->runButton()->isEnabled());
+    }
+};
+
+QTEST_MAIN(TestWorkbench)
+#include "tst_workbench.moc"
