@@ -38,8 +38,13 @@ int main(int argc, char **argv)
                                      QStringLiteral("Run the project once it has compiled (a screenshot then waits "
                                                     "for the run)."));
     const QCommandLineOption inspect(QStringLiteral("inspect"),
-                                     QStringLiteral("Show this buffer in the inspector (grid or image view)."),
-                                     QStringLiteral("buffer[:image]"));
+                                     QStringLiteral("Show this buffer in the inspector: NAME, NAME:image or "
+                                                    "NAME:diff (against its contents before the run)."),
+                                     QStringLiteral("buffer[:view]"));
+    const QCommandLineOption hover(QStringLiteral("hover"),
+                                   QStringLiteral("Hover pixel X,Y of the image view (with --inspect NAME:image)."),
+                                   QStringLiteral("x,y"));
+    parser.addOption(hover);
     parser.addOption(runOnce);
     parser.addOption(inspect);
     const QCommandLineOption selectLines(QStringLiteral("select-lines"),
@@ -97,10 +102,16 @@ int main(int argc, char **argv)
     }
     if (parser.isSet(inspect)) {
         const QStringList parts = parser.value(inspect).split(QLatin1Char(':'));
-        QObject::connect(&window, &MainWindow::runFinished, &window, [&window, parts] {
-            window.inspectBuffer(parts.value(0), parts.value(1) == QLatin1String("image"));
+        const QStringList at = parser.value(hover).split(QLatin1Char(','));
+        const bool hovering = at.size() == 2;
+        QObject::connect(&window, &MainWindow::runFinished, &window, [&window, parts, at, hovering] {
+            window.inspectBuffer(parts.value(0), parts.value(1, QStringLiteral("grid")));
+            if (hovering) {
+                // After the layout has given the view its size.
+                QTimer::singleShot(100, &window, [&window, at] { window.hoverPixel(at[0].toInt(), at[1].toInt()); });
+            }
         });
-        window.inspectBuffer(parts.value(0), parts.value(1) == QLatin1String("image"));
+        window.inspectBuffer(parts.value(0), parts.value(1, QStringLiteral("grid")));
     }
     if (parser.isSet(showDock)) {
         const QString want = parser.value(showDock) + QStringLiteral("Dock");

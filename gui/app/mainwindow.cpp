@@ -10,6 +10,7 @@
 #include "editor/codeeditor.h"
 #include "editor/ptxview.h"
 #include "inspector/bufferinspector.h"
+#include "inspector/imageview.h"
 #include "launch/bufferspanel.h"
 #include "launch/launchpanel.h"
 #include "project/projectio.h"
@@ -28,6 +29,7 @@
 #include <QFileInfo>
 #include <QHeaderView>
 #include <QJsonArray>
+#include <QMouseEvent>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLabel>
@@ -989,15 +991,25 @@ void MainWindow::finishRun(const RunResult &r, bool play)
     Q_EMIT runFinished();
 }
 
-void MainWindow::inspectBuffer(const QString &name, bool image)
+void MainWindow::inspectBuffer(const QString &name, const QString &view)
 {
     m_inspector->setBuffers(m_host.all());
     m_inspector->showBuffer(name);
-    m_inspector->showImage(image);
+    m_inspector->setCurrentTab(view == QLatin1String("image")  ? BufferInspector::Tab::Image
+                               : view == QLatin1String("diff") ? BufferInspector::Tab::Diff
+                                                               : BufferInspector::Tab::Grid);
     if (auto *dock = findChild<QDockWidget *>(QStringLiteral("inspectorDock"))) {
         dock->show();
         dock->raise();
     }
+}
+
+void MainWindow::hoverPixel(int x, int y)
+{
+    ImageView *view = m_inspector->imageView();
+    const QPointF pos = view->origin() + QPointF((x + 0.5) * view->zoom(), (y + 0.5) * view->zoom());
+    QMouseEvent move(QEvent::MouseMove, pos, view->mapToGlobal(pos), Qt::NoButton, Qt::NoButton, Qt::NoModifier);
+    QCoreApplication::sendEvent(view, &move);
 }
 
 void MainWindow::log(const QString &text)

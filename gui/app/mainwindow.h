@@ -61,8 +61,14 @@ public:
     HostBuffers &hostBuffers() { return m_host; }
     const QList<RunResult> &runs() const { return m_runs; }
 
-    /** Shows a buffer in the inspector (its image view when image is true) and brings the inspector forward. */
-    void inspectBuffer(const QString &name, bool image);
+    /**
+     * Shows a buffer in the inspector, in view "grid", "image" or "diff"
+     * (against its contents before the last run), and brings the inspector
+     * forward.
+     */
+    void inspectBuffer(const QString &name, const QString &view = QStringLiteral("grid"));
+    /** Moves the pointer over pixel (x, y) of the image view, as a hover would (screenshots, tests). */
+    void hoverPixel(int x, int y);
 
     LaunchPanel *launchPanel() const { return m_launch; }
     BuffersPanel *buffersPanel() const { return m_buffersPanel; }

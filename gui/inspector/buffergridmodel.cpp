@@ -163,8 +163,7 @@ QString exactComponentText(DType component, const char *p)
     }
 }
 
-template<typename F>
-QString elementText(DType dtype, const void *element, F componentFn)
+template<typename F> QString elementText(DType dtype, const void *element, F componentFn)
 {
     const DTypeInfo &info = dtypeInfo(dtype);
     const char *p = static_cast<const char *>(element);
@@ -207,8 +206,7 @@ const std::array<float, 65536> &halfTable()
 
 // Integers are always finite: min, max and a sum, in blocks so the sum of
 // a block stays exact in int64 before it goes to double.
-template<typename T>
-void accumulateInts(const T *p, qint64 n, qint64 stride, Accumulator &a)
+template<typename T> void accumulateInts(const T *p, qint64 n, qint64 stride, Accumulator &a)
 {
     constexpr qint64 kBlock = 4096;
     T lo = std::numeric_limits<T>::max();
@@ -329,9 +327,8 @@ void accumulateFloats(const T *p, qint64 n, qint64 stride, Accumulator &a, Load 
 
 QString formatElement(DType dtype, const void *element, NumberFormat format, int precision)
 {
-    return elementText(dtype, element, [format, precision](DType c, const char *p) {
-        return componentText(c, p, format, precision);
-    });
+    return elementText(dtype, element,
+                       [format, precision](DType c, const char *p) { return componentText(c, p, format, precision); });
 }
 
 QString exactElementText(DType dtype, const void *element)
@@ -402,7 +399,10 @@ BufferStats computeBufferStats(const HostBuffer &buffer)
 
 // ---- the model --------------------------------------------------------
 
-BufferGridModel::BufferGridModel(QObject *parent) : QAbstractTableModel(parent) {}
+BufferGridModel::BufferGridModel(QObject *parent)
+    : QAbstractTableModel(parent)
+{
+}
 
 BufferGridModel::~BufferGridModel() = default;
 

@@ -40,12 +40,12 @@ QString exactElementText(DType dtype, const void *element);
 /** The statistics line of a buffer; components of vector types are pooled. */
 struct BufferStats
 {
-    double min = 0;        ///< smallest finite value; NaN when there is none
-    double max = 0;        ///< largest finite value; NaN when there is none
-    double mean = 0;       ///< of the finite values; NaN when there is none
-    qint64 nanCount = 0;   ///< components that are NaN
-    qint64 infCount = 0;   ///< components that are +inf or -inf
-    qint64 count = 0;      ///< components looked at (finite or not)
+    double min = 0;      ///< smallest finite value; NaN when there is none
+    double max = 0;      ///< largest finite value; NaN when there is none
+    double mean = 0;     ///< of the finite values; NaN when there is none
+    qint64 nanCount = 0; ///< components that are NaN
+    qint64 infCount = 0; ///< components that are +inf or -inf
+    qint64 count = 0;    ///< components looked at (finite or not)
     qint64 finiteCount() const { return count - nanCount - infCount; }
 };
 

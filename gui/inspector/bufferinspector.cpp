@@ -81,7 +81,9 @@ void showActions(const QList<QAction *> &actions, bool on)
 
 } // namespace
 
-BufferInspector::BufferInspector(QWidget *parent) : QWidget(parent), m_model(new BufferGridModel(this))
+BufferInspector::BufferInspector(QWidget *parent)
+    : QWidget(parent)
+    , m_model(new BufferGridModel(this))
 {
     buildUi();
     updateInfo();
@@ -409,8 +411,8 @@ void BufferInspector::beforeRun()
         if (bytes <= 0 || !b->memory.isValid() || b->memory.size() < bytes || used + bytes > m_snapshotBudget) {
             continue;
         }
-        m_snapshots.insert(b->spec.name, std::make_shared<const QByteArray>(
-                                             static_cast<const char *>(b->memory.data()), qsizetype(bytes)));
+        m_snapshots.insert(b->spec.name, std::make_shared<const QByteArray>(static_cast<const char *>(b->memory.data()),
+                                                                            qsizetype(bytes)));
         used += bytes;
     }
     if (m_current) {
@@ -531,9 +533,9 @@ void BufferInspector::updateInfo()
         m_info->setText(tr("No buffers"));
         return;
     }
-    m_info->setText(QStringLiteral("%1 %2, %3")
-                        .arg(dtypeName(m_current->spec.dtype), shapeText(m_current->shape),
-                             bytesText(m_current->byteSize())));
+    m_info->setText(
+        QStringLiteral("%1 %2, %3")
+            .arg(dtypeName(m_current->spec.dtype), shapeText(m_current->shape), bytesText(m_current->byteSize())));
 }
 
 void BufferInspector::updateControls()
@@ -547,11 +549,19 @@ void BufferInspector::updateControls()
     showActions(m_widthActions, pictures && dims == 1);
     showActions(m_sliceActions, dims == 3 && (tab == Tab::Grid || g.dims == 3));
     showActions(m_goToActions, tab != Tab::Diff);
-    showActions(m_colorActions, pictures && (g.kind == PixelKind::Scalar || g.kind == PixelKind::Vector || tab == Tab::Diff));
+    showActions(m_colorActions,
+                pictures && (g.kind == PixelKind::Scalar || g.kind == PixelKind::Vector || tab == Tab::Diff));
     showActions(m_rangeActions, tab == Tab::Image && (g.kind == PixelKind::Scalar || g.kind == PixelKind::Vector));
     showActions(m_channelActions, tab == Tab::Image && g.components > 1);
     const QSignalBlocker block(m_slice);
     m_slice->setRange(0, int(std::min<qint64>(INT_MAX, std::max<qint64>(0, m_model->sliceCount() - 1))));
+    if (tab == Tab::Image && m_image->isAutoRange() && m_current) {
+        // Show the automatic range where a manual one would be typed (only
+        // here: computing it reads the whole buffer).
+        const auto [lo, hi] = m_image->range();
+        m_rangeLow->setPlaceholderText(number(lo));
+        m_rangeHigh->setPlaceholderText(number(hi));
+    }
 }
 
 void BufferInspector::applyRange()

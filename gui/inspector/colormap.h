@@ -41,7 +41,10 @@ QRgb colormapNanColor(Colormap map);
 class ColorMapper
 {
 public:
-    ColorMapper() : ColorMapper(Colormap::Grayscale, 0, 1) {}
+    ColorMapper()
+        : ColorMapper(Colormap::Grayscale, 0, 1)
+    {
+    }
     ColorMapper(Colormap map, double lo, double hi);
 
     /** The table index of v (0..255), or -1 for NaN. */

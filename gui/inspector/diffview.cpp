@@ -231,7 +231,8 @@ DiffResult compareElements(DType typeA, const void *a, DType typeB, const void *
     return r;
 }
 
-DiffView::DiffView(QWidget *parent) : QWidget(parent)
+DiffView::DiffView(QWidget *parent)
+    : QWidget(parent)
 {
     m_kindBox = new QComboBox(this);
     m_kindBox->setObjectName(QStringLiteral("errorKind"));
@@ -250,12 +251,14 @@ DiffView::DiffView(QWidget *parent) : QWidget(parent)
 
     m_heatmap = new ImageView(this);
     m_heatmap->setObjectName(QStringLiteral("heatmap"));
+    m_heatmap->setReduceByMax(true);
     m_table = new QTableWidget(0, 5, this);
     m_table->setObjectName(QStringLiteral("mismatches"));
     m_table->setHorizontalHeaderLabels({tr("index"), tr("a"), tr("b"), tr("|a-b|"), tr("relative")});
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->verticalHeader()->hide();
+    m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 6);
     m_table->horizontalHeader()->setStretchLastSection(true);
 
     auto *controls = new QHBoxLayout;
@@ -389,9 +392,9 @@ void DiffView::recompute()
             m_problem = tr("%1 %2 and %3 %4 differ in shape")
                             .arg(m_a->spec.name, shapeText(m_a->shape), m_b->spec.name, shapeText(m_b->shape));
         } else if (dtypeInfo(m_a->spec.dtype).components != dtypeInfo(m_b->spec.dtype).components) {
-            m_problem = tr("%1 (%2) and %3 (%4) have different numbers of components")
-                            .arg(m_a->spec.name, dtypeName(m_a->spec.dtype), m_b->spec.name,
-                                 dtypeName(m_b->spec.dtype));
+            m_problem =
+                tr("%1 (%2) and %3 (%4) have different numbers of components")
+                    .arg(m_a->spec.name, dtypeName(m_a->spec.dtype), m_b->spec.name, dtypeName(m_b->spec.dtype));
         } else if (!m_b->memory.isValid() || m_b->memory.size() < m_b->byteSize()) {
             m_problem = tr("%1 has no contents").arg(m_b->spec.name);
         }
@@ -416,8 +419,8 @@ void DiffView::rebuildHeatmap()
     std::shared_ptr<const void> keep = m_b ? std::shared_ptr<const void>(m_b) : std::shared_ptr<const void>(m_previous);
     // An all-equal pair still gets a visible scale (everything at its low end).
     const double top = m_result.maxError > 0 ? m_result.maxError : 1;
-    m_heatmap->setSource(std::make_shared<DiffImageSource>(m_a, bData(), bType(), std::move(keep), m_width1D, m_slice,
-                                                           m_kind, top));
+    m_heatmap->setSource(
+        std::make_shared<DiffImageSource>(m_a, bData(), bType(), std::move(keep), m_width1D, m_slice, m_kind, top));
 }
 
 QString DiffView::summary() const

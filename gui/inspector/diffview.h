@@ -35,9 +35,9 @@ double componentError(double a, double b, ErrorKind kind);
 /** One element that differs by more than the tolerance. */
 struct DiffMismatch
 {
-    qint64 index = 0;    ///< flat element index
-    int component = 0;   ///< the component with the largest error
-    double a = 0;        ///< that component's values
+    qint64 index = 0;  ///< flat element index
+    int component = 0; ///< the component with the largest error
+    double a = 0;      ///< that component's values
     double b = 0;
     double absError = 0; ///< |a - b| of that component
     double relError = 0; ///< relative error of that component
@@ -46,11 +46,11 @@ struct DiffMismatch
 /** The outcome of comparing two buffers element by element. */
 struct DiffResult
 {
-    qint64 compared = 0;       ///< elements compared
-    qint64 mismatchCount = 0;  ///< elements whose error is above the tolerance
-    double maxError = 0;       ///< largest finite error (of the chosen kind) of any component
+    qint64 compared = 0;        ///< elements compared
+    qint64 mismatchCount = 0;   ///< elements whose error is above the tolerance
+    double maxError = 0;        ///< largest finite error (of the chosen kind) of any component
     bool infiniteError = false; ///< some error was infinite (a NaN or an infinity on one side only)
-    QList<DiffMismatch> first; ///< the first mismatches, in index order
+    QList<DiffMismatch> first;  ///< the first mismatches, in index order
 };
 
 /**

@@ -25,8 +25,7 @@ ImageGeometry ImageGeometry::of(const HostBuffer &buffer, qint64 width1D, qint64
     const DTypeInfo &info = dtypeInfo(buffer.spec.dtype);
     const QList<qint64> &s = buffer.shape;
     const qint64 n = buffer.elementCount();
-    if (s.isEmpty() || s.size() > 3 || n <= 0 || !buffer.memory.isValid() ||
-        buffer.memory.size() < buffer.byteSize()) {
+    if (s.isEmpty() || s.size() > 3 || n <= 0 || !buffer.memory.isValid() || buffer.memory.size() < buffer.byteSize()) {
         return g;
     }
     g.componentType = info.component;
@@ -108,8 +107,7 @@ ImageSource::~ImageSource() = default;
 namespace {
 
 template<typename T, typename Conv>
-void gather(const char *row, const qint64 *xs, qsizetype n, int components, qint64 pixelBytes, float *out,
-            Conv conv)
+void gather(const char *row, const qint64 *xs, qsizetype n, int components, qint64 pixelBytes, float *out, Conv conv)
 {
     if (components == 1) {
         for (qsizetype i = 0; i < n; ++i) {
@@ -129,8 +127,7 @@ void gather(const char *row, const qint64 *xs, qsizetype n, int components, qint
     }
 }
 
-template<typename T>
-float asFloat(T v)
+template<typename T> float asFloat(T v)
 {
     return static_cast<float>(v);
 }
@@ -280,7 +277,8 @@ int channel8(float v, float scale)
 
 // ---- the view ---------------------------------------------------------
 
-ImageView::ImageView(QWidget *parent) : QWidget(parent)
+ImageView::ImageView(QWidget *parent)
+    : QWidget(parent)
 {
     setMouseTracking(true);
     setAttribute(Qt::WA_OpaquePaintEvent);
@@ -655,6 +653,10 @@ void ImageView::paintEvent(QPaintEvent *)
         buildCache();
     }
     const bool cached = wantCache && !m_cache.isNull();
+    const double visiblePixels = std::min(double(g.width), double(width()) / m_zoom + 2) *
+                                 std::min(double(g.height), double(height()) / m_zoom + 2);
+    const bool byMax =
+        m_reduceByMax && m_zoom < 1 && g.kind == PixelKind::Scalar && visiblePixels <= 16.0 * 1024 * 1024;
 
     // Screen pixels whose centres fall inside the image, and the image
     // pixel each one shows: the same floor((p + 0.5 - origin) / zoom) as
@@ -675,6 +677,18 @@ void ImageView::paintEvent(QPaintEvent *)
     }
     const int fw = dx1 - dx0;
     const int fh = dy1 - dy0;
+    if (m_frame.width() != fw || m_frame.height() != fh) {
+        m_frame = QImage(fw, fh, QImage::Format_ARGB32_Premultiplied);
+    }
+    m_frameOrigin = QPoint(dx0, dy0);
+    if (byMax) {
+        fillFrameByMax(dx0, dy0, fw, fh);
+        p.drawImage(dx0, dy0, m_frame);
+        if (m_legend) {
+            drawLegend(p);
+        }
+        return;
+    }
     m_columns.clear();
     m_columnSlot.resize(std::size_t(fw));
     for (int i = 0; i < fw; ++i) {
@@ -687,10 +701,6 @@ void ImageView::paintEvent(QPaintEvent *)
     const qsizetype unique = qsizetype(m_columns.size());
     m_values.resize(std::size_t(unique * g.components));
     m_rowColors.resize(std::size_t(unique));
-    if (m_frame.width() != fw || m_frame.height() != fh) {
-        m_frame = QImage(fw, fh, QImage::Format_ARGB32_Premultiplied);
-    }
-    m_frameOrigin = QPoint(dx0, dy0);
     qint64 previous = -1;
     for (int r = 0; r < fh; ++r) {
         auto *dst = reinterpret_cast<QRgb *>(m_frame.scanLine(r));
@@ -741,6 +751,109 @@ void ImageView::paintEvent(QPaintEvent *)
         p.drawRect(box.adjusted(-1, -1, 0, 0));
         p.setPen(QPen(Qt::white, 1));
         p.drawRect(box.adjusted(0, 0, -1, -1));
+    }
+    if (m_legend && (g.kind == PixelKind::Scalar || g.kind == PixelKind::Vector)) {
+        drawLegend(p);
+    }
+}
+
+void ImageView::fillFrameByMax(int dx0, int dy0, int fw, int fh)
+{
+    // Screen pixel d covers image pixels [floor((d - o) / z), floor((d + 1 - o) / z)),
+    // at least one: every image pixel in view lands in exactly one screen pixel.
+    const ImageGeometry &g = m_source->geometry();
+    const double z = m_zoom;
+    const auto cover = [z](int d, double o, qint64 extent) {
+        const qint64 a = std::clamp<qint64>(qint64(std::floor((d - o) / z)), 0, extent - 1);
+        const qint64 b = std::clamp<qint64>(qint64(std::floor((d + 1 - o) / z)), a + 1, extent);
+        return std::pair<qint64, qint64>(a, b);
+    };
+    std::vector<std::pair<qint64, qint64>> spans(static_cast<std::size_t>(fw));
+    for (int i = 0; i < fw; ++i) {
+        spans[std::size_t(i)] = cover(dx0 + i, m_origin.x(), g.width);
+    }
+    const qint64 first = spans.front().first;
+    const qint64 last = spans.back().second;
+    m_columns.resize(std::size_t(last - first));
+    for (qint64 x = first; x < last; ++x) {
+        m_columns[std::size_t(x - first)] = x;
+    }
+    m_values.resize(m_columns.size());
+    std::vector<float> best(static_cast<std::size_t>(fw));
+    std::vector<char> any(static_cast<std::size_t>(fw));
+    for (int r = 0; r < fh; ++r) {
+        const auto [ya, yb] = cover(dy0 + r, m_origin.y(), g.height);
+        std::fill(best.begin(), best.end(), -std::numeric_limits<float>::infinity());
+        std::fill(any.begin(), any.end(), char(0));
+        for (qint64 y = ya; y < yb; ++y) {
+            const qint64 len = std::clamp<qint64>(g.rowLength(y) - first, 0, last - first);
+            m_source->read(y, m_columns.data(), len, m_values.data());
+            for (int i = 0; i < fw; ++i) {
+                const qint64 a = spans[std::size_t(i)].first - first;
+                const qint64 b = std::min(spans[std::size_t(i)].second - first, len);
+                float m = best[std::size_t(i)];
+                for (qint64 k = a; k < b; ++k) {
+                    const float v = m_values[std::size_t(k)];
+                    m = (v > m || v != v) && m == m ? v : m; // NaN wins: it must show
+                }
+                best[std::size_t(i)] = m;
+                any[std::size_t(i)] = char(any[std::size_t(i)] || b > a);
+            }
+        }
+        auto *dst = reinterpret_cast<QRgb *>(m_frame.scanLine(r));
+        for (int i = 0; i < fw; ++i) {
+            dst[i] = any[std::size_t(i)] ? m_mapper.map(best[std::size_t(i)]) : QRgb(0);
+        }
+    }
+}
+
+void ImageView::drawLegend(QPainter &p)
+{
+    if (width() < 160 || height() < 80) {
+        return;
+    }
+    static QImage bars[3];
+    QImage &bar = bars[int(m_colormap)];
+    if (bar.isNull()) {
+        bar = QImage(256, 1, QImage::Format_RGB32);
+        const auto &table = colormapTable(m_colormap);
+        for (int i = 0; i < 256; ++i) {
+            bar.setPixel(i, 0, table[std::size_t(i)]);
+        }
+    }
+    QFont f = font();
+    f.setPixelSize(11);
+    p.setFont(f);
+    const QFontMetrics fm(f);
+    const int barWidth = std::min(200, width() / 3);
+    const QRect box(width() - barWidth - 20, height() - fm.height() - 26, barWidth + 12, fm.height() + 18);
+    p.setPen(Qt::NoPen);
+    p.setBrush(QColor(0, 0, 0, 160));
+    p.drawRoundedRect(box, 3, 3);
+    const QRect barRect(box.left() + 6, box.top() + 6, barWidth, 8);
+    p.drawImage(barRect, bar);
+    p.setPen(Qt::white);
+    const QRect labels(barRect.left(), barRect.bottom() + 2, barWidth, fm.height());
+    p.drawText(labels, Qt::AlignLeft | Qt::AlignVCenter, QString::number(m_mapper.low(), 'g', 4));
+    p.drawText(labels, Qt::AlignRight | Qt::AlignVCenter, QString::number(m_mapper.high(), 'g', 4));
+    if (m_colormap == Colormap::Diverging) {
+        p.drawText(labels, Qt::AlignHCenter | Qt::AlignVCenter, QStringLiteral("0"));
+    }
+}
+
+void ImageView::setReduceByMax(bool on)
+{
+    if (on != m_reduceByMax) {
+        m_reduceByMax = on;
+        update();
+    }
+}
+
+void ImageView::setLegendVisible(bool on)
+{
+    if (on != m_legend) {
+        m_legend = on;
+        update();
     }
 }
 

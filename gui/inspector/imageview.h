@@ -218,6 +218,17 @@ public:
     /** Screen pixels per image pixel from which values are written inside the pixels. */
     static constexpr double textZoom() { return 48; }
 
+    /**
+     * Zoomed out, show the largest value under each screen pixel instead of
+     * the one at its centre (scalar sources only, up to 16 Mi visible image
+     * pixels): a diff heatmap must not lose a single mismatching pixel.
+     */
+    void setReduceByMax(bool on);
+    bool reduceByMax() const { return m_reduceByMax; }
+    /** The colour bar with the range in the bottom-right corner (scalar data; default on). */
+    void setLegendVisible(bool on);
+    bool isLegendVisible() const { return m_legend; }
+
 Q_SIGNALS:
     /** The hover line changed (empty when the cursor left the data). */
     void hovered(const QString &text);
@@ -245,6 +256,8 @@ private:
     double minZoom() const;
     double maxZoom() const { return 1024; }
     void drawValues(QPainter &p, qint64 sx0, qint64 sx1, qint64 sy0, qint64 sy1);
+    void drawLegend(QPainter &p);
+    void fillFrameByMax(int dx0, int dy0, int fw, int fh);
 
     std::shared_ptr<const HostBuffer> m_buffer;
     std::shared_ptr<const ImageSource> m_source;
@@ -272,6 +285,8 @@ private:
     QPoint m_hoverPos{-1, -1};
     QPoint m_hoverPixel{-1, -1};
 
+    bool m_reduceByMax = false;
+    bool m_legend = true;
     qint64 m_cacheLimit = 16ll * 1024 * 1024;
     QImage m_cache;
     bool m_cacheStale = true;

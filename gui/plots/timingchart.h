@@ -19,7 +19,6 @@ class QChartView;
 class QLabel;
 class QLineSeries;
 class QPainter;
-class QScatterSeries;
 class QStackedLayout;
 class QValueAxis;
 QT_END_NAMESPACE
@@ -125,7 +124,7 @@ private:
     Mode m_mode = Mode::Empty;
     int m_runNumber = 0;
     TimeUnit m_unit;
-    QScatterSeries *m_samples = nullptr; ///< owned by the chart, null outside Samples mode
+    QLineSeries *m_samples = nullptr; ///< owned by the chart, null outside Samples mode
     QAreaSeries *m_bars = nullptr;       ///< owned by the chart, null outside Histogram mode
     QValueAxis *m_xAxis = nullptr; ///< owned by the chart
     QValueAxis *m_yAxis = nullptr;

