@@ -3,6 +3,7 @@
 #include "client/engineclient.h"
 #include "editor/codeeditor.h"
 #include "mainwindow.h"
+#include "theme.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -45,6 +46,9 @@ int main(int argc, char **argv)
                                    QStringLiteral("Hover pixel X,Y of the image view (with --inspect NAME:image)."),
                                    QStringLiteral("x,y"));
     parser.addOption(hover);
+    const QCommandLineOption theme(QStringLiteral("theme"), QStringLiteral("Colour theme: system, light or dark."),
+                                   QStringLiteral("name"));
+    parser.addOption(theme);
     parser.addOption(runOnce);
     parser.addOption(inspect);
     const QCommandLineOption selectLines(QStringLiteral("select-lines"),
@@ -61,6 +65,7 @@ int main(int argc, char **argv)
                                  QStringLiteral("[file]"));
     parser.process(app); // prints usage and exits 1 on unknown options (Qt's convention for GUIs)
 
+    applyTheme(parser.isSet(theme) ? parser.value(theme) : QSettings().value(QStringLiteral("theme")).toString());
     EngineClient engine;
     MainWindow window(&engine);
     const QString name = parser.value(preset);

@@ -15,9 +15,11 @@
 #include "launch/launchpanel.h"
 #include "project/projectio.h"
 #include "results/resultspanel.h"
+#include "theme.h"
 #include "worker/protocol.h"
 
 #include <QAction>
+#include <QActionGroup>
 #include <QApplication>
 #include <QCloseEvent>
 #include <QDateTime>
@@ -27,22 +29,25 @@
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QHBoxLayout>
 #include <QHeaderView>
 #include <QJsonArray>
-#include <QMouseEvent>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QMouseEvent>
 #include <QPlainTextEdit>
 #include <QProcess>
+#include <QProgressBar>
 #include <QSettings>
 #include <QStatusBar>
 #include <QTableWidget>
 #include <QTemporaryFile>
 #include <QTime>
 #include <QTimer>
+#include <QToolButton>
 #include <QTreeWidget>
 
 namespace Kp {
@@ -115,6 +120,24 @@ MainWindow::MainWindow(EngineClient *engine, QWidget *parent)
     m_compileLabel = new QLabel(this);
     m_compileLabel->setObjectName(QStringLiteral("compileStatus"));
     statusBar()->addPermanentWidget(m_compileLabel);
+    auto *busy = new QProgressBar(this);
+    busy->setObjectName(QStringLiteral("busy"));
+    busy->setRange(0, 0); // a run's length is not known in advance
+    busy->setMaximumWidth(140);
+    busy->setFormat(tr("running"));
+    busy->hide();
+    auto *abortButton = new QToolButton(this);
+    abortButton->setText(tr("Abort"));
+    abortButton->setToolTip(tr("Stop the run (Esc)"));
+    connect(abortButton, &QToolButton::clicked, this, &MainWindow::abortRun);
+    auto *busyBox = new QWidget(this);
+    auto *busyLayout = new QHBoxLayout(busyBox);
+    busyLayout->setContentsMargins(0, 0, 0, 0);
+    busyLayout->addWidget(busy);
+    busyLayout->addWidget(abortButton);
+    busyBox->hide();
+    m_busy = busyBox;
+    statusBar()->addPermanentWidget(busyBox);
 
     m_problems = new QTreeWidget(this);
     m_problems->setObjectName(QStringLiteral("problems"));
@@ -324,6 +347,21 @@ MainWindow::MainWindow(EngineClient *engine, QWidget *parent)
 
     for (QDockWidget *d : findChildren<QDockWidget *>()) {
         view->addAction(d->toggleViewAction());
+    }
+    view->addSeparator();
+    QMenu *themes = view->addMenu(tr("&Theme"));
+    auto *themeGroup = new QActionGroup(this);
+    for (const QString &name : themeNames()) {
+        QAction *a = themes->addAction(name == QLatin1String("system")  ? tr("System")
+                                       : name == QLatin1String("light") ? tr("Light")
+                                                                        : tr("Dark"));
+        a->setCheckable(true);
+        a->setChecked(name == currentTheme());
+        themeGroup->addAction(a);
+        connect(a, &QAction::triggered, this, [name] {
+            applyTheme(name);
+            QSettings().setValue(QStringLiteral("theme"), name);
+        });
     }
     rebuildRecentMenu();
 
@@ -862,11 +900,21 @@ void MainWindow::startRun(bool play)
     m_running = true;
     m_launch->setRunning(true);
     m_compileLabel->setText(tr("Running…"));
+    if (!play) {
+        // Progress only for what takes long enough to wonder about.
+        QTimer::singleShot(500, this, [this] {
+            if (m_running) {
+                m_busy->show();
+                m_busy->findChild<QProgressBar *>()->show();
+            }
+        });
+    }
     m_compiler->compile(
         req, this,
         [this, p, play](const Result<CompileResult> &compiled) {
             const auto fail = [&](const QString &message) {
                 m_running = false;
+                m_busy->hide();
                 m_playing = false;
                 m_launch->setRunning(false);
                 m_compileLabel->setText(tr("Run failed"));
@@ -903,6 +951,7 @@ void MainWindow::startRun(bool play)
 void MainWindow::finishRun(const RunResult &r, bool play)
 {
     m_running = false;
+    m_busy->hide();
     m_launch->setRunning(false);
     m_runs.append(r);
     m_inspector->setBuffers(m_host.all());

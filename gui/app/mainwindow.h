@@ -152,6 +152,7 @@ private:
     BufferInspector *m_inspector = nullptr;
     ResultsPanel *m_results = nullptr;
     QPlainTextEdit *m_log = nullptr;
+    QWidget *m_busy = nullptr; ///< status-bar progress, shown for runs longer than half a second
     QMenu *m_recentMenu = nullptr;
     QList<RunResult> m_runs;
     bool m_running = false;

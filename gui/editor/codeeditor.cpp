@@ -2,6 +2,7 @@
 
 #include "cudalexer.h"
 
+#include <QEvent>
 #include <QFontDatabase>
 #include <Qsci/qsciapis.h>
 
@@ -45,16 +46,13 @@ CodeEditor::CodeEditor(QWidget *parent)
     setBraceMatching(QsciScintilla::SloppyBraceMatch);
     setCaretLineVisible(true);
     const bool dark = palette().color(QPalette::Base).lightness() < 128;
-    setCaretLineBackgroundColor(dark ? QColor(0x2a2f36) : QColor(0xf3f6fa));
     setEolMode(QsciScintilla::EolUnix);
 
     setMarginsFont(monospaceFont());
     setMarginType(0, QsciScintilla::NumberMargin);
     setMarginLineNumbers(0, true);
-    setMarginsForegroundColor(palette().color(QPalette::PlaceholderText));
-    setMarginsBackgroundColor(palette().color(QPalette::Window));
     setFolding(QsciScintilla::BoxedTreeFoldStyle, 2);
-    setFoldMarginColors(palette().color(QPalette::Window), palette().color(QPalette::Window));
+    applyPaletteColours();
     // Grow the horizontal scroll range with the longest line instead of a fixed 2000 px.
     SendScintilla(SCI_SETSCROLLWIDTH, 1);
     SendScintilla(SCI_SETSCROLLWIDTHTRACKING, 1);
@@ -124,6 +122,28 @@ CodeEditor::CodeEditor(QWidget *parent)
     setAutoCompletionCaseSensitivity(true);
     setCallTipsStyle(QsciScintilla::CallTipsNoContext);
     setCallTipsVisible(0);
+}
+
+void CodeEditor::applyPaletteColours()
+{
+    const bool dark = palette().color(QPalette::Base).lightness() < 128;
+    setCaretLineBackgroundColor(dark ? QColor(0x2a2f36) : QColor(0xf3f6fa));
+    setMarginsForegroundColor(palette().color(QPalette::PlaceholderText));
+    setMarginsBackgroundColor(palette().color(QPalette::Window));
+    setFoldMarginColors(palette().color(QPalette::Window), palette().color(QPalette::Window));
+}
+
+void CodeEditor::changeEvent(QEvent *event)
+{
+    QsciScintilla::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange && m_lexer) {
+        m_lexer->applyPalette(palette());
+        applyPaletteColours();
+        if (m_highlightMarker >= 0) {
+            const bool dark = palette().color(QPalette::Base).lightness() < 128;
+            setMarkerBackgroundColor(dark ? QColor(0x4a4020) : QColor(255, 236, 160), m_highlightMarker);
+        }
+    }
 }
 
 CodeEditor::~CodeEditor()

@@ -46,8 +46,13 @@ public:
     /** Marks source lines [first, last] (1-based) as the origin of a selected PTX line. */
     void highlightLines(int first, int last);
 
+protected:
+    /** Follows palette changes (the light/dark theme switch). */
+    void changeEvent(QEvent *event) override;
+
 private:
     void updateMarginWidth();
+    void applyPaletteColours();
 
     CudaLexer *m_lexer = nullptr;
     QsciAPIs *m_apis = nullptr;

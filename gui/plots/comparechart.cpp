@@ -49,8 +49,9 @@ void CompareChart::showRuns(const QList<RunRecord> &records)
     }
     const qsizetype left = records.size() - shown.size();
     if (shown.isEmpty()) {
-        reset(records.isEmpty() ? QString()
-                                : QStringLiteral("None of the %1 selected runs has timing samples").arg(records.size()));
+        reset(records.isEmpty()
+                  ? QString()
+                  : QStringLiteral("None of the %1 selected runs has timing samples").arg(records.size()));
         return;
     }
 

@@ -44,7 +44,7 @@ public:
     QString unit() const { return m_unit.name; }
 
 private:
-    QBarSet *m_medians = nullptr;            ///< owned by the chart
+    QBarSet *m_medians = nullptr;             ///< owned by the chart
     QBarCategoryAxis *m_categories = nullptr; ///< owned by the chart
     QValueAxis *m_valueAxis = nullptr;        ///< owned by the chart
     TimeUnit m_unit;

@@ -164,8 +164,12 @@ void ChartWidget::setUpAxis(QValueAxis *axis, const QString &title, double lo, d
 
 void ChartWidget::layOutNow()
 {
-    if (m_chart->layout()) {
-        m_chart->layout()->activate();
+    // The legend is a widget of its own, laid out after the chart has given it room.
+    for (QGraphicsWidget *w :
+         {static_cast<QGraphicsWidget *>(m_chart), static_cast<QGraphicsWidget *>(m_chart->legend())}) {
+        if (w->layout()) {
+            w->layout()->activate();
+        }
     }
 }
 
@@ -422,9 +426,10 @@ void TimingChart::showHistogram(const RunRecord &record)
     bars->attachAxis(m_yAxis);
     median->attachAxis(m_xAxis);
     median->attachAxis(m_yAxis);
-    setTitle(heading(record), QStringLiteral("%1 samples: median %2, min %3, max %4")
-                                  .arg(samples.size())
-                                  .arg(formatDuration(st.medianMs), formatDuration(st.minMs), formatDuration(st.maxMs)));
+    setTitle(heading(record),
+             QStringLiteral("%1 samples: median %2, min %3, max %4")
+                 .arg(samples.size())
+                 .arg(formatDuration(st.medianMs), formatDuration(st.minMs), formatDuration(st.maxMs)));
     m_bars = bars;
     m_timeAxis = m_xAxis;
     m_mode = Mode::Histogram;

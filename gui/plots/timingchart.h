@@ -125,8 +125,8 @@ private:
     int m_runNumber = 0;
     TimeUnit m_unit;
     QLineSeries *m_samples = nullptr; ///< owned by the chart, null outside Samples mode
-    QAreaSeries *m_bars = nullptr;       ///< owned by the chart, null outside Histogram mode
-    QValueAxis *m_xAxis = nullptr; ///< owned by the chart
+    QAreaSeries *m_bars = nullptr;    ///< owned by the chart, null outside Histogram mode
+    QValueAxis *m_xAxis = nullptr;    ///< owned by the chart
     QValueAxis *m_yAxis = nullptr;
     QValueAxis *m_timeAxis = nullptr; ///< m_yAxis for samples, m_xAxis for the histogram
     QList<double> m_binEdgesMs;

@@ -348,12 +348,12 @@ QByteArray RunHistoryModel::toCsv() const
         const auto num = [timed](double v) { return timed ? plainNumber(v) : QString(); };
         const auto rate = [](double v) { return v > 0 ? plainNumber(v) : QString(); };
         QStringList f;
-        f << QString::number(r.number) << r.when.toString(Qt::ISODateWithMs) << csvField(r.kernel)
-          << csvField(r.label) << dimCsv(r.grid) << dimCsv(r.block) << csvField(r.defines.join(QLatin1Char(' ')))
-          << statusText(r) << csvField(r.result.error ? r.result.error->message : QString()) << num(st.medianMs)
-          << num(st.minMs) << num(st.maxMs) << num(st.meanMs) << num(st.stdevMs) << num(st.noise)
-          << QString::number(st.count) << rate(r.result.bytesPerSecond) << rate(r.result.flopsPerSecond)
-          << csvField(r.result.timingMode) << QString::number(r.result.batch) << csvField(r.result.device);
+        f << QString::number(r.number) << r.when.toString(Qt::ISODateWithMs) << csvField(r.kernel) << csvField(r.label)
+          << dimCsv(r.grid) << dimCsv(r.block) << csvField(r.defines.join(QLatin1Char(' '))) << statusText(r)
+          << csvField(r.result.error ? r.result.error->message : QString()) << num(st.medianMs) << num(st.minMs)
+          << num(st.maxMs) << num(st.meanMs) << num(st.stdevMs) << num(st.noise) << QString::number(st.count)
+          << rate(r.result.bytesPerSecond) << rate(r.result.flopsPerSecond) << csvField(r.result.timingMode)
+          << QString::number(r.result.batch) << csvField(r.result.device);
         lines << f.join(QLatin1Char(','));
     }
     return (lines.join(QLatin1Char('\n')) + QLatin1Char('\n')).toUtf8();

@@ -6,11 +6,11 @@
 #include "inspector/buffergridmodel.h"
 #include "inspector/bufferinspector.h"
 #include "inspector/imageview.h"
+#include "launch/launchpanel.h"
 #include "mainwindow.h"
 #include "plots/timingchart.h"
 #include "results/resultspanel.h"
 #include "results/runhistory.h"
-#include "launch/launchpanel.h"
 #include "testutil.h"
 #include "worker/protocol.h"
 

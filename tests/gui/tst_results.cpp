@@ -14,6 +14,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QRandomGenerator>
+#include <QSortFilterProxyModel>
 #include <QTabWidget>
 #include <QTableView>
 #include <QTemporaryDir>
@@ -21,6 +22,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 
 using namespace Kp;
 

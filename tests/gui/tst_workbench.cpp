@@ -5,6 +5,7 @@
 
 #include "client/engineclient.h"
 #include "editor/codeeditor.h"
+#include "editor/cudalexer.h"
 #include "launch/bufferspanel.h"
 #include "launch/launchpanel.h"
 #include "mainwindow.h"
@@ -12,6 +13,7 @@
 #include "results/resultspanel.h"
 #include "results/runhistory.h"
 #include "testutil.h"
+#include "theme.h"
 
 #include <QComboBox>
 #include <QLabel>
@@ -197,6 +199,19 @@ private Q_SLOTS:
         // Buffers are still there, with their initial contents.
         QVERIFY(w.hostBuffers().find("a"));
         QCOMPARE(w.hostBuffers().find("a")->byteSize(), qint64(4 * 1048576));
+    }
+
+    void darkThemeRecoloursTheEditor()
+    {
+        EngineClient engine;
+        MainWindow w(&engine);
+        KP_VERIFY_RESULT(w.openProject(":/presets/vector_add/vector_add.kpg"));
+        applyTheme("light");
+        QVERIFY(w.editor()->cudaLexer()->paper(0).lightness() > 128);
+        applyTheme("dark");
+        QTRY_VERIFY(w.editor()->cudaLexer()->paper(0).lightness() < 128);
+        QVERIFY(w.editor()->cudaLexer()->color(0).lightness() > 128);
+        applyTheme("system");
     }
 
     void plainKernelHasNoLaunchYet()
