@@ -475,8 +475,11 @@ void MainWindow::showCompile(const CompileResult &r)
     m_compileLabel->setToolTip(r.nvrtcOptions.join(QLatin1Char(' ')) + (r.note.isEmpty() ? QString() : "\n" + r.note));
     // The argument table follows the signature as it is now.
     m_launch->setKernels(r.kernels);
-    revalidate();
-    Q_EMIT compileFinished();
+    // In its own turn of the event loop: one long stall becomes two short ones.
+    QTimer::singleShot(0, this, [this] {
+        revalidate();
+        Q_EMIT compileFinished();
+    });
 }
 
 MainWindow::~MainWindow()

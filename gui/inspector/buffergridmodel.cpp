@@ -3,6 +3,7 @@
 #include "run/runner.h"
 
 #include <QColor>
+#include <QPainter>
 
 #include <algorithm>
 #include <array>
@@ -323,6 +324,97 @@ void accumulateFloats(const T *p, qint64 n, qint64 stride, Accumulator &a, Load 
     }
 }
 
+// The common case, contiguous float32, at memory speed: GCC/Clang vector
+// types (SSE2 or NEON, no intrinsics), four independent accumulators,
+// finiteness from the exponent bits, selects instead of branches. Sums go
+// to double lanes: float partial sums lose a digit of the mean when the
+// values cancel (measured: 4e-6 relative on a ramp around 0).
+using Float4 = float __attribute__((vector_size(16)));
+using Double4 = double __attribute__((vector_size(32)));
+using Int4 = std::int32_t __attribute__((vector_size(16)));
+
+void accumulateFloat32(const float *p, qint64 n, Accumulator &a)
+{
+    constexpr int kUnroll = 4;
+    constexpr qint64 kStep = 4 * kUnroll;
+    constexpr qint64 kBlock = 4096;
+    constexpr float kInf = std::numeric_limits<float>::infinity();
+    const Float4 inf = {kInf, kInf, kInf, kInf};
+    const Float4 zero = {0, 0, 0, 0};
+    const Int4 exponent = {0x7f800000, 0x7f800000, 0x7f800000, 0x7f800000};
+    Float4 lo[kUnroll];
+    Float4 hi[kUnroll];
+    for (int u = 0; u < kUnroll; ++u) {
+        lo[u] = inf;
+        hi[u] = -inf;
+    }
+    float loScalar = kInf;
+    float hiScalar = -kInf;
+    for (qint64 i = 0; i < n; i += kBlock) {
+        const qint64 e = std::min(n, i + kBlock);
+        Double4 sum[kUnroll];
+        Int4 finiteCount[kUnroll];
+        for (int u = 0; u < kUnroll; ++u) {
+            sum[u] = Double4{0, 0, 0, 0};
+            finiteCount[u] = Int4{0, 0, 0, 0};
+        }
+        qint64 j = i;
+        for (; j + kStep <= e; j += kStep) {
+            for (int u = 0; u < kUnroll; ++u) {
+                Float4 v;
+                std::memcpy(&v, p + j + 4 * u, sizeof v);
+                Int4 bits;
+                std::memcpy(&bits, &v, sizeof bits);
+                const Int4 finite = (bits & exponent) != exponent; // -1 or 0 per lane
+                const Float4 forMin = finite ? v : inf;
+                const Float4 forMax = finite ? v : -inf;
+                lo[u] = forMin < lo[u] ? forMin : lo[u];
+                hi[u] = forMax > hi[u] ? forMax : hi[u];
+                sum[u] += __builtin_convertvector(finite ? v : zero, Double4);
+                finiteCount[u] -= finite;
+            }
+        }
+        double blockSum = 0;
+        qint64 blockFinite = 0;
+        for (; j < e; ++j) {
+            const float v = p[j];
+            if (std::isfinite(v)) {
+                loScalar = std::min(loScalar, v);
+                hiScalar = std::max(hiScalar, v);
+                blockSum += v;
+                ++blockFinite;
+            }
+        }
+        for (int u = 0; u < kUnroll; ++u) {
+            for (int k = 0; k < 4; ++k) {
+                blockSum += sum[u][k];
+                blockFinite += finiteCount[u][k];
+            }
+        }
+        a.sum += blockSum;
+        const qint64 blockBad = (e - i) - blockFinite;
+        if (blockBad > 0) {
+            qint64 nans = 0;
+            for (qint64 m = i; m < e; ++m) {
+                nans += std::isnan(p[m]);
+            }
+            a.nan += nans;
+            a.inf += blockBad - nans;
+        }
+        a.finite += blockFinite;
+    }
+    for (int u = 0; u < kUnroll; ++u) {
+        for (int k = 0; k < 4; ++k) {
+            loScalar = std::min(loScalar, lo[u][k]);
+            hiScalar = std::max(hiScalar, hi[u][k]);
+        }
+    }
+    if (a.finite > 0) {
+        a.min = std::min(a.min, double(loScalar));
+        a.max = std::max(a.max, double(hiScalar));
+    }
+}
+
 } // namespace
 
 QString formatElement(DType dtype, const void *element, NumberFormat format, int precision)
@@ -365,7 +457,11 @@ BufferStats computeComponentStats(DType componentType, const void *data, qint64 
             });
             break;
         case DType::Float32:
-            accumulateFloats(static_cast<const float *>(data), count, s, a, [](float f) { return f; });
+            if (s == 1) {
+                accumulateFloat32(static_cast<const float *>(data), count, a);
+            } else {
+                accumulateFloats(static_cast<const float *>(data), count, s, a, [](float f) { return f; });
+            }
             break;
         case DType::Float64:
             accumulateFloats(static_cast<const double *>(data), count, s, a, [](double d) { return d; });
@@ -700,6 +796,40 @@ QVariant BufferGridModel::headerData(int section, Qt::Orientation orientation, i
 Qt::ItemFlags BufferGridModel::flags(const QModelIndex &index) const
 {
     return flatIndex(index) >= 0 ? Qt::ItemIsEnabled | Qt::ItemIsSelectable : Qt::NoItemFlags;
+}
+
+void BufferGridDelegate::paint(QPainter *painter, const QStyleOptionViewItem &option, const QModelIndex &index) const
+{
+    const QRect r = option.rect;
+    const QPalette::ColorGroup group = !(option.state & QStyle::State_Enabled) ? QPalette::Disabled
+                                       : (option.state & QStyle::State_Active) ? QPalette::Active
+                                                                               : QPalette::Inactive;
+    const bool selected = option.state & QStyle::State_Selected;
+    if (selected) {
+        painter->fillRect(r, option.palette.brush(group, QPalette::Highlight));
+    } else if (const QVariant bg = index.data(Qt::BackgroundRole); bg.isValid()) {
+        painter->fillRect(r, bg.value<QColor>());
+    }
+    const QString text = index.data(Qt::DisplayRole).toString();
+    if (!text.isEmpty()) {
+        const QRect area = r.adjusted(4, 0, -4, 0);
+        const QFontMetrics &fm = option.fontMetrics;
+        QString shown = text;
+        int advance = fm.horizontalAdvance(text);
+        if (advance > area.width()) {
+            shown = fm.elidedText(text, Qt::ElideRight, area.width());
+            advance = fm.horizontalAdvance(shown);
+        }
+        painter->setFont(option.font);
+        painter->setPen(option.palette.color(group, selected ? QPalette::HighlightedText : QPalette::Text));
+        // One run at a computed baseline: no layout, no wrapping.
+        const int baseline = r.top() + (r.height() + fm.ascent() - fm.descent()) / 2;
+        painter->drawText(QPoint(area.right() + 1 - advance, baseline), shown);
+    }
+    if (option.state & QStyle::State_HasFocus) {
+        painter->setPen(option.palette.color(group, QPalette::Highlight).darker(150));
+        painter->drawRect(r.adjusted(0, 0, -1, -1));
+    }
 }
 
 } // namespace Kp

@@ -6,6 +6,7 @@
 #include <QByteArray>
 #include <QList>
 #include <QString>
+#include <QStyledItemDelegate>
 
 #include <memory>
 
@@ -175,6 +176,21 @@ private:
     int m_precision = 6;
     bool m_highlight = true;
     qint64 m_snapshotLimit = 1024ll * 1024 * 1024;
+};
+
+/**
+ * Paints grid cells cheaply: the background (selection, or the model's
+ * BackgroundRole), the DisplayRole text right-aligned as one run (elided
+ * when the column is too narrow), and a frame around the current cell.
+ * QStyledItemDelegate lays out every cell's text with QTextLayout, which
+ * costs most of a frame when a screen is full of numbers. GUI thread.
+ */
+class BufferGridDelegate : public QStyledItemDelegate
+{
+    Q_OBJECT
+public:
+    using QStyledItemDelegate::QStyledItemDelegate;
+    void paint(QPainter *painter, const QStyleOptionViewItem &option, const QModelIndex &index) const override;
 };
 
 } // namespace Kp

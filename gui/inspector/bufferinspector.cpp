@@ -187,6 +187,7 @@ void BufferInspector::buildUi()
     m_gridView = new QTableView(this);
     m_gridView->setObjectName(QStringLiteral("grid"));
     m_gridView->setModel(m_model);
+    m_gridView->setItemDelegate(new BufferGridDelegate(m_gridView));
     const QFont fixed = QFontDatabase::systemFont(QFontDatabase::FixedFont);
     m_gridView->setFont(fixed);
     m_gridView->setWordWrap(false);

@@ -253,6 +253,26 @@ void LaunchPanel::rebuildArgs()
     // or by name when the project binds by name. Extra bindings get rows too.
     const int params = kernel ? int(kernel->params.size()) : 0;
     const int rows = qMax(params, int(step.args.size()));
+    // Rebuilding the row widgets costs a few milliseconds; skip it when
+    // neither the signature nor the bindings changed (most keystrokes).
+    QStringList key;
+    for (int r = 0; r < params; ++r) {
+        key << kernel->params[r].name + QLatin1Char(':') + kernel->params[r].type;
+    }
+    for (const ArgBinding &b : step.args) {
+        key << b.param + QLatin1Char('=') + bindingText(b);
+    }
+    for (const BufferSpec &b : m_project.buffers) {
+        key << QStringLiteral("buffer ") + b.name;
+    }
+    for (const ScalarSpec &s : m_project.scalars) {
+        key << QStringLiteral("scalar ") + s.name;
+    }
+    const QString signature = key.join(QLatin1Char('\n'));
+    if (signature == m_argsKey && m_args->rowCount() == rows) {
+        return;
+    }
+    m_argsKey = signature;
     m_args->setRowCount(rows);
     QStringList choices;
     for (const BufferSpec &b : m_project.buffers) {

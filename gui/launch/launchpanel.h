@@ -75,6 +75,7 @@ private:
     QList<KernelInfo> m_kernels;
     int m_step = 0;
     bool m_updating = false;
+    QString m_argsKey; ///< what the argument rows were built from
     QComboBox *m_stepChooser = nullptr;
     QComboBox *m_kernel = nullptr;
     QLineEdit *m_grid[3] = {};

@@ -48,6 +48,7 @@ QString heading(const RunRecord &r)
 }
 
 const QColor kSampleColor(0x1f, 0x77, 0xb4);
+const QColor kMedianColor(0xd6, 0x27, 0x28);
 
 /** A filled circle to draw at every sample, at four times its size so it stays round when scaled down. */
 QImage markerImage(const QColor &color, qreal size)
@@ -62,7 +63,6 @@ QImage markerImage(const QColor &color, qreal size)
     p.drawEllipse(QRectF(0.5, 0.5, px - 1, px - 1));
     return image;
 }
-const QColor kMedianColor(0xd6, 0x27, 0x28);
 
 } // namespace
 

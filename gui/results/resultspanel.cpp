@@ -174,6 +174,18 @@ void ResultsPanel::updateCharts()
         return;
     }
     const QList<int> rows = selectedRows();
+    // The current row is the one last clicked; when it is not selected, the last selected one.
+    const QModelIndex current = m_proxy->mapToSource(m_table->selectionModel()->currentIndex());
+    int shown = -1;
+    if (!rows.isEmpty()) {
+        shown = current.isValid() && rows.contains(current.row()) ? current.row() : rows.last();
+    }
+    if (rows == m_shownRows && shown == m_shownCurrent && m_model->rowCount() == m_shownRowCount) {
+        return;
+    }
+    m_shownRows = rows;
+    m_shownCurrent = shown;
+    m_shownRowCount = m_model->rowCount();
     if (rows.isEmpty()) {
         const QString hint = m_model->rowCount() == 0 ? tr("No runs yet: run a kernel to see its timing here")
                                                       : tr("Select a run in the history to see its samples");
@@ -181,9 +193,6 @@ void ResultsPanel::updateCharts()
         m_histogram->clear(hint);
         m_compare->clear(tr("Select several runs (Ctrl+click, Shift+click) to compare them"));
     } else {
-        // The current row is the one last clicked; when it is not selected, the last selected one.
-        const QModelIndex current = m_proxy->mapToSource(m_table->selectionModel()->currentIndex());
-        const int shown = current.isValid() && rows.contains(current.row()) ? current.row() : rows.last();
         const RunRecord &record = m_model->record(shown);
         m_samples->showSamples(record);
         m_histogram->showHistogram(record);

@@ -96,6 +96,10 @@ private:
     CompareChart *m_compare = nullptr;
     QToolButton *m_exportButton = nullptr;
     qsizetype m_lastSelectionSize = 0;
+    /** What the charts show: selected rows, the current one, the history's size (a click signals twice). */
+    QList<int> m_shownRows;
+    int m_shownCurrent = -1;
+    int m_shownRowCount = -1;
     bool m_selecting = false; ///< selectRows() at work: update the charts once, at its end
 };
 

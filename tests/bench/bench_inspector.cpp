@@ -83,12 +83,12 @@ std::vector<double> frames(int n, const std::function<void(int)> &step, QWidget 
 void print(const std::vector<Row> &rows)
 {
     std::printf("\n%-58s %8s %8s %8s %8s  %s\n", "what", "median", "p95", "max", "target", "");
-    std::printf("%-58s %8s %8s %8s %8s\n", "", "ms", "ms", "ms", "ms");
+    std::printf("%-66s %8s %8s %8s %8s\n", "", "ms", "ms", "ms", "ms");
     for (const Row &r : rows) {
         const double med = percentile(r.ms, 0.5);
         const double p95 = percentile(r.ms, 0.95);
         const double mx = *std::max_element(r.ms.begin(), r.ms.end());
-        std::printf("%-58s %8.2f %8.2f %8.2f %8.0f  %s\n", r.what.c_str(), med, p95, mx, r.target,
+        std::printf("%-66s %8.2f %8.2f %8.2f %8.0f  %s\n", r.what.c_str(), med, p95, mx, r.target,
                     r.target <= 0 ? "" : (p95 < r.target ? "ok" : "OVER"));
     }
 }

@@ -1,0 +1,115 @@
+// GUI responsiveness: the longest event-loop stall while a compile, a run and
+// Play are in flight, measured with a 1 ms timer in the real main window
+// (offscreen). Prints a table; asserts nothing. Target: under 16 ms.
+//   QT_QPA_PLATFORM=offscreen bench_gui
+
+#include "client/engineclient.h"
+#include "editor/codeeditor.h"
+#include "launch/launchpanel.h"
+#include "mainwindow.h"
+
+#include <QApplication>
+#include <QElapsedTimer>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QTimer>
+
+#include <algorithm>
+#include <cstdio>
+
+using namespace Kp;
+
+namespace {
+
+/** Runs the event loop until done() or timeoutMs, and returns the longest gap between 1 ms ticks. */
+template<typename Done> double longestStall(Done done, int timeoutMs, int *ticks)
+{
+    QElapsedTimer clock;
+    clock.start();
+    qint64 last = clock.nsecsElapsed();
+    double worst = 0;
+    double worstAt = 0;
+    int n = 0;
+    QTimer tick;
+    tick.setTimerType(Qt::PreciseTimer);
+    tick.setInterval(1);
+    QObject::connect(&tick, &QTimer::timeout, [&] {
+        const qint64 now = clock.nsecsElapsed();
+        if (double(now - last) / 1e6 > worst) {
+            worst = double(now - last) / 1e6;
+            worstAt = double(now) / 1e6;
+        }
+        last = now;
+        ++n;
+    });
+    tick.start();
+    while (!done() && clock.elapsed() < timeoutMs) {
+        QCoreApplication::processEvents(QEventLoop::AllEvents, 5);
+    }
+    *ticks = n;
+    if (qEnvironmentVariableIsSet("BENCH_GUI_VERBOSE")) {
+        std::printf("(worst stall ended at %.1f ms, of %.1f ms)\n", worstAt, double(clock.nsecsElapsed()) / 1e6);
+    }
+    return worst;
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    QApplication app(argc, argv);
+    EngineClient engine;
+    MainWindow w(&engine);
+    w.show();
+    w.refreshDeviceStatus();
+    w.openProject(QStringLiteral(":/presets/heat/heat.kpg"));
+    QSignalSpy settled(&w, &MainWindow::compileFinished);
+    settled.wait(30000);
+
+    std::printf("\nbench_gui: longest event-loop stall (target under 16 ms)\n\n");
+    std::printf("| while | longest stall | 1 ms ticks seen | elapsed |\n|---|---|---|---|\n");
+
+    // A heavy compile (cub) in flight on the compile service.
+    {
+        QSignalSpy compiled(&w, &MainWindow::compileFinished);
+        w.editor()->setText(QStringLiteral("#include <cub/block/block_reduce.cuh>\n") + w.editor()->text() +
+                            QStringLiteral("\n// %1\n").arg(QDateTime::currentMSecsSinceEpoch()));
+        w.compileNow();
+        QElapsedTimer t;
+        t.start();
+        int ticks = 0;
+        const double stall = longestStall([&] { return compiled.count() > 0; }, 60000, &ticks);
+        std::printf("| compiling a kernel that includes cub (no cache) | %.2f ms | %d | %lld ms |\n", stall, ticks,
+                    t.elapsed());
+    }
+    if (!w.deviceStatusKnown() || w.deviceStatusText().contains(QLatin1String("compile-only"))) {
+        std::printf("\n(no GPU: the run and Play rows need one)\n");
+        return 0;
+    }
+    // A run with timing (upload, launches, samples, download, chart, inspector).
+    {
+        QSignalSpy done(&w, &MainWindow::runFinished);
+        QElapsedTimer t;
+        t.start();
+        w.runNow();
+        int ticks = 0;
+        const double stall = longestStall([&] { return done.count() > 0; }, 60000, &ticks);
+        std::printf("| a timed run of heat (50 steps per sample, 1024x1024) | %.2f ms | %d | %lld ms |\n", stall, ticks,
+                    t.elapsed());
+    }
+    // Play: runs back to back, the image view refreshed after each.
+    {
+        w.inspectBuffer(QStringLiteral("t"), QStringLiteral("image"));
+        auto *play = w.launchPanel()->findChild<QPushButton *>(QStringLiteral("play"));
+        QSignalSpy frames(&w, &MainWindow::runFinished);
+        QElapsedTimer t;
+        t.start();
+        play->setChecked(true);
+        int ticks = 0;
+        const double stall = longestStall([&] { return t.elapsed() > 3000; }, 4000, &ticks);
+        play->setChecked(false);
+        std::printf("| Play on heat, image view live (%lld frames, %.1f frames/s) | %.2f ms | %d | %lld ms |\n",
+                    qint64(frames.count()), frames.count() / (t.elapsed() / 1000.0), stall, ticks, t.elapsed());
+    }
+    return 0;
+}
