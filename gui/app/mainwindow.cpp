@@ -867,6 +867,31 @@ void MainWindow::revalidate()
     }
     const int step = qBound(0, m_launch->currentStep(), int(resolved.size()) - 1);
     m_launch->setValidation({}, r->warnings, resolved.value(step));
+
+    // Occupancy for the configuration as it is now: the device and kernel
+    // limits come from the last run of this kernel (registers, shared
+    // memory), the block size and dynamic shared memory from the fields.
+    const QVariantMap st = r->body.value(QStringLiteral("steps")).toList().value(step).toMap();
+    const QString kernel = st.value(QStringLiteral("kernel")).toString();
+    for (qsizetype i = m_runs.size() - 1; i >= 0; --i) {
+        for (const StepResult &sr : m_runs[i].steps) {
+            if (sr.kernel != kernel || sr.limits.numRegs == 0) {
+                continue;
+            }
+            const QVariantList b = st.value(QStringLiteral("block")).toList();
+            const int threads = int(b[0].toLongLong() * b[1].toLongLong() * b[2].toLongLong());
+            const Occupancy o = estimateOccupancy(sr.limits, threads, st.value(QStringLiteral("shared")).toLongLong());
+            m_launch->setOccupancy(tr("%1 % (%2 blocks/SM, %3 of %4 warps), limited by %5; %6 registers/thread "
+                                      "(estimate for this block size)")
+                                       .arg(o.ratio * 100, 0, 'f', 0)
+                                       .arg(o.blocksPerSm)
+                                       .arg(o.activeWarps)
+                                       .arg(o.maxWarps)
+                                       .arg(o.limiter)
+                                       .arg(sr.limits.numRegs));
+            return;
+        }
+    }
 }
 
 void MainWindow::runNow()

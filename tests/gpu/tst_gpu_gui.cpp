@@ -14,6 +14,8 @@
 #include "testutil.h"
 #include "worker/protocol.h"
 
+#include <QLabel>
+#include <QLineEdit>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QtTest>
@@ -80,6 +82,13 @@ private Q_SLOTS:
         QVERIFY(results);
         QCOMPARE(results->model()->rowCount(), 1);
         QTRY_COMPARE(results->timingChart()->pointCount(), int(r.samplesMs.size()));
+        // Occupancy follows the block size as it is typed, from the run's kernel limits.
+        QVERIFY(w.launchPanel()->findChild<QLabel *>("occupancy")->text().startsWith("100 %"));
+        w.launchPanel()->blockField(0)->setText("32");
+        Q_EMIT w.launchPanel()->blockField(0)->editingFinished();
+        QTRY_VERIFY(w.launchPanel()->findChild<QLabel *>("occupancy")->text().contains("estimate for this block size"));
+        const QString occ = w.launchPanel()->findChild<QLabel *>("occupancy")->text();
+        QVERIFY2(occ.startsWith("50 % (32 blocks/SM, 32 of 64 warps)"), qPrintable(occ));
     }
 
     void mandelbrotHoverNamesTheThread()
