@@ -22,6 +22,7 @@
 #include <QActionGroup>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QComboBox>
 #include <QDateTime>
 #include <QDir>
 #include <QDockWidget>
@@ -80,9 +81,15 @@ MainWindow::MainWindow(EngineClient *engine, QWidget *parent)
 
     m_deviceLabel = new QLabel(tr("Looking for a GPU…"), this);
     m_deviceLabel->setObjectName(QStringLiteral("deviceStatus"));
+    m_deviceChooser = new QComboBox(this);
+    m_deviceChooser->setObjectName(QStringLiteral("deviceChooser"));
+    m_deviceChooser->setToolTip(tr("The GPU runs go to; each GPU has its own worker process"));
+    m_deviceChooser->hide(); // shown when there is more than one GPU
+    connect(m_deviceChooser, &QComboBox::activated, this, [this](int i) { setDeviceOrdinal(i); });
     m_nvrtcLabel = new QLabel(this);
     m_nvrtcLabel->setObjectName(QStringLiteral("nvrtcStatus"));
     m_positionLabel = new QLabel(this);
+    statusBar()->addWidget(m_deviceChooser);
     statusBar()->addWidget(m_deviceLabel, 1);
     statusBar()->addPermanentWidget(m_nvrtcLabel);
     statusBar()->addPermanentWidget(m_positionLabel);
@@ -617,6 +624,12 @@ void MainWindow::refreshDeviceStatus()
                                .arg(d.name, d.computeCapability())
                                .arg(d.smCount)
                                .arg(formatBytes(d.totalMemoryBytes), cudaVersionString(list.driverVersion));
+            m_deviceChooser->clear();
+            for (const DeviceInfo &dev : list.devices) {
+                m_deviceChooser->addItem(tr("GPU %1: %2").arg(dev.ordinal).arg(dev.name));
+            }
+            m_deviceChooser->setCurrentIndex(qBound(0, m_deviceOrdinal, int(list.devices.size()) - 1));
+            m_deviceChooser->setVisible(list.devices.size() > 1);
             if (list.devices.size() > 1) {
                 text += tr(" (+%1 more)").arg(list.devices.size() - 1);
             }
@@ -903,7 +916,7 @@ void MainWindow::abortRun()
 {
     m_playing = false;
     if (m_running) {
-        m_runner->abort();
+        runnerFor(m_deviceOrdinal)->abort();
         log(tr("Aborted by the user."));
     }
 }
@@ -963,7 +976,7 @@ void MainWindow::startRun(bool play)
                 fail(s.error().message);
                 return;
             }
-            const Result<PreparedRun> prepared = prepareRun(p, *compiled, m_host, 0);
+            const Result<PreparedRun> prepared = prepareRun(p, *compiled, m_host, m_deviceOrdinal);
             if (!prepared) {
                 m_launch->setValidation(prepared.error().message, {}, {});
                 fail(prepared.error().message);
@@ -971,7 +984,9 @@ void MainWindow::startRun(bool play)
             }
             m_inspector->setBuffers(m_host.all());
             m_inspector->beforeRun();
-            m_runner->run(*prepared, &m_host, [this, play](const RunResult &r) { finishRun(r, play); });
+            runnerFor(m_deviceOrdinal)->run(*prepared, &m_host, [this, play](const RunResult &r) {
+                finishRun(r, play);
+            });
         },
         QStringLiteral("run"));
 }
@@ -1087,6 +1102,38 @@ void MainWindow::hoverPixel(int x, int y)
     const QPointF pos = view->origin() + QPointF((x + 0.5) * view->zoom(), (y + 0.5) * view->zoom());
     QMouseEvent move(QEvent::MouseMove, pos, view->mapToGlobal(pos), Qt::NoButton, Qt::NoButton, Qt::NoModifier);
     QCoreApplication::sendEvent(view, &move);
+}
+
+void MainWindow::setDeviceOrdinal(int ordinal)
+{
+    if (ordinal == m_deviceOrdinal || m_running) {
+        return;
+    }
+    m_deviceOrdinal = ordinal;
+    log(tr("Runs go to GPU %1 now.").arg(ordinal));
+}
+
+Runner *MainWindow::runnerFor(int ordinal)
+{
+    if (ordinal <= 0) {
+        return m_runner;
+    }
+    auto it = m_deviceRunners.find(ordinal);
+    if (it != m_deviceRunners.end()) {
+        return it->second;
+    }
+    // One worker per GPU: a CUDA context belongs to its process, and a fault
+    // on one GPU must not cost the others their state.
+    auto engine = std::make_unique<EngineClient>();
+    auto *runner = new Runner(engine.get(), this);
+    connect(runner, &Runner::recovered, this, [this, ordinal](double ms) {
+        log(tr("A fresh worker for GPU %1 is ready (%2 ms), with the buffers restored.")
+                .arg(ordinal)
+                .arg(ms, 0, 'f', 0));
+    });
+    m_deviceEngines.emplace(ordinal, std::move(engine));
+    m_deviceRunners.emplace(ordinal, runner);
+    return runner;
 }
 
 void MainWindow::log(const QString &text)

@@ -9,7 +9,10 @@
 #include <QString>
 
 #include <functional>
+#include <map>
+#include <memory>
 
+class QComboBox;
 class QLabel;
 class QJsonObject;
 class QMenu;
@@ -70,6 +73,10 @@ public:
     /** Moves the pointer over pixel (x, y) of the image view, as a hover would (screenshots, tests). */
     void hoverPixel(int x, int y);
 
+    /** The GPU runs go to (0 = the first); each GPU gets its own worker. */
+    int deviceOrdinal() const { return m_deviceOrdinal; }
+    void setDeviceOrdinal(int ordinal);
+
     LaunchPanel *launchPanel() const { return m_launch; }
     BuffersPanel *buffersPanel() const { return m_buffersPanel; }
     QPlainTextEdit *logView() const { return m_log; }
@@ -120,6 +127,8 @@ private:
     void startRun(bool play);
     void finishRun(const RunResult &result, bool play);
     void log(const QString &text);
+    /** The runner for a GPU: device 0 uses the window's engine, others get their own worker. */
+    Runner *runnerFor(int ordinal);
     CompileOptions editorOptions() const;
     void updateTitle();
     void showCompile(const CompileResult &result);
@@ -147,6 +156,10 @@ private:
     QByteArray m_savedProject; ///< serialized form at the last load or save, to tell unsaved changes
     HostBuffers m_host;
     Runner *m_runner = nullptr;
+    std::map<int, std::unique_ptr<EngineClient>> m_deviceEngines; ///< workers for GPUs 1, 2, ...
+    std::map<int, Runner *> m_deviceRunners;
+    int m_deviceOrdinal = 0;
+    QComboBox *m_deviceChooser = nullptr;
     LaunchPanel *m_launch = nullptr;
     BuffersPanel *m_buffersPanel = nullptr;
     BufferInspector *m_inspector = nullptr;

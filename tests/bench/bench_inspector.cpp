@@ -158,7 +158,7 @@ int main(int argc, char **argv)
     }
 
     // The image: 8192 x 8192 float32 (256 MiB), above the cache limit.
-    const qint64 side = 8192;
+    qint64 side = 8192;
     auto img = makeBuffer(QStringLiteral("img"), {side, side});
     float *p = static_cast<float *>(img->memory.data());
     for (qint64 y = 0; y < side; ++y) {
@@ -167,34 +167,34 @@ int main(int argc, char **argv)
         }
     }
     const auto imageRows = [&](const std::shared_ptr<HostBuffer> &buffer, const char *prefix) {
+        const auto label = [prefix](const char *what) { return std::string(prefix) + ": " + what; };
         ImageView view;
         view.resize(1280, 800);
-        view.setBuffer(buffer);
         view.show();
         (void)QTest::qWaitForWindowExposed(&view);
-        std::vector<double> first{timeMs([&] { view.grab(); })};
-        const auto label = [prefix](const char *what) { return std::string(prefix) + ": " + what; };
+        // The first frame of a new buffer: auto range (a pass over all of
+        // it) and, when cached, the conversion of every pixel.
+        std::vector<double> first{timeMs([&] {
+            view.setBuffer(buffer);
+            view.grab();
+        })};
         rows.push_back(
             {label(view.isCached() ? "first frame (auto range + cache)" : "first frame (auto range)"), first, 0});
-        const QPointF centre(640, 400);
-        rows.push_back({label("pan, fitted"),
-                        frames(
-                            n, [&](int i) { view.panBy(QPointF(i % 2 ? 13 : -11, 7)); }, &view),
-                        16});
-        rows.push_back({label("zoom in/out around the cursor (wheel steps)"),
-                        frames(
-                            n, [&](int i) { view.zoomAt((i / 20) % 2 ? 0.8 : 1.25, centre); }, &view),
-                        16});
-        view.setView(1, QPointF(-3000, -3000));
-        rows.push_back({label("pan at 1:1"),
-                        frames(
-                            n, [&](int i) { view.panBy(QPointF(i % 2 ? 37 : -31, 23)); }, &view),
-                        16});
-        view.setView(64, QPointF(-64 * 4000, -64 * 4000));
-        rows.push_back({label("pan at 64x (values written in pixels)"),
-                        frames(
-                            n, [&](int i) { view.panBy(QPointF(i % 2 ? 37 : -31, 23)); }, &view),
-                        16});
+        // Back and forth, so the image stays in view.
+        const auto wiggle = [&view](int i) { view.panBy(i % 2 ? QPointF(13, 7) : QPointF(-13, -7)); };
+        view.fitToWindow();
+        rows.push_back({label("pan, fitted (whole image in view)"), frames(n, wiggle, &view), 16});
+        view.fitToWindow();
+        const QPointF centre = view.origin() + QPointF(double(side) / 2, double(side) / 2) * view.zoom() * 0.9;
+        const auto wheel = [&view, centre](int i) { view.zoomAt((i / 10) % 2 ? 0.8 : 1.25, centre); };
+        rows.push_back({label("wheel zoom in/out (fit .. 9x fit)"), frames(n, wheel, &view), 16});
+        const auto at = [&view](double zoom) { view.setView(zoom, QPointF(640 - 4000 * zoom, 400 - 3000 * zoom)); };
+        at(1);
+        rows.push_back({label("pan at 1:1"), frames(n, wiggle, &view), 16});
+        at(8);
+        rows.push_back({label("pan at 8x"), frames(n, wiggle, &view), 16});
+        at(64);
+        rows.push_back({label("pan at 64x (values written in pixels)"), frames(n, wiggle, &view), 16});
     };
     imageRows(img, "image 8192^2, per paint");
 
@@ -203,6 +203,7 @@ int main(int argc, char **argv)
     for (qint64 i = 0; i < 4096ll * 4096; ++i) {
         q[i] = float(i % 4099) / 4099.0f;
     }
+    side = 4096;
     imageRows(mid, "image 4096^2, cached");
 
     print(rows);
