@@ -3,6 +3,7 @@
 #include "run/runner.h"
 
 #include <QColor>
+#include <QGlyphRun>
 #include <QPainter>
 
 #include <algorithm>
@@ -798,6 +799,36 @@ Qt::ItemFlags BufferGridModel::flags(const QModelIndex &index) const
     return flatIndex(index) >= 0 ? Qt::ItemIsEnabled | Qt::ItemIsSelectable : Qt::NoItemFlags;
 }
 
+bool BufferGridDelegate::prepare(const QFont &font) const
+{
+    if (m_prepared && font == m_font) {
+        return m_raw.isValid();
+    }
+    m_prepared = true;
+    m_font = font;
+    m_raw = QRawFont::fromFont(font);
+    m_glyphs.fill(0);
+    m_advances.fill(0);
+    if (!m_raw.isValid()) {
+        return false;
+    }
+    QString ascii;
+    for (char16_t c = 32; c < 127; ++c) {
+        ascii += QChar(c);
+    }
+    const QList<quint32> glyphs = m_raw.glyphIndexesForString(ascii);
+    if (glyphs.size() != ascii.size()) {
+        m_raw = QRawFont();
+        return false;
+    }
+    const QList<QPointF> advances = m_raw.advancesForGlyphIndexes(glyphs);
+    for (qsizetype i = 0; i < glyphs.size(); ++i) {
+        m_glyphs[std::size_t(32 + i)] = glyphs[i];
+        m_advances[std::size_t(32 + i)] = advances.value(i).x();
+    }
+    return true;
+}
+
 void BufferGridDelegate::paint(QPainter *painter, const QStyleOptionViewItem &option, const QModelIndex &index) const
 {
     const QRect r = option.rect;
@@ -814,17 +845,43 @@ void BufferGridDelegate::paint(QPainter *painter, const QStyleOptionViewItem &op
     if (!text.isEmpty()) {
         const QRect area = r.adjusted(4, 0, -4, 0);
         const QFontMetrics &fm = option.fontMetrics;
-        QString shown = text;
-        int advance = fm.horizontalAdvance(text);
-        if (advance > area.width()) {
-            shown = fm.elidedText(text, Qt::ElideRight, area.width());
-            advance = fm.horizontalAdvance(shown);
-        }
-        painter->setFont(option.font);
-        painter->setPen(option.palette.color(group, selected ? QPalette::HighlightedText : QPalette::Text));
-        // One run at a computed baseline: no layout, no wrapping.
         const int baseline = r.top() + (r.height() + fm.ascent() - fm.descent()) / 2;
-        painter->drawText(QPoint(area.right() + 1 - advance, baseline), shown);
+        painter->setPen(option.palette.color(group, selected ? QPalette::HighlightedText : QPalette::Text));
+        bool drawn = false;
+        if (prepare(option.font)) {
+            m_runGlyphs.resize(text.size());
+            m_runPositions.resize(text.size());
+            qreal x = 0;
+            bool ascii = true;
+            for (qsizetype i = 0; i < text.size() && ascii; ++i) {
+                const char16_t c = text[i].unicode();
+                ascii = c < 128 && m_glyphs[c] != 0;
+                if (ascii) {
+                    m_runGlyphs[i] = m_glyphs[c];
+                    m_runPositions[i] = QPointF(x, 0);
+                    x += m_advances[c];
+                }
+            }
+            if (ascii && x <= area.width()) {
+                QGlyphRun run;
+                run.setRawFont(m_raw);
+                run.setGlyphIndexes(m_runGlyphs);
+                run.setPositions(m_runPositions);
+                painter->drawGlyphRun(QPointF(area.right() + 1 - x, baseline), run);
+                drawn = true;
+            }
+        }
+        if (!drawn) {
+            QString shown = text;
+            int advance = fm.horizontalAdvance(text);
+            if (advance > area.width()) {
+                shown = fm.elidedText(text, Qt::ElideRight, area.width());
+                advance = fm.horizontalAdvance(shown);
+            }
+            painter->setFont(option.font);
+            // One run at a computed baseline: no layout, no wrapping.
+            painter->drawText(QPoint(area.right() + 1 - advance, baseline), shown);
+        }
     }
     if (option.state & QStyle::State_HasFocus) {
         painter->setPen(option.palette.color(group, QPalette::Highlight).darker(150));

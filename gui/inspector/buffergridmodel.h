@@ -4,10 +4,14 @@
 
 #include <QAbstractTableModel>
 #include <QByteArray>
+#include <QFont>
 #include <QList>
+#include <QPointF>
+#include <QRawFont>
 #include <QString>
 #include <QStyledItemDelegate>
 
+#include <array>
 #include <memory>
 
 namespace Kp {
@@ -180,10 +184,12 @@ private:
 
 /**
  * Paints grid cells cheaply: the background (selection, or the model's
- * BackgroundRole), the DisplayRole text right-aligned as one run (elided
- * when the column is too narrow), and a frame around the current cell.
+ * BackgroundRole), the DisplayRole text right-aligned (elided when the
+ * column is too narrow), and a frame around the current cell.
  * QStyledItemDelegate lays out every cell's text with QTextLayout, which
- * costs most of a frame when a screen is full of numbers. GUI thread.
+ * costs most of a frame when a screen is full of numbers; here ASCII text
+ * is drawn as a glyph run from glyphs looked up once per font (no shaping),
+ * anything else with QPainter::drawText(). GUI thread.
  */
 class BufferGridDelegate : public QStyledItemDelegate
 {
@@ -191,6 +197,18 @@ class BufferGridDelegate : public QStyledItemDelegate
 public:
     using QStyledItemDelegate::QStyledItemDelegate;
     void paint(QPainter *painter, const QStyleOptionViewItem &option, const QModelIndex &index) const override;
+
+private:
+    bool prepare(const QFont &font) const;
+
+    // Glyphs of the printable ASCII characters in the last font seen.
+    mutable QFont m_font;
+    mutable bool m_prepared = false;
+    mutable QRawFont m_raw;
+    mutable std::array<quint32, 128> m_glyphs{};
+    mutable std::array<qreal, 128> m_advances{};
+    mutable QList<quint32> m_runGlyphs;
+    mutable QList<QPointF> m_runPositions;
 };
 
 } // namespace Kp

@@ -604,24 +604,31 @@ void BufferInspector::updateStats()
         return;
     }
     m_stats->setText(tr("Computing statistics of %1 values...").arg(components));
-    // Large buffers: a pool thread reads the memory (reads only), and the
-    // result comes back through the event loop, guarded so a closed
-    // inspector or a newer request drops it.
+    // Large buffers: a pool thread reads the memory, and the result comes
+    // back through the event loop, guarded so a closed inspector or a newer
+    // request drops it. The thread gets the pointer, type and count taken
+    // here: the document may assign spec and shape meanwhile (never the
+    // memory: a new size is a new HostBuffer), and the reference it holds
+    // keeps the mapping alive.
     QPointer<BufferInspector> guard(this);
     std::shared_ptr<const HostBuffer> buffer = m_current;
     const quint64 generation = buffer->generation;
-    QThreadPool::globalInstance()->start([guard = std::move(guard), buffer, ticket, generation]() mutable {
-        const BufferStats stats = computeBufferStats(*buffer);
-        QMetaObject::invokeMethod(
-            qApp,
-            [guard = std::move(guard), buffer, ticket, generation, stats] {
-                if (guard && guard->m_statsTicket == ticket && guard->m_current == buffer &&
-                    buffer->generation == generation) {
-                    guard->showStats(stats);
-                }
-            },
-            Qt::QueuedConnection);
-    });
+    const DType component = dtypeInfo(buffer->spec.dtype).component;
+    const void *data = buffer->memory.data();
+    QThreadPool::globalInstance()->start(
+        [guard = std::move(guard), buffer, ticket, generation, component, data, components]() mutable {
+            const BufferStats stats = computeComponentStats(component, data, components);
+            QMetaObject::invokeMethod(
+                qApp,
+                [guard = std::move(guard), buffer = std::move(buffer), ticket, generation, stats] {
+                    // A run that wrote the memory meanwhile bumped the generation.
+                    if (guard && guard->m_statsTicket == ticket && guard->m_current == buffer &&
+                        buffer->generation == generation) {
+                        guard->showStats(stats);
+                    }
+                },
+                Qt::QueuedConnection);
+        });
 }
 
 void BufferInspector::showStats(const BufferStats &s)

@@ -82,7 +82,7 @@ std::vector<double> frames(int n, const std::function<void(int)> &step, QWidget 
 
 void print(const std::vector<Row> &rows)
 {
-    std::printf("\n%-58s %8s %8s %8s %8s  %s\n", "what", "median", "p95", "max", "target", "");
+    std::printf("\n%-66s %8s %8s %8s %8s  %s\n", "what", "median", "p95", "max", "target", "");
     std::printf("%-66s %8s %8s %8s %8s\n", "", "ms", "ms", "ms", "ms");
     for (const Row &r : rows) {
         const double med = percentile(r.ms, 0.5);

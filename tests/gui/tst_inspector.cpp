@@ -341,6 +341,41 @@ private Q_SLOTS:
         QVERIFY(!model.takeSnapshot()); // 64 bytes is over the limit
     }
 
+    void gridDelegatePaints()
+    {
+        auto b = makeBuffer(QStringLiteral("a"), DType::Float32, {4, 4});
+        fill(*b, [](qint64 k) { return double(k) * 1000 + 0.5; });
+        BufferGridModel model;
+        model.setBuffer(b);
+        QVERIFY(model.takeSnapshot());
+        floats(*b)[5] = -1;
+        model.refresh();
+        QTableView view;
+        BufferGridDelegate delegate;
+        view.setItemDelegate(&delegate);
+        view.setModel(&model);
+        view.resize(500, 200);
+        const QImage shot = view.grab().toImage();
+        const auto cellPixel = [&](int row, int column, QPoint offset) {
+            const QRect r = view.visualRect(model.index(row, column));
+            return shot.pixel(view.viewport()->mapTo(&view, r.topLeft() + offset));
+        };
+        // The changed cell's background, at its left edge (the text is right-aligned).
+        const QRgb changed = cellPixel(1, 1, QPoint(2, 2));
+        const QRgb plain = cellPixel(1, 2, QPoint(2, 2));
+        QVERIFY(changed != plain);
+        QVERIFY(qRed(changed) > qBlue(changed)); // amber, not a blue selection
+        // Text was drawn: some dark pixels in a cell holding "15000.5".
+        const QRect r = view.visualRect(model.index(3, 3));
+        int dark = 0;
+        for (int y = r.top(); y <= r.bottom(); ++y) {
+            for (int x = r.left(); x <= r.right(); ++x) {
+                dark += qGray(shot.pixel(view.viewport()->mapTo(&view, QPoint(x, y)))) < 100;
+            }
+        }
+        QVERIFY(dark > 10);
+    }
+
     // ---- statistics ---------------------------------------------------
 
     void stats()
