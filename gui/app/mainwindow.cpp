@@ -299,6 +299,36 @@ MainWindow::MainWindow(EngineClient *engine, QWidget *parent)
         });
         m_buffersPanel->setMessage(error);
     });
+    const auto editScalars = [this](const std::function<void(QJsonArray &)> &change) {
+        const QString error = applyEdit([&](QJsonObject &o) {
+            QJsonArray scalars = o.value(QStringLiteral("scalars")).toArray();
+            change(scalars);
+            o.insert(QStringLiteral("scalars"), scalars);
+        });
+        m_buffersPanel->setMessage(error);
+        if (!error.isEmpty()) {
+            m_buffersPanel->setProject(m_project, &m_host); // back to what is valid
+        }
+    };
+    connect(m_buffersPanel, &BuffersPanel::scalarEdited, this,
+            [editScalars](int index, const QString &key, const QJsonValue &v) {
+                editScalars([&](QJsonArray &scalars) {
+                    if (index < scalars.size()) {
+                        QJsonObject sc = scalars[index].toObject();
+                        sc.insert(key, v);
+                        scalars[index] = sc;
+                    }
+                });
+            });
+    connect(m_buffersPanel, &BuffersPanel::scalarAddRequested, this,
+            [editScalars](const QJsonObject &sc) { editScalars([&](QJsonArray &scalars) { scalars.append(sc); }); });
+    connect(m_buffersPanel, &BuffersPanel::scalarRemoveRequested, this, [editScalars](int index) {
+        editScalars([&](QJsonArray &scalars) {
+            if (index < scalars.size()) {
+                scalars.removeAt(index);
+            }
+        });
+    });
     connect(m_buffersPanel, &BuffersPanel::removeRequested, this, [this](int index) {
         const QString error = applyEdit([&](QJsonObject &o) {
             QJsonArray buffers = o.value(QStringLiteral("buffers")).toArray();

@@ -83,6 +83,32 @@ BuffersPanel::BuffersPanel(QWidget *parent)
     layout->addWidget(m_table, 1);
     connect(m_table, &QTableWidget::cellChanged, this, &BuffersPanel::onCellChanged);
 
+    // Scalars: kernel arguments and variables of every expression.
+    m_scalars = new QTableWidget(0, 3, this);
+    m_scalars->setObjectName(QStringLiteral("scalars"));
+    m_scalars->setHorizontalHeaderLabels({tr("Scalar"), tr("Type"), tr("Value")});
+    m_scalars->horizontalHeader()->setStretchLastSection(true);
+    m_scalars->verticalHeader()->hide();
+    m_scalars->setMaximumHeight(140);
+    layout->addWidget(m_scalars);
+    connect(m_scalars, &QTableWidget::cellChanged, this, [this](int row, int column) {
+        if (m_updating) {
+            return;
+        }
+        // After the table is done with the edit (the rows are rebuilt in answer).
+        QTimer::singleShot(0, this, [this, row, column] {
+            QTableWidgetItem *item = m_scalars->item(row, column);
+            if (!item) {
+                return;
+            }
+            const QString text = item->text().trimmed();
+            static const char *keys[] = {"name", "type", "value"};
+            bool ok = false;
+            const double v = text.toDouble(&ok);
+            Q_EMIT scalarEdited(row, QLatin1String(keys[column]), column == 2 && ok ? QJsonValue(v) : QJsonValue(text));
+        });
+    });
+
     m_message = new QLabel(this);
     m_message->setObjectName(QStringLiteral("buffersMessage"));
     m_message->setWordWrap(true);
@@ -149,6 +175,24 @@ BuffersPanel::BuffersPanel(QWidget *parent)
             Q_EMIT exportRequested(i, path);
         }
     });
+    button(tr("Add scalar"), [this] {
+        QString name;
+        for (int n = 1;; ++n) {
+            name = QStringLiteral("s%1").arg(n);
+            if (!m_project.buffer(name) && !m_project.scalar(name)) {
+                break;
+            }
+        }
+        Q_EMIT scalarAddRequested(QJsonObject{{QStringLiteral("name"), name},
+                                              {QStringLiteral("type"), QStringLiteral("int32")},
+                                              {QStringLiteral("value"), 0}});
+    });
+    button(tr("Delete scalar"), [this] {
+        const int r = m_scalars->currentRow();
+        if (r >= 0 && r < m_project.scalars.size()) {
+            Q_EMIT scalarRemoveRequested(r);
+        }
+    });
     buttons->addStretch(1);
     layout->addLayout(buttons);
 }
@@ -197,6 +241,13 @@ void BuffersPanel::setProject(const Project &project, const HostBuffers *host)
     m_table->resizeColumnsToContents();
     if (current >= 0 && current < m_table->rowCount()) {
         m_table->selectRow(current);
+    }
+    m_scalars->setRowCount(int(project.scalars.size()));
+    for (int r = 0; r < project.scalars.size(); ++r) {
+        const ScalarSpec &sc = project.scalars[r];
+        m_scalars->setItem(r, 0, new QTableWidgetItem(sc.name));
+        m_scalars->setItem(r, 1, new QTableWidgetItem(dtypeName(sc.type)));
+        m_scalars->setItem(r, 2, new QTableWidgetItem(QString::number(sc.value, 'g', 17)));
     }
     m_updating = false;
 }

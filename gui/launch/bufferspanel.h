@@ -32,6 +32,7 @@ public:
     void setMessage(const QString &error);
 
     QTableWidget *table() const { return m_table; }
+    QTableWidget *scalarTable() const { return m_scalars; }
     int currentBuffer() const;
 
 Q_SIGNALS:
@@ -40,6 +41,10 @@ Q_SIGNALS:
     /** Add (or, with a source index >= 0, duplicate) a buffer. */
     void addRequested(const QJsonObject &buffer);
     void removeRequested(int index);
+    /** A cell of scalars[index] changed: key is "name", "type" or "value". */
+    void scalarEdited(int index, const QString &key, const QJsonValue &value);
+    void scalarAddRequested(const QJsonObject &scalar);
+    void scalarRemoveRequested(int index);
     /** Write buffers[index]'s host contents to path (.npy, .csv or .png by extension). */
     void exportRequested(int index, const QString &path);
 
@@ -50,6 +55,7 @@ private:
 
     Project m_project;
     QTableWidget *m_table = nullptr;
+    QTableWidget *m_scalars = nullptr;
     QLabel *m_message = nullptr;
     bool m_updating = false;
 };

@@ -149,6 +149,25 @@ private Q_SLOTS:
         QTRY_VERIFY(w.launchPanel()->messageLabel()->text().contains("buffer 'c' holds float64"));
     }
 
+    void scalarEditsReachTheLaunch()
+    {
+        EngineClient engine;
+        MainWindow w(&engine);
+        KP_VERIFY_RESULT(w.openProject(":/presets/vector_add/vector_add.kpg"));
+        QVERIFY(waitCompiled(w));
+        QTableWidget *t = w.buffersPanel()->scalarTable();
+        QCOMPARE(t->rowCount(), 1);
+        QCOMPARE(t->item(0, 0)->text(), QString("n"));
+        t->item(0, 2)->setText("1000");
+        QTRY_COMPARE(w.project().scalars[0].value, 1000.0);
+        QTRY_COMPARE(w.launchPanel()->resolvedLabel()->text(),
+                     QString("grid (4, 1, 1) × block (256, 1, 1) = 1,024 threads"));
+        t->item(0, 2)->setText("2.5");
+        auto *msg = w.buffersPanel()->findChild<QLabel *>("buffersMessage");
+        QTRY_COMPARE(msg->text(), QString("scalars[0].value: 2.5 is not an integer (type int32)"));
+        QCOMPARE(w.project().scalars[0].value, 1000.0);
+    }
+
     void saveAndReopen()
     {
         QTemporaryDir dir;
