@@ -1041,7 +1041,10 @@ void MainWindow::finishRun(const RunResult &r, bool play)
                                    .arg(s.limits.numRegs)
                                    .arg(s.limits.staticSharedBytes));
     }
-    m_inspector->afterRun();
+    // The inspector's refresh (statistics, image conversion) and the chart
+    // each take their own turn of the event loop, so neither adds to the
+    // other's stall.
+    QTimer::singleShot(0, m_inspector, [this] { m_inspector->afterRun(); });
     for (qsizetype i = 0; i < r.steps.size(); ++i) {
         if (!r.steps[i].printfOutput.isEmpty()) {
             log(tr("printf from step %1 (%2):\n%3")
@@ -1078,7 +1081,7 @@ void MainWindow::finishRun(const RunResult &r, bool play)
         }
         rec.defines = m_project.compile.defines;
         rec.result = r;
-        m_results->addRun(rec);
+        QTimer::singleShot(0, m_results, [this, rec] { m_results->addRun(rec); });
     }
     if (auto *dock = findChild<QDockWidget *>(r.error ? QStringLiteral("logDock") : QStringLiteral("resultsDock"))) {
         dock->raise(); // a failure's story is in the log; a result's in Results
@@ -1110,7 +1113,8 @@ void MainWindow::finishRun(const RunResult &r, bool play)
         m_compileLabel->setText(tr("Ran once"));
         log(tr("Run %1 on %2: ran once (not timed)").arg(m_runs.size()).arg(r.device));
     }
-    Q_EMIT runFinished();
+    // After the deferred refreshes above: listeners see the result shown.
+    QTimer::singleShot(0, this, [this] { Q_EMIT runFinished(); });
 }
 
 void MainWindow::inspectBuffer(const QString &name, const QString &view)
