@@ -878,6 +878,9 @@ QString MainWindow::applyEdit(const std::function<void(QJsonObject &)> &edit)
 
 void MainWindow::revalidate()
 {
+    if (m_running) {
+        return; // the host buffers may be being filled; the run's outcome will say what is wrong
+    }
     if (m_project.launches.isEmpty()) {
         m_launch->setValidation(tr("No launch step yet: this kernel has no project around it. Open a .kpg "
                                    "project, or save this one and add buffers and a launch step."),
@@ -980,18 +983,19 @@ void MainWindow::startRun(bool play)
             }
         });
     }
+    const auto fail = [this](const QString &message) {
+        m_running = false;
+        m_busy->hide();
+        m_playing = false;
+        m_launch->setRunning(false);
+        m_compileLabel->setText(tr("Run failed"));
+        log(message);
+        m_inspector->setBuffers(m_host.all());
+        Q_EMIT runFinished();
+    };
     m_compiler->compile(
         req, this,
-        [this, p, play](const Result<CompileResult> &compiled) {
-            const auto fail = [&](const QString &message) {
-                m_running = false;
-                m_busy->hide();
-                m_playing = false;
-                m_launch->setRunning(false);
-                m_compileLabel->setText(tr("Run failed"));
-                log(message);
-                Q_EMIT runFinished();
-            };
+        [this, p, play, fail](const Result<CompileResult> &compiled) {
             if (!compiled) {
                 fail(compiled.error().message);
                 return;
@@ -1002,20 +1006,35 @@ void MainWindow::startRun(bool play)
             }
             // Run: fresh contents from each buffer's init, so runs compare
             // like with like. Play/Step: continue from the last state.
-            if (Status s = m_host.materialize(p, !play); !s) {
-                fail(s.error().message);
-                return;
+            // Filling (a per-element expression over millions of elements)
+            // runs off the GUI thread; the inspector lets go of the buffers
+            // meanwhile so it never paints memory being written.
+            if (!play) {
+                m_inspector->setBuffers({}); // Play keeps the contents: nothing is written
             }
-            const Result<PreparedRun> prepared = prepareRun(p, *compiled, m_host, m_deviceOrdinal);
-            if (!prepared) {
-                m_launch->setValidation(prepared.error().message, {}, {});
-                fail(prepared.error().message);
-                return;
-            }
-            m_inspector->setBuffers(m_host.all());
-            m_inspector->beforeRun();
-            runnerFor(m_deviceOrdinal)->run(*prepared, &m_host, [this, play](const RunResult &r) {
-                finishRun(r, play);
+            const CompileResult result = *compiled;
+            m_fillPool.start([this, p, play, result, fail] {
+                Status filled = m_host.materialize(p, !play);
+                QMetaObject::invokeMethod(
+                    this,
+                    [this, p, play, result, fail, filled] {
+                        if (!filled) {
+                            fail(filled.error().message);
+                            return;
+                        }
+                        const Result<PreparedRun> prepared = prepareRun(p, result, m_host, m_deviceOrdinal);
+                        if (!prepared) {
+                            m_launch->setValidation(prepared.error().message, {}, {});
+                            fail(prepared.error().message);
+                            return;
+                        }
+                        m_inspector->setBuffers(m_host.all());
+                        m_inspector->beforeRun();
+                        runnerFor(m_deviceOrdinal)->run(*prepared, &m_host, [this, play](const RunResult &r) {
+                            finishRun(r, play);
+                        });
+                    },
+                    Qt::QueuedConnection);
             });
         },
         QStringLiteral("run"));

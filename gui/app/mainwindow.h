@@ -7,6 +7,7 @@
 
 #include <QMainWindow>
 #include <QString>
+#include <QThreadPool>
 
 #include <functional>
 #include <map>
@@ -168,6 +169,11 @@ private:
     QWidget *m_busy = nullptr; ///< status-bar progress, shown for runs longer than half a second
     QMenu *m_recentMenu = nullptr;
     QList<RunResult> m_runs;
+    /**
+     * Fills host buffers off the GUI thread. Declared after m_host, so it is
+     * destroyed (and waits for a fill in progress) before the buffers are.
+     */
+    QThreadPool m_fillPool;
     bool m_running = false;
     bool m_playing = false;
     qint64 m_playFrames = 0;

@@ -5,8 +5,11 @@
 
 #include "client/engineclient.h"
 #include "editor/codeeditor.h"
+#include "inspector/bufferinspector.h"
 #include "launch/launchpanel.h"
 #include "mainwindow.h"
+#include "results/resultspanel.h"
+#include "results/runhistory.h"
 
 #include <QApplication>
 #include <QElapsedTimer>
@@ -16,6 +19,7 @@
 #include <QTimer>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 using namespace Kp;
@@ -87,6 +91,53 @@ int main(int argc, char **argv)
             [&] { return w.lastCompile().ptx.contains("cub") || w.lastCompile().log.contains("cub"); }, 60000, &ticks);
         std::printf("| compiling a kernel that includes cub (no cache) | %.2f ms | %d | %lld ms |\n", stall, ticks,
                     t.elapsed());
+    }
+    // What a finished run costs the GUI thread, piece by piece, without a GPU:
+    // the chart and history for 2000 samples, the inspector's refresh of two
+    // 1024x1024 float buffers.
+    {
+        ResultsPanel panel;
+        panel.resize(1200, 500);
+        panel.show();
+        RunRecord rec;
+        rec.kernel = QStringLiteral("heat_step");
+        for (int i = 0; i < 2000; ++i) {
+            rec.result.samplesMs << 0.24 + 0.001 * std::sin(i * 0.37);
+        }
+        rec.result.timed = true;
+        rec.result.stats = computeStats(rec.result.samplesMs);
+        QElapsedTimer t;
+        t.start();
+        panel.addRun(rec);
+        QCoreApplication::processEvents();
+        std::printf("| (piece) ResultsPanel::addRun, 2000 samples | %.2f ms | | |\n", double(t.nsecsElapsed()) / 1e6);
+
+        BufferInspector inspector;
+        inspector.resize(600, 500);
+        inspector.show();
+        inspector.setBuffers(w.hostBuffers().all());
+        inspector.showBuffer(QStringLiteral("t"));
+        inspector.showImage(true);
+        QCoreApplication::processEvents();
+        inspector.beforeRun();
+        auto *data = static_cast<float *>(w.hostBuffers().find(QStringLiteral("t"))->memory.data());
+        data[5000] += 1.0f;
+        t.restart();
+        inspector.afterRun();
+        const double after = double(t.nsecsElapsed()) / 1e6;
+        t.restart();
+        QCoreApplication::processEvents();
+        std::printf("| (piece) BufferInspector::afterRun, image view of 1024x1024 float | %.2f ms + %.2f ms of "
+                    "events | | |\n",
+                    after, double(t.nsecsElapsed()) / 1e6);
+        t.restart();
+        inspector.beforeRun();
+        std::printf("| (piece) BufferInspector::beforeRun (snapshots of 2 x 4 MiB) | %.2f ms | | |\n",
+                    double(t.nsecsElapsed()) / 1e6);
+        t.restart();
+        (void)w.hostBuffers().materialize(w.project(), true);
+        std::printf("| (piece) HostBuffers::materialize, heat (1M-element expression + zeros) | %.2f ms | | |\n",
+                    double(t.nsecsElapsed()) / 1e6);
     }
     if (!w.deviceStatusKnown() || w.deviceStatusText().contains(QLatin1String("compile-only"))) {
         std::printf("\n(no GPU: the run and Play rows need one)\n");
