@@ -404,7 +404,7 @@ MainWindow::MainWindow(EngineClient *engine, QWidget *parent)
 
     resize(1600, 960);
     resizeDocks({ptxDock, launchDock}, {560, 360}, Qt::Horizontal);
-    resizeDocks({problemsDock}, {240}, Qt::Vertical);
+    resizeDocks({problemsDock}, {340}, Qt::Vertical); // room for the Results charts
     // Layouts and splitters as the user left them.
     QSettings settings;
     restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
