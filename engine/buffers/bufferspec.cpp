@@ -20,6 +20,11 @@ QString BufferInit::kindName(Kind k)
 
 qint64 BufferSpec::elementCount() const
 {
+    return shapeElementCount(shape);
+}
+
+qint64 shapeElementCount(const QList<qint64> &shape)
+{
     if (shape.isEmpty()) {
         return 0;
     }

@@ -54,6 +54,9 @@ struct BufferSpec
     qint64 byteSize() const { return elementCount() * dtypeInfo(dtype).elementBytes(); }
 };
 
+/** Elements of a shape: the product of its extents; 0 when empty, non-positive or overflowing. */
+qint64 shapeElementCount(const QList<qint64> &shape);
+
 /** Largest buffer the host side accepts (the device limit is checked separately). */
 constexpr qint64 kMaxBufferBytes = 64ll * 1024 * 1024 * 1024;
 

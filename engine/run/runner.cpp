@@ -23,15 +23,6 @@ Error runError(const QString &message, Error::Code code = Error::Code::BadInput)
     return Error{QStringLiteral("run"), code, {}, message};
 }
 
-qint64 product(const QList<qint64> &shape)
-{
-    qint64 n = shape.isEmpty() ? 0 : 1;
-    for (qint64 d : shape) {
-        n *= d;
-    }
-    return n;
-}
-
 bool sameSpec(const BufferSpec &a, const BufferSpec &b)
 {
     const BufferInit &x = a.init;
@@ -94,7 +85,7 @@ const KernelInfo *findKernel(const CompileResult &compiled, const QString &name)
 
 qint64 HostBuffer::elementCount() const
 {
-    return product(shape);
+    return shapeElementCount(shape);
 }
 
 qint64 HostBuffer::byteSize() const

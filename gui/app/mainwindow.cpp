@@ -15,6 +15,7 @@
 #include "launch/launchpanel.h"
 #include "project/projectio.h"
 #include "results/resultspanel.h"
+#include "results/runhistory.h"
 #include "theme.h"
 #include "worker/protocol.h"
 
@@ -52,6 +53,20 @@
 #include <QTreeWidget>
 
 namespace Kp {
+
+namespace {
+/** "100 % (8 blocks/SM, 64 of 64 warps), limited by ...; 12 registers/thread" */
+QString occupancyText(const Occupancy &o, int registers)
+{
+    return MainWindow::tr("%1 % (%2 blocks/SM, %3 of %4 warps), limited by %5; %6 registers/thread")
+        .arg(o.ratio * 100, 0, 'f', 0)
+        .arg(o.blocksPerSm)
+        .arg(o.activeWarps)
+        .arg(o.maxWarps)
+        .arg(o.limiter)
+        .arg(registers);
+}
+} // namespace
 
 MainWindow::MainWindow(EngineClient *engine, QWidget *parent)
     : QMainWindow(parent)
@@ -265,23 +280,36 @@ MainWindow::MainWindow(EngineClient *engine, QWidget *parent)
     buffersDock->setWidget(m_buffersPanel);
     addDockWidget(Qt::BottomDockWidgetArea, buffersDock);
     tabifyDockWidget(kernelsDock, buffersDock);
-    connect(m_buffersPanel, &BuffersPanel::edited, this, [this](int index, const QString &key, const QJsonValue &v) {
+    // Edits of the "buffers" and "scalars" lists go through the project's
+    // validator; a refused one leaves the message and shows the valid project again.
+    const auto editList = [this](const QString &key, const std::function<void(QJsonArray &)> &change) {
         const QString error = applyEdit([&](QJsonObject &o) {
-            QJsonArray buffers = o.value(QStringLiteral("buffers")).toArray();
-            if (index >= buffers.size()) {
-                return;
-            }
-            QJsonObject b = buffers[index].toObject();
-            b.insert(key, v);
-            buffers[index] = b;
-            o.insert(QStringLiteral("buffers"), buffers);
+            QJsonArray list = o.value(key).toArray();
+            change(list);
+            o.insert(key, list);
         });
         m_buffersPanel->setMessage(error);
         if (!error.isEmpty()) {
-            m_buffersPanel->setProject(m_project, &m_host); // back to what is valid
+            m_buffersPanel->setProject(m_project, &m_host);
         }
-    });
-    connect(m_buffersPanel, &BuffersPanel::addRequested, this, [this](QJsonObject b) {
+    };
+    const auto setField = [](QJsonArray &list, int index, const QString &field, const QJsonValue &v) {
+        if (index < list.size()) {
+            QJsonObject item = list[index].toObject();
+            item.insert(field, v);
+            list[index] = item;
+        }
+    };
+    const auto removeAt = [](QJsonArray &list, int index) {
+        if (index < list.size()) {
+            list.removeAt(index);
+        }
+    };
+    connect(m_buffersPanel, &BuffersPanel::edited, this,
+            [editList, setField](int index, const QString &key, const QJsonValue &v) {
+                editList(QStringLiteral("buffers"), [&](QJsonArray &list) { setField(list, index, key, v); });
+            });
+    connect(m_buffersPanel, &BuffersPanel::addRequested, this, [editList](QJsonObject b) {
         const QJsonObject init = b.value(QStringLiteral("init")).toObject();
         if (init.value(QStringLiteral("kind")).toString() == QLatin1String("npy")) {
             // Adopt the file's dtype, so an import never starts with a mismatch.
@@ -292,52 +320,20 @@ MainWindow::MainWindow(EngineClient *engine, QWidget *parent)
                 }
             }
         }
-        const QString error = applyEdit([&](QJsonObject &o) {
-            QJsonArray buffers = o.value(QStringLiteral("buffers")).toArray();
-            buffers.append(b);
-            o.insert(QStringLiteral("buffers"), buffers);
-        });
-        m_buffersPanel->setMessage(error);
+        editList(QStringLiteral("buffers"), [&](QJsonArray &list) { list.append(b); });
     });
-    const auto editScalars = [this](const std::function<void(QJsonArray &)> &change) {
-        const QString error = applyEdit([&](QJsonObject &o) {
-            QJsonArray scalars = o.value(QStringLiteral("scalars")).toArray();
-            change(scalars);
-            o.insert(QStringLiteral("scalars"), scalars);
-        });
-        m_buffersPanel->setMessage(error);
-        if (!error.isEmpty()) {
-            m_buffersPanel->setProject(m_project, &m_host); // back to what is valid
-        }
-    };
+    connect(m_buffersPanel, &BuffersPanel::removeRequested, this, [editList, removeAt](int index) {
+        editList(QStringLiteral("buffers"), [&](QJsonArray &list) { removeAt(list, index); });
+    });
     connect(m_buffersPanel, &BuffersPanel::scalarEdited, this,
-            [editScalars](int index, const QString &key, const QJsonValue &v) {
-                editScalars([&](QJsonArray &scalars) {
-                    if (index < scalars.size()) {
-                        QJsonObject sc = scalars[index].toObject();
-                        sc.insert(key, v);
-                        scalars[index] = sc;
-                    }
-                });
+            [editList, setField](int index, const QString &key, const QJsonValue &v) {
+                editList(QStringLiteral("scalars"), [&](QJsonArray &list) { setField(list, index, key, v); });
             });
-    connect(m_buffersPanel, &BuffersPanel::scalarAddRequested, this,
-            [editScalars](const QJsonObject &sc) { editScalars([&](QJsonArray &scalars) { scalars.append(sc); }); });
-    connect(m_buffersPanel, &BuffersPanel::scalarRemoveRequested, this, [editScalars](int index) {
-        editScalars([&](QJsonArray &scalars) {
-            if (index < scalars.size()) {
-                scalars.removeAt(index);
-            }
-        });
+    connect(m_buffersPanel, &BuffersPanel::scalarAddRequested, this, [editList](const QJsonObject &sc) {
+        editList(QStringLiteral("scalars"), [&](QJsonArray &list) { list.append(sc); });
     });
-    connect(m_buffersPanel, &BuffersPanel::removeRequested, this, [this](int index) {
-        const QString error = applyEdit([&](QJsonObject &o) {
-            QJsonArray buffers = o.value(QStringLiteral("buffers")).toArray();
-            if (index < buffers.size()) {
-                buffers.removeAt(index);
-            }
-            o.insert(QStringLiteral("buffers"), buffers);
-        });
-        m_buffersPanel->setMessage(error);
+    connect(m_buffersPanel, &BuffersPanel::scalarRemoveRequested, this, [editList, removeAt](int index) {
+        editList(QStringLiteral("scalars"), [&](QJsonArray &list) { removeAt(list, index); });
     });
     connect(m_buffersPanel, &BuffersPanel::exportRequested, this, [this](int index, const QString &path) {
         const HostBuffer *b = m_host.find(m_project.buffers.value(index).name);
@@ -927,14 +923,7 @@ void MainWindow::revalidate()
             const QVariantList b = st.value(QStringLiteral("block")).toList();
             const int threads = int(b[0].toLongLong() * b[1].toLongLong() * b[2].toLongLong());
             const Occupancy o = estimateOccupancy(sr.limits, threads, st.value(QStringLiteral("shared")).toLongLong());
-            m_launch->setOccupancy(tr("%1 % (%2 blocks/SM, %3 of %4 warps), limited by %5; %6 registers/thread "
-                                      "(estimate for this block size)")
-                                       .arg(o.ratio * 100, 0, 'f', 0)
-                                       .arg(o.blocksPerSm)
-                                       .arg(o.activeWarps)
-                                       .arg(o.maxWarps)
-                                       .arg(o.limiter)
-                                       .arg(sr.limits.numRegs));
+            m_launch->setOccupancy(occupancyText(o, sr.limits.numRegs) + tr(" (estimate for this block size)"));
             return;
         }
     }
@@ -1050,15 +1039,8 @@ void MainWindow::finishRun(const RunResult &r, bool play)
     if (!r.steps.isEmpty()) {
         const StepResult &s = r.steps.first();
         m_inspector->setLaunch(s.grid, s.block);
-        m_launch->setOccupancy(tr("%1 % (%2 blocks/SM, %3 of %4 warps), limited by %5; %6 registers/thread, "
-                                  "%7 B static shared")
-                                   .arg(s.occupancy.ratio * 100, 0, 'f', 0)
-                                   .arg(s.occupancy.blocksPerSm)
-                                   .arg(s.occupancy.activeWarps)
-                                   .arg(s.occupancy.maxWarps)
-                                   .arg(s.occupancy.limiter)
-                                   .arg(s.limits.numRegs)
-                                   .arg(s.limits.staticSharedBytes));
+        m_launch->setOccupancy(occupancyText(s.occupancy, s.limits.numRegs) +
+                               tr(", %1 B static shared").arg(s.limits.staticSharedBytes));
     }
     // The inspector's refresh (statistics, image conversion) and the chart
     // each take their own turn of the event loop, so neither adds to the
@@ -1113,20 +1095,17 @@ void MainWindow::finishRun(const RunResult &r, bool play)
                 .arg(r.error->message,
                      r.buffersRestored ? tr(" (buffers are as they were before the run)") : QString()));
     } else if (r.timed) {
-        const auto us = [](double ms) {
-            return ms < 1 ? QStringLiteral("%1 us").arg(ms * 1000, 0, 'f', 2)
-                          : QStringLiteral("%1 ms").arg(ms, 0, 'f', 3);
-        };
         QString line = tr("Run %1 on %2: median %3, min %4, max %5, noise %6 % over %7 %8 samples")
                            .arg(m_runs.size())
-                           .arg(r.device, us(r.stats.medianMs), us(r.stats.minMs), us(r.stats.maxMs))
+                           .arg(r.device, formatDuration(r.stats.medianMs), formatDuration(r.stats.minMs),
+                                formatDuration(r.stats.maxMs))
                            .arg(r.stats.noise * 100, 0, 'f', 2)
                            .arg(r.stats.count)
                            .arg(r.timingMode);
         if (r.bytesPerSecond > 0) {
-            line += tr(", %1 GB/s").arg(r.bytesPerSecond / 1e9, 0, 'f', 1);
+            line += QStringLiteral(", ") + formatRate(r.bytesPerSecond, QStringLiteral("B"));
         }
-        m_compileLabel->setText(tr("Median %1").arg(us(r.stats.medianMs)));
+        m_compileLabel->setText(tr("Median %1").arg(formatDuration(r.stats.medianMs)));
         log(line);
     } else {
         m_compileLabel->setText(tr("Ran once"));

@@ -453,14 +453,7 @@ void BufferInspector::refreshViews()
     m_shownGeneration = m_current ? m_current->generation : 0;
     m_model->refresh();
     m_image->refresh();
-    if (currentTab() == Tab::Diff) {
-        updateDiff();
-    } else {
-        m_diffStale = true;
-    }
-    updateInfo();
-    updateControls();
-    updateStats();
+    refreshDerived();
 }
 
 void BufferInspector::setCurrent(std::shared_ptr<const HostBuffer> buffer)
@@ -480,6 +473,12 @@ void BufferInspector::setCurrent(std::shared_ptr<const HostBuffer> buffer)
     m_diff->setSlice(0);
     m_image->setBuffer(m_current);
     rebuildAgainst();
+    refreshDerived();
+}
+
+void BufferInspector::refreshDerived()
+{
+    // The diff is costly: only for the tab in view; the others are marked stale.
     if (currentTab() == Tab::Diff) {
         updateDiff();
     } else {

@@ -106,6 +106,8 @@ private:
     void buildUi();
     void setCurrent(std::shared_ptr<const HostBuffer> buffer);
     void refreshViews();
+    /** Diff (when shown), info, controls and statistics for the current buffer. */
+    void refreshDerived();
     void scheduleRefresh();
     void updateInfo();
     void updateControls();
