@@ -64,24 +64,24 @@ Result<qint64> evalInteger(Expression &ex, const QString &text, const QString &f
     return qint64(v);
 }
 
-const KernelInfo *findKernel(const CompileResult &compiled, const QString &name)
+} // namespace
+
+const KernelInfo *findKernel(const QList<KernelInfo> &kernels, const QString &name)
 {
     const QString want = QString(name).remove(QLatin1Char(' '));
-    for (const KernelInfo &k : compiled.kernels) {
+    for (const KernelInfo &k : kernels) {
         if (QString(k.name).remove(QLatin1Char(' ')) == want) {
             return &k;
         }
     }
     // An unqualified name for a kernel inside a namespace.
-    for (const KernelInfo &k : compiled.kernels) {
+    for (const KernelInfo &k : kernels) {
         if (k.name.endsWith(QStringLiteral("::") + want)) {
             return &k;
         }
     }
     return nullptr;
 }
-
-} // namespace
 
 qint64 HostBuffer::elementCount() const
 {
@@ -251,7 +251,7 @@ Result<PreparedRun> prepareRun(const Project &project, const CompileResult &comp
     for (qsizetype si = 0; si < project.launches.size(); ++si) {
         const LaunchStep &step = project.launches[si];
         const QString field = QStringLiteral("launches[%1]").arg(si);
-        const KernelInfo *k = findKernel(compiled, step.kernel);
+        const KernelInfo *k = findKernel(compiled.kernels, step.kernel);
         if (!k) {
             QStringList names;
             for (const KernelInfo &ki : compiled.kernels) {

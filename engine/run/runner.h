@@ -61,6 +61,12 @@ private:
 /** The variables expressions see: scalars by name, and a.n, a.nx, a.ny, a.nz for every buffer a. */
 QMap<QString, double> expressionVariables(const Project &project, const HostBuffers &buffers);
 
+/**
+ * The kernel a launch step names: "k", "k<16>" (spaces ignored), or an
+ * unqualified name for a kernel inside a namespace. Null when none matches.
+ */
+const KernelInfo *findKernel(const QList<KernelInfo> &kernels, const QString &name);
+
 /** The compile options for a project: its own, plus a name expression for every templated launch step. */
 CompileOptions compileOptionsFor(const Project &project);
 

@@ -1,5 +1,7 @@
 #include "launchpanel.h"
 
+#include "run/runner.h"
+
 #include <QComboBox>
 #include <QFormLayout>
 #include <QGridLayout>
@@ -243,12 +245,7 @@ void LaunchPanel::rebuildArgs()
         return;
     }
     const LaunchStep &step = m_project.launches[m_step];
-    const KernelInfo *kernel = nullptr;
-    for (const KernelInfo &k : m_kernels) {
-        if (QString(k.name).remove(QLatin1Char(' ')) == QString(step.kernel).remove(QLatin1Char(' '))) {
-            kernel = &k;
-        }
-    }
+    const KernelInfo *kernel = findKernel(m_kernels, step.kernel); // as the run will find it
     // One row per parameter of the kernel as it is now; bindings by position,
     // or by name when the project binds by name. Extra bindings get rows too.
     const int params = kernel ? int(kernel->params.size()) : 0;
