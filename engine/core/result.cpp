@@ -62,6 +62,9 @@ QVariantMap Error::toVariant() const
         m.insert(QStringLiteral("apiCall"), apiCall);
     }
     m.insert(QStringLiteral("message"), message);
+    if (!path.isEmpty()) {
+        m.insert(QStringLiteral("path"), path);
+    }
     return m;
 }
 
@@ -72,6 +75,7 @@ Error Error::fromVariant(const QVariantMap &map)
     e.code = codeFromName(map.value(QStringLiteral("code")).toString()).value_or(Code::Internal);
     e.apiCall = map.value(QStringLiteral("apiCall")).toString();
     e.message = map.value(QStringLiteral("message")).toString();
+    e.path = map.value(QStringLiteral("path")).toString();
     return e;
 }
 

@@ -33,6 +33,13 @@ struct Error
     Code code = Code::Internal;
     QString apiCall; ///< the failing API call, when there is one ("cuInit")
     QString message; ///< one sentence for the user
+    /**
+     * Where in a project the bad value is, as a JSON path into the .kpg:
+     * "launches[0].grid[1]", "buffers[2].shape", "scalars[0].value". Empty
+     * when the error is not about one field. Panels mark fields from this,
+     * never from the message text; .kpg files and kpg show it as it is.
+     */
+    QString path = {};
 
     /** "where: message" (with the API call when known). */
     QString toString() const;
