@@ -1,8 +1,12 @@
 #include "bufferspanel.h"
 
+#include "app/projectdocument.h"
+#include "buffers/bufferexport.h"
 #include "buffers/bufferinit.h"
+#include "buffers/npy.h"
 #include "run/runner.h"
 
+#include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHBoxLayout>
@@ -328,6 +332,63 @@ void BuffersPanel::importFile(bool image)
                  QJsonObject{{QStringLiteral("kind"), QStringLiteral("npy")}, {QStringLiteral("file"), path}});
     }
     Q_EMIT addRequested(o);
+}
+
+void BuffersPanel::setDocument(ProjectDocument *doc)
+{
+    const auto show = [this, doc] { setProject(doc->project(), &doc->hostBuffers()); };
+    connect(doc, &ProjectDocument::projectChanged, this, show);
+    connect(doc, &ProjectDocument::buffersChanged, this, show);
+    connect(doc, &ProjectDocument::bufferMessage, this, &BuffersPanel::setMessage);
+    // A refused edit leaves its message and shows the valid project again.
+    const auto apply = [this, show](const Status &s) {
+        if (!s) {
+            setMessage(s.error().message);
+            show();
+        }
+    };
+    const QString buffers = QStringLiteral("buffers");
+    const QString scalars = QStringLiteral("scalars");
+    connect(this, &BuffersPanel::edited, doc, [=](int index, const QString &key, const QJsonValue &v) {
+        apply(doc->editListItem(buffers, index, key, v));
+    });
+    connect(this, &BuffersPanel::addRequested, doc, [=](QJsonObject b) {
+        const QJsonObject init = b.value(QStringLiteral("init")).toObject();
+        if (init.value(QStringLiteral("kind")).toString() == QLatin1String("npy")) {
+            // Adopt the file's dtype, so an import never starts with a mismatch.
+            QFile f(init.value(QStringLiteral("file")).toString());
+            if (QFileInfo(f).isFile() && f.open(QIODevice::ReadOnly)) {
+                if (const auto h = readNpyHeader(f, f.fileName())) {
+                    b.insert(QStringLiteral("dtype"), dtypeName(h->dtype));
+                }
+            }
+        }
+        apply(doc->appendListItem(buffers, b));
+    });
+    connect(this, &BuffersPanel::removeRequested, doc, [=](int index) { apply(doc->removeListItem(buffers, index)); });
+    connect(this, &BuffersPanel::scalarEdited, doc, [=](int index, const QString &key, const QJsonValue &v) {
+        apply(doc->editListItem(scalars, index, key, v));
+    });
+    connect(this, &BuffersPanel::scalarAddRequested, doc,
+            [=](const QJsonObject &sc) { apply(doc->appendListItem(scalars, sc)); });
+    connect(this, &BuffersPanel::scalarRemoveRequested, doc,
+            [=](int index) { apply(doc->removeListItem(scalars, index)); });
+    connect(this, &BuffersPanel::exportRequested, this, [this, doc](int index, const QString &path) {
+        const HostBuffer *b = doc->hostBuffers().find(doc->project().buffers.value(index).name);
+        if (!b) {
+            setMessage(tr("buffer %1 has no contents yet: run once or fix its definition").arg(index));
+            return;
+        }
+        const Status s = path.endsWith(QLatin1String(".csv"))
+                             ? exportCsv(path, b->spec.dtype, b->shape, b->memory.data())
+                         : path.endsWith(QLatin1String(".png")) ? exportPng(path, b->spec.dtype, b->shape, b->memory.data())
+                                                                : exportNpy(path, b->spec.dtype, b->shape, b->memory.data());
+        setMessage(s ? QString() : s.error().message);
+        if (s) {
+            Q_EMIT logMessage(tr("Exported buffer '%1' to %2").arg(b->spec.name, path));
+        }
+    });
+    show();
 }
 
 } // namespace Kp

@@ -12,6 +12,7 @@ class QTableWidget;
 namespace Kp {
 
 class HostBuffers;
+class ProjectDocument;
 
 /**
  * The Buffers panel: every buffer of the project with its dtype, shape,
@@ -26,6 +27,13 @@ class BuffersPanel : public QWidget
     Q_OBJECT
 public:
     explicit BuffersPanel(QWidget *parent = nullptr);
+    /**
+     * Follows document: shows its buffers and scalars as they change, applies
+     * this panel's edits to it (a refused one leaves its message and shows
+     * the valid project again) and exports buffers from its host copies.
+     * document is not owned and must outlive the panel.
+     */
+    void setDocument(ProjectDocument *document);
 
     /** Shows the buffers; sizes come from the resolved host copies when given. */
     void setProject(const Project &project, const HostBuffers *host);
@@ -47,6 +55,8 @@ Q_SIGNALS:
     void scalarRemoveRequested(int index);
     /** Write buffers[index]'s host contents to path (.npy, .csv or .png by extension). */
     void exportRequested(int index, const QString &path);
+    /** A line for the Log ("Exported buffer 'c' to c.npy"). */
+    void logMessage(const QString &text);
 
 private:
     void onCellChanged(int row, int column);

@@ -1,5 +1,6 @@
 #include "launchpanel.h"
 
+#include "app/projectdocument.h"
 #include "run/runner.h"
 
 #include <QComboBox>
@@ -343,27 +344,24 @@ void LaunchPanel::emitArgs()
     Q_EMIT edited(m_step, QStringLiteral("args"), args);
 }
 
-void LaunchPanel::setValidation(const QString &error, const QStringList &warnings, const QString &resolved)
+void LaunchPanel::setValidation(const QString &error, const QString &errorPath, const QStringList &warnings,
+                                const QString &resolved)
 {
+    // The field comes from the error's structured path, never from its text.
     const QString prefix = QStringLiteral("launches[%1]").arg(m_step);
+    const auto at = [&](const QString &field) { return errorPath == prefix + field; };
     for (int a = 0; a < 3; ++a) {
-        markField(m_grid[a], error.startsWith(prefix + QStringLiteral(".grid[%1]").arg(a)) ? error : QString());
-        markField(m_block[a], error.startsWith(prefix + QStringLiteral(".block[%1]").arg(a)) ? error : QString());
+        markField(m_grid[a], at(QStringLiteral(".grid[%1]").arg(a)) ? error : QString());
+        markField(m_block[a], at(QStringLiteral(".block[%1]").arg(a)) ? error : QString());
     }
-    markField(m_shared, error.startsWith(prefix + QStringLiteral(".sharedBytes")) ? error : QString());
-    markField(m_kernel, error.startsWith(prefix + QStringLiteral(".kernel")) ? error : QString());
-    static const QRegularExpression argRe(QStringLiteral(R"(^launches\[(\d+)\]\.args(?:\[(\d+)\]|\.(\w+))?)"));
-    const auto m = argRe.match(error);
+    markField(m_shared, at(QStringLiteral(".sharedBytes")) ? error : QString());
+    markField(m_kernel, at(QStringLiteral(".kernel")) ? error : QString());
+    static const QRegularExpression argRe(QStringLiteral(R"(^launches\[(\d+)\]\.args(?:\[(\d+)\])?$)"));
+    const auto m = argRe.match(errorPath);
     for (int r = 0; r < m_args->rowCount(); ++r) {
         bool mark = false;
         if (m.hasMatch() && m.captured(1).toInt() == m_step) {
-            if (!m.captured(2).isEmpty()) {
-                mark = m.captured(2).toInt() == r;
-            } else if (!m.captured(3).isEmpty()) {
-                mark = m_args->item(r, 0) && m_args->item(r, 0)->text() == m.captured(3);
-            } else {
-                mark = true; // the count is wrong: every row
-            }
+            mark = m.captured(2).isEmpty() || m.captured(2).toInt() == r; // no index: the count is wrong
         }
         for (int c = 0; c < 2; ++c) {
             if (QTableWidgetItem *it = m_args->item(r, c)) {
@@ -398,6 +396,30 @@ void LaunchPanel::setRunning(bool running)
 {
     m_abort->setEnabled(running);
     m_run->setEnabled(!running);
+}
+
+void LaunchPanel::setDocument(ProjectDocument *doc)
+{
+    const auto showValidation = [this, doc] {
+        const Validation &v = doc->validation();
+        const int step = qBound(0, m_step, int(v.resolved.size()) - 1);
+        setValidation(v.error ? v.error->message : QString(), v.error ? v.error->path : QString(), v.warnings,
+                      v.error ? QString() : v.resolved.value(step));
+    };
+    const auto refused = [this](const Status &s) {
+        if (!s) {
+            setValidation(s.error().message, s.error().path, {}, {});
+        }
+    };
+    connect(doc, &ProjectDocument::projectChanged, this, [this, doc] { setProject(doc->project()); });
+    connect(doc, &ProjectDocument::validationChanged, this, showValidation);
+    connect(this, &LaunchPanel::edited, doc, [doc, refused](int step, const QString &key, const QJsonValue &value) {
+        refused(doc->editLaunch(step, key, value));
+    });
+    connect(this, &LaunchPanel::timingEdited, doc, [doc, refused](const QString &key, const QJsonValue &value) {
+        refused(doc->editTiming(key, value));
+    });
+    setProject(doc->project());
 }
 
 } // namespace Kp

@@ -15,6 +15,8 @@ class QTableWidget;
 
 namespace Kp {
 
+class ProjectDocument;
+
 /**
  * The Kernel & Launch panel: the kernel of a launch step, its grid, block and
  * dynamic shared memory (numbers or expressions), one row per kernel
@@ -29,6 +31,12 @@ class LaunchPanel : public QWidget
     Q_OBJECT
 public:
     explicit LaunchPanel(QWidget *parent = nullptr);
+    /**
+     * Follows document: shows its launch steps and validation as they
+     * change, and applies this panel's edits to it (a refused edit shows its
+     * message on the field). document is not owned and must outlive the panel.
+     */
+    void setDocument(ProjectDocument *document);
 
     /** Shows the project's launch steps (without emitting edited()). */
     void setProject(const Project &project);
@@ -36,11 +44,12 @@ public:
     void setKernels(const QList<KernelInfo> &kernels);
     /**
      * The outcome of checking the launch: error is empty when it is fine. An
-     * error naming "launches[i].grid[k]", ".block[k]", ".sharedBytes",
-     * ".kernel" or ".args[k]" marks that field or row; others go to the
-     * message line. resolved says what the expressions give.
+     * error whose path is "launches[i].grid[k]", ".block[k]", ".sharedBytes",
+     * ".kernel", ".args[k]" or ".args" marks that field or row(s); every error
+     * also goes to the message line. resolved says what the expressions give.
      */
-    void setValidation(const QString &error, const QStringList &warnings, const QString &resolved);
+    void setValidation(const QString &error, const QString &errorPath, const QStringList &warnings,
+                       const QString &resolved);
     void setOccupancy(const QString &text);
     void setRunning(bool running);
 

@@ -20,6 +20,7 @@
 #include <QSignalSpy>
 #include <QtTest>
 
+#include <algorithm>
 #include <cstring>
 
 using namespace Kp;
@@ -29,17 +30,30 @@ class TestGpuGui : public QObject
     Q_OBJECT
 
 private:
-    static RunResult runPreset(MainWindow &w, const QString &name)
+    /**
+     * Opens a preset, waits for its compile and runs it once. Fails the test
+     * (QVERIFY in a helper: callers check QTest::currentTestFailed()) when any
+     * step does not happen, so "no error" below never means "no run".
+     */
+    static void runPreset(MainWindow &w, const QString &name, RunResult &result)
     {
-        if (!w.openProject(QStringLiteral(":/presets/%1/%1.kpg").arg(name))) {
-            return {};
-        }
         QSignalSpy compiled(&w, &MainWindow::compileFinished);
-        compiled.wait(30000);
+        KP_VERIFY_RESULT(w.openProject(QStringLiteral(":/presets/%1/%1.kpg").arg(name)));
+        QVERIFY2(compiled.wait(30000), "the preset did not compile within 30 s");
+        QVERIFY2(w.lastCompile().ok, "the preset does not compile");
         QSignalSpy done(&w, &MainWindow::runFinished);
+        const qsizetype before = w.runs().size();
         w.runNow();
-        done.wait(60000);
-        return w.runs().isEmpty() ? RunResult{} : w.runs().last();
+        QVERIFY2(done.wait(60000), "the run did not finish within 60 s");
+        QCOMPARE(w.runs().size(), before + 1);
+        result = w.runs().last();
+    }
+
+    /** heat's temperature at (x, y) of its 1024x1024 plate t. */
+    static float heatAt(MainWindow &w, int x, int y)
+    {
+        const HostBuffer *t = w.hostBuffers().find("t");
+        return t ? static_cast<const float *>(t->memory.data())[qint64(y) * 1024 + x] : -1.0f;
     }
 
 private Q_SLOTS:
@@ -58,7 +72,11 @@ private Q_SLOTS:
         EngineClient engine;
         MainWindow w(&engine);
         w.show();
-        const RunResult r = runPreset(w, "vector_add");
+        RunResult r;
+        runPreset(w, "vector_add", r);
+        if (QTest::currentTestFailed()) {
+            return;
+        }
         QVERIFY2(!r.error, qPrintable(r.error ? r.error->message : QString()));
         QVERIFY(r.stats.count >= 10);
         // Inspector: c = a + b, read through the grid model.
@@ -97,7 +115,11 @@ private Q_SLOTS:
         MainWindow w(&engine);
         w.resize(1600, 1000);
         w.show();
-        const RunResult r = runPreset(w, "mandelbrot");
+        RunResult r;
+        runPreset(w, "mandelbrot", r);
+        if (QTest::currentTestFailed()) {
+            return;
+        }
         QVERIFY2(!r.error, qPrintable(r.error ? r.error->message : QString()));
         w.inspectBuffer("image", "image");
         auto *inspector = w.findChild<BufferInspector *>("inspector");
@@ -115,9 +137,12 @@ private Q_SLOTS:
         EngineClient engine;
         MainWindow w(&engine);
         w.show();
-        KP_VERIFY_RESULT(w.openProject(":/presets/heat/heat.kpg"));
         QSignalSpy compiled(&w, &MainWindow::compileFinished);
+        KP_VERIFY_RESULT(w.openProject(":/presets/heat/heat.kpg"));
         QVERIFY(compiled.wait(30000));
+        // Inside the hot disk around (300, 400), radius 80, near its rim; and just outside it.
+        QCOMPARE(heatAt(w, 375, 400), 100.0f);
+        QCOMPARE(heatAt(w, 385, 400), 0.0f);
         QSignalSpy frames(&w, &MainWindow::runFinished);
         auto *play = w.launchPanel()->findChild<QPushButton *>("play");
         QVERIFY(play);
@@ -131,9 +156,20 @@ private Q_SLOTS:
         qInfo("heat Play: %d frames of 50 steps each in %lld ms: %.1f frames/s (1024x1024 float)", int(frames.count()),
               t.elapsed(), fps);
         QVERIFY(frames.count() >= 10);
-        QVERIFY(!w.runs().last().error);
-        // The plate has cooled where it was hot: time has advanced between frames.
         QTRY_COMPARE(int(w.runs().size()), int(frames.count()));
+        for (const RunResult &r : w.runs()) {
+            QVERIFY2(!r.error, qPrintable(r.error ? r.error->message : QString()));
+        }
+        // Time has advanced between frames: the plate has cooled where it was
+        // hot and warmed just outside, and the scheme stayed stable (no cell
+        // above the hottest start value).
+        const float rim = heatAt(w, 375, 400);
+        const float outside = heatAt(w, 385, 400);
+        QVERIFY2(rim < 100.0f && rim > 0.0f, qPrintable(QString::number(rim)));
+        QVERIFY2(outside > 0.0f && outside < 100.0f, qPrintable(QString::number(outside)));
+        const HostBuffer *plate = w.hostBuffers().find("t");
+        const auto *v = static_cast<const float *>(plate->memory.data());
+        QVERIFY(*std::max_element(v, v + 1024 * 1024) <= 100.0f);
     }
 };
 

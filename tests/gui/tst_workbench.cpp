@@ -185,7 +185,9 @@ private Q_SLOTS:
             QVERIFY(!w.isProjectModified());
             QVERIFY(w.windowTitle().startsWith("mine.kpg"));
         }
-        QVERIFY(QFileInfo::exists(dir.filePath("vector_add.cu")));
+        // Save As names the kernel after the project, so no two projects share one .cu.
+        QVERIFY(QFileInfo::exists(dir.filePath("mine.cu")));
+        QVERIFY(!QFileInfo::exists(dir.filePath("vector_add.cu")));
         EngineClient engine;
         MainWindow w(&engine);
         KP_VERIFY_RESULT(w.openProject(path));

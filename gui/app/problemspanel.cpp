@@ -1,0 +1,47 @@
+#include "problemspanel.h"
+
+#include <QHeaderView>
+
+namespace Kp {
+
+ProblemsPanel::ProblemsPanel(QWidget *parent)
+    : QTreeWidget(parent)
+{
+    setObjectName(QStringLiteral("problems"));
+    setHeaderLabels({tr("Severity"), tr("Line"), tr("Col"), tr("Message")});
+    setRootIsDecorated(false);
+    setUniformRowHeights(true);
+    header()->setStretchLastSection(true);
+    setColumnWidth(0, 80);
+    setColumnWidth(1, 50);
+    setColumnWidth(2, 40);
+    connect(this, &QTreeWidget::itemActivated, this, [this](QTreeWidgetItem *item) {
+        const int line = item->data(1, Qt::UserRole).toInt();
+        if (line > 0) {
+            Q_EMIT jumpRequested(line, item->data(2, Qt::UserRole).toInt());
+        }
+    });
+    connect(this, &QTreeWidget::itemClicked, this, &QTreeWidget::itemActivated);
+}
+
+void ProblemsPanel::setDiagnostics(const QList<Diagnostic> &diagnostics, const QString &sourceFile)
+{
+    clear();
+    for (const Diagnostic &d : diagnostics) {
+        const bool here = d.file == sourceFile;
+        auto *item = new QTreeWidgetItem(this);
+        item->setText(0, Diagnostic::severityName(d.severity));
+        item->setText(1, d.line > 0 ? QString::number(d.line) : QString());
+        item->setText(2, d.column > 0 ? QString::number(d.column) : QString());
+        item->setText(3, (here || d.file.isEmpty() ? QString() : d.file + QStringLiteral(": ")) +
+                             d.message.section(QLatin1Char('\n'), 0, 0));
+        item->setToolTip(3, d.message);
+        item->setData(1, Qt::UserRole, here ? d.line : 0);
+        item->setData(2, Qt::UserRole, d.column);
+        item->setForeground(0, d.severity == Diagnostic::Severity::Error     ? QColor(0xd73a49)
+                               : d.severity == Diagnostic::Severity::Warning ? QColor(0xb08800)
+                                                                             : palette().color(QPalette::Text));
+    }
+}
+
+} // namespace Kp

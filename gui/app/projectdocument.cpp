@@ -1,0 +1,425 @@
+#include "projectdocument.h"
+
+#include "project/projectio.h"
+#include "run/projectcompile.h"
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QLocale>
+#include <QSettings>
+#include <QUndoCommand>
+
+namespace Kp {
+
+namespace {
+const QString kNewProjectPreset = QStringLiteral(":/presets/vector_add/vector_add.kpg");
+constexpr int kMaxRecent = 10;
+/** Sources larger than this are refused on open, as the compiler refuses them. */
+constexpr qint64 kMaxSourceBytes = 4 * 1024 * 1024;
+
+bool isResource(const QString &path)
+{
+    return path.startsWith(QLatin1Char(':'));
+}
+
+Error openError(const QString &message)
+{
+    return Error{QStringLiteral("editor"), Error::Code::BadInput, {}, message};
+}
+} // namespace
+
+/**
+ * One accepted edit: the project before and after it. Undo and redo swap the
+ * whole value (a project is a few kilobytes), so an undo is exactly the state
+ * the edit was made in, whatever the edit touched. The kernel source is not
+ * part of it: the editor owns the source's own history.
+ */
+class ProjectDocument::EditCommand : public QUndoCommand
+{
+public:
+    EditCommand(ProjectDocument *doc, const QString &text, Project before, Project after)
+        : QUndoCommand(text)
+        , m_doc(doc)
+        , m_before(std::move(before))
+        , m_after(std::move(after))
+    {
+    }
+    void undo() override { m_doc->setProjectState(m_before); }
+    void redo() override { m_doc->setProjectState(m_after); }
+
+private:
+    ProjectDocument *m_doc;
+    Project m_before;
+    Project m_after;
+};
+
+ProjectDocument::ProjectDocument(QObject *parent)
+    : QObject(parent)
+{
+    connect(&m_undo, &QUndoStack::cleanChanged, this, &ProjectDocument::modifiedChanged);
+}
+
+ProjectDocument::~ProjectDocument()
+{
+    // The commands point back at the document: drop them before its members go.
+    m_undo.clear();
+}
+
+Status ProjectDocument::open(const QString &path)
+{
+    return path.endsWith(QLatin1String(".kpg")) ? openProject(path) : openSource(path);
+}
+
+Status ProjectDocument::openProject(const QString &path)
+{
+    Result<Project> loaded = loadProject(path);
+    if (!loaded) {
+        return loaded.error();
+    }
+    Project p = std::move(loaded).value();
+    const QString sourcePath = p.sourceFile.isEmpty() ? QString() : QDir(p.dir()).filePath(p.sourceFile);
+    // A preset is saved elsewhere: it has no .kpg of its own.
+    const QString kpg = isResource(path) ? QString() : p.path;
+    setLoaded(std::move(p), kpg, sourcePath);
+    if (!kpg.isEmpty()) {
+        addRecent(kpg);
+    }
+    return Unit{};
+}
+
+Status ProjectDocument::openSource(const QString &path)
+{
+    const QFileInfo fi(path);
+    // Only regular files of a sane size: a device node or a FIFO named by a
+    // hostile path must neither block nor fill memory.
+    if (!isResource(path) && (!fi.exists() || !fi.isFile())) {
+        return openError(tr("Cannot open %1: not a regular file").arg(path));
+    }
+    if (fi.size() > kMaxSourceBytes) {
+        return openError(tr("Cannot open %1: %2 bytes is larger than the 4 MiB a kernel source may have")
+                             .arg(path, QLocale().toString(fi.size())));
+    }
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly)) {
+        return openError(tr("Cannot open %1: %2").arg(path, f.errorString()));
+    }
+    Project p;
+    p.sourceFile = fi.fileName();
+    p.sourceText = QString::fromUtf8(f.read(kMaxSourceBytes));
+    setLoaded(std::move(p), {}, path);
+    return Unit{};
+}
+
+Status ProjectDocument::newProject()
+{
+    return openProject(kNewProjectPreset);
+}
+
+void ProjectDocument::setLoaded(Project project, const QString &kpgPath, const QString &sourcePath)
+{
+    m_project = std::move(project);
+    m_path = kpgPath;
+    m_sourcePath = sourcePath;
+    m_sourceModified = false;
+    m_compiled = CompileResult{};
+    m_validation = Validation{};
+    m_undo.clear();
+    m_host = HostBuffers();
+    const Status filled = m_host.materialize(m_project);
+    Q_EMIT loaded();
+    Q_EMIT projectChanged();
+    Q_EMIT buffersChanged();
+    Q_EMIT bufferMessage(filled ? QString() : filled.error().message);
+    Q_EMIT modifiedChanged();
+}
+
+QString ProjectDocument::sourceFileName() const
+{
+    return m_sourcePath.isEmpty() ? QStringLiteral("kernel.cu") : QFileInfo(m_sourcePath).fileName();
+}
+
+QString ProjectDocument::sourceDir() const
+{
+    if (!m_sourcePath.isEmpty()) {
+        return isResource(m_sourcePath) ? QString() : QFileInfo(m_sourcePath).absolutePath();
+    }
+    return m_path.isEmpty() ? QString() : QFileInfo(m_path).absolutePath();
+}
+
+CompileRequest ProjectDocument::compileRequest(int ccMajor, int ccMinor) const
+{
+    CompileRequest req = compileRequestFor(m_project, ccMajor, ccMinor);
+    req.fileName = sourceFileName();
+    if (req.projectDir.isEmpty()) {
+        req.projectDir = sourceDir(); // a bare .cu includes from its own folder
+    }
+    return req;
+}
+
+QString ProjectDocument::displayName() const
+{
+    return !m_path.isEmpty()         ? QFileInfo(m_path).fileName()
+           : m_sourcePath.isEmpty() ? tr("untitled")
+                                    : QFileInfo(m_sourcePath).fileName();
+}
+
+void ProjectDocument::setSourceText(const QString &text)
+{
+    m_project.sourceText = text;
+}
+
+void ProjectDocument::setSourceModified(bool modified)
+{
+    if (modified != m_sourceModified) {
+        m_sourceModified = modified;
+        Q_EMIT modifiedChanged();
+    }
+}
+
+bool ProjectDocument::isModified() const
+{
+    return m_sourceModified || !m_undo.isClean();
+}
+
+namespace {
+/** Where Save As writes the kernel: beside the .kpg, under its name. Empty for an inline source. */
+QString sourceFileFor(const Project &p, const QString &sourcePath, const QString &kpgPath, bool sameFile)
+{
+    if (p.sourceFile.isEmpty() && sourcePath.isEmpty()) {
+        return {}; // inline
+    }
+    if (sameFile && !p.sourceFile.isEmpty()) {
+        return p.sourceFile; // Save keeps the project's own .cu
+    }
+    return QFileInfo(kpgPath).completeBaseName() + QStringLiteral(".cu");
+}
+
+bool samePath(const QString &a, const QString &b)
+{
+    return !a.isEmpty() && !b.isEmpty() && QFileInfo(a).absoluteFilePath() == QFileInfo(b).absoluteFilePath();
+}
+} // namespace
+
+QString ProjectDocument::sourceConflict(const QString &kpgPath) const
+{
+    const QString file = sourceFileFor(m_project, m_sourcePath, kpgPath, samePath(kpgPath, m_path));
+    if (file.isEmpty()) {
+        return {};
+    }
+    const QString target = QDir(QFileInfo(kpgPath).absolutePath()).absoluteFilePath(file);
+    const QFileInfo fi(target);
+    if (!fi.exists() || samePath(target, m_sourcePath)) {
+        return {};
+    }
+    QFile f(target);
+    if (fi.isFile() && fi.size() <= kMaxSourceBytes && f.open(QIODevice::ReadOnly) &&
+        QString::fromUtf8(f.readAll()) == m_project.sourceText) {
+        return {}; // the same text: writing it loses nothing
+    }
+    return target;
+}
+
+Status ProjectDocument::saveTo(const QString &kpgPath)
+{
+    const bool sameFile = samePath(kpgPath, m_path);
+    Project p = m_project;
+    p.sourceFile = sourceFileFor(m_project, m_sourcePath, kpgPath, sameFile);
+    // Files the buffers read stay where they were: make them absolute when
+    // the project moves to another folder, or the saved project loses them.
+    const QDir oldDir(m_project.dir());
+    const QString newDir = QFileInfo(kpgPath).absolutePath();
+    bool movedFiles = false;
+    if (oldDir.absolutePath() != newDir) {
+        for (BufferSpec &b : p.buffers) {
+            if (!b.init.file.isEmpty() && QFileInfo(b.init.file).isRelative()) {
+                b.init.file = QDir::cleanPath(oldDir.absoluteFilePath(b.init.file));
+                movedFiles = true;
+            }
+        }
+    }
+    if (Status s = saveProjectSource(p, kpgPath); !s) {
+        return s;
+    }
+    if (Status s = saveProject(p, kpgPath); !s) {
+        return s;
+    }
+    p.path = QFileInfo(kpgPath).absoluteFilePath();
+    m_project = p;
+    m_path = p.path;
+    m_sourcePath = p.sourceFile.isEmpty() ? QString() : QDir(m_project.dir()).filePath(m_project.sourceFile);
+    m_sourceModified = false;
+    m_undo.setClean();
+    addRecent(m_path);
+    if (movedFiles) {
+        Q_EMIT projectChanged();
+    }
+    Q_EMIT saved(m_path);
+    Q_EMIT modifiedChanged();
+    return Unit{};
+}
+
+Status ProjectDocument::edit(const QString &text, const std::function<void(QJsonObject &)> &change)
+{
+    QJsonObject o = QJsonDocument::fromJson(serializeProject(m_project)).object();
+    change(o);
+    Result<Project> parsed = parseProject(QJsonDocument(o));
+    if (!parsed) {
+        return parsed.error();
+    }
+    Project next = std::move(parsed).value();
+    next.sourceText = m_project.sourceText;
+    next.path = m_project.path;
+    if (serializeProject(next) == serializeProject(m_project)) {
+        return Unit{}; // nothing changed: no step to undo
+    }
+    m_undo.push(new EditCommand(this, text, m_project, std::move(next)));
+    return Unit{};
+}
+
+Status ProjectDocument::editLaunch(int step, const QString &key, const QJsonValue &value)
+{
+    return edit(tr("Set %1 of step %2").arg(key).arg(step + 1), [&](QJsonObject &o) {
+        QJsonArray launches = o.value(QStringLiteral("launches")).toArray();
+        if (step < 0 || step >= launches.size()) {
+            return;
+        }
+        QJsonObject l = launches[step].toObject();
+        l.insert(key, value);
+        launches[step] = l;
+        o.insert(QStringLiteral("launches"), launches);
+    });
+}
+
+Status ProjectDocument::editTiming(const QString &key, const QJsonValue &value)
+{
+    return edit(tr("Set timing %1").arg(key), [&](QJsonObject &o) {
+        QJsonObject t = o.value(QStringLiteral("timing")).toObject();
+        t.insert(key, value);
+        o.insert(QStringLiteral("timing"), t);
+    });
+}
+
+Status ProjectDocument::editListItem(const QString &list, int index, const QString &field, const QJsonValue &value)
+{
+    const QString what = list == QLatin1String("scalars") ? tr("scalar") : tr("buffer");
+    return edit(tr("Set %1 of %2 %3").arg(field, what).arg(index + 1), [&](QJsonObject &o) {
+        QJsonArray items = o.value(list).toArray();
+        if (index < 0 || index >= items.size()) {
+            return;
+        }
+        QJsonObject item = items[index].toObject();
+        item.insert(field, value);
+        items[index] = item;
+        o.insert(list, items);
+    });
+}
+
+Status ProjectDocument::appendListItem(const QString &list, const QJsonObject &item)
+{
+    const QString what = list == QLatin1String("scalars") ? tr("scalar") : tr("buffer");
+    return edit(tr("Add %1 %2").arg(what, item.value(QStringLiteral("name")).toString()), [&](QJsonObject &o) {
+        QJsonArray items = o.value(list).toArray();
+        items.append(item);
+        o.insert(list, items);
+    });
+}
+
+Status ProjectDocument::removeListItem(const QString &list, int index)
+{
+    const QString what = list == QLatin1String("scalars") ? tr("scalar") : tr("buffer");
+    return edit(tr("Delete %1 %2").arg(what).arg(index + 1), [&](QJsonObject &o) {
+        QJsonArray items = o.value(list).toArray();
+        if (index >= 0 && index < items.size()) {
+            items.removeAt(index);
+        }
+        o.insert(list, items);
+    });
+}
+
+void ProjectDocument::setProjectState(const Project &project)
+{
+    const QString source = m_project.sourceText;
+    m_project = project;
+    m_project.sourceText = source;
+    const Status filled = m_host.materialize(m_project, false);
+    Q_EMIT projectChanged();
+    Q_EMIT buffersChanged();
+    Q_EMIT bufferMessage(filled ? QString() : filled.error().message);
+    Q_EMIT modifiedChanged();
+}
+
+void ProjectDocument::setCompiled(const CompileResult &result)
+{
+    m_compiled = result;
+    revalidate();
+}
+
+void ProjectDocument::revalidate()
+{
+    if (m_busy) {
+        return;
+    }
+    Validation v;
+    const auto done = [&] {
+        m_validation = v;
+        Q_EMIT validationChanged();
+    };
+    if (m_project.launches.isEmpty()) {
+        v.error = Error{QStringLiteral("project"), Error::Code::BadInput, {},
+                        tr("No launch step yet: this kernel has no project around it. Open a .kpg "
+                           "project, or save this one and add buffers and a launch step.")};
+        v.error->path = QStringLiteral("launches");
+        return done();
+    }
+    if (Status s = m_host.materialize(m_project, false); !s) {
+        v.error = s.error();
+        return done();
+    }
+    const Result<PreparedRun> r = prepareRun(m_project, m_compiled, m_host, 0);
+    if (!r) {
+        v.error = r.error();
+        return done();
+    }
+    v.warnings = r->warnings;
+    for (const QVariant &value : r->body.value(QStringLiteral("steps")).toList()) {
+        const QVariantMap st = value.toMap();
+        const QVariantList g = st.value(QStringLiteral("grid")).toList();
+        const QVariantList b = st.value(QStringLiteral("block")).toList();
+        const qint64 perBlock = b[0].toLongLong() * b[1].toLongLong() * b[2].toLongLong();
+        const qint64 threads = g[0].toLongLong() * g[1].toLongLong() * g[2].toLongLong() * perBlock;
+        v.resolved << tr("grid (%1, %2, %3) × block (%4, %5, %6) = %7 threads")
+                          .arg(g[0].toLongLong())
+                          .arg(g[1].toLongLong())
+                          .arg(g[2].toLongLong())
+                          .arg(b[0].toLongLong())
+                          .arg(b[1].toLongLong())
+                          .arg(b[2].toLongLong())
+                          .arg(QLocale().toString(threads));
+        v.steps.append({st.value(QStringLiteral("kernel")).toString(), int(perBlock),
+                        st.value(QStringLiteral("shared")).toLongLong()});
+    }
+    done();
+}
+
+QStringList ProjectDocument::recentProjects()
+{
+    return QSettings().value(QStringLiteral("recentProjects")).toStringList();
+}
+
+void ProjectDocument::addRecent(const QString &path)
+{
+    QSettings settings;
+    QStringList recent = settings.value(QStringLiteral("recentProjects")).toStringList();
+    recent.removeAll(path);
+    recent.prepend(path);
+    while (recent.size() > kMaxRecent) {
+        recent.removeLast();
+    }
+    settings.setValue(QStringLiteral("recentProjects"), recent);
+    settings.setValue(QStringLiteral("lastProject"), path);
+}
+
+} // namespace Kp

@@ -1,0 +1,173 @@
+#pragma once
+
+#include "compile/compiletypes.h"
+#include "core/result.h"
+#include "project/project.h"
+#include "run/runner.h"
+
+#include <QJsonObject>
+#include <QObject>
+#include <QStringList>
+#include <QUndoStack>
+
+#include <functional>
+#include <optional>
+
+namespace Kp {
+
+/** What checking the launch without running it found. */
+struct Validation
+{
+    /** Why the project cannot run as it is; its path names the field. Empty when it can. */
+    std::optional<Error> error;
+    QStringList warnings; ///< allowed but suspicious bindings
+    /** Per launch step, what grid and block resolve to: "grid (4096, 1, 1) × block (256, 1, 1) = ... threads". */
+    QStringList resolved;
+    /** Per launch step: the kernel's name, threads per block and dynamic shared bytes, for occupancy estimates. */
+    struct Step
+    {
+        QString kernel;
+        int threadsPerBlock = 0;
+        qint64 sharedBytes = 0;
+    };
+    QList<Step> steps;
+};
+
+/**
+ * The open project as a document, with no widgets: the Project, the .kpg it
+ * lives in, the host copies of its buffers, the last compile's verdict on it
+ * and an undo stack of every edit. Panels take the document and follow its
+ * signals (as RenderDoc's panels take the capture context); nothing pushes
+ * state into them by hand.
+ *
+ * The kernel source is edited in the editor, which keeps its own undo
+ * history; the editor tells the document the text (setSourceText) and
+ * whether it differs from the saved file (setSourceModified). Every other
+ * edit goes through edit() and becomes one QUndoCommand.
+ *
+ * GUI thread only. The host buffers are filled off the GUI thread during a
+ * run (RunController), never while an edit is applied.
+ */
+class ProjectDocument : public QObject
+{
+    Q_OBJECT
+public:
+    explicit ProjectDocument(QObject *parent = nullptr);
+    ~ProjectDocument() override;
+
+    /** Opens a .kpg project (a file or a ":/presets/..." resource) or a bare .cu kernel. */
+    Status open(const QString &path);
+    /** Opens a .kpg project. A preset is opened as an unsaved copy: saving asks for a place. */
+    Status openProject(const QString &path);
+    /** Opens a bare kernel source: a project around it with no buffers and no launch steps yet. */
+    Status openSource(const QString &path);
+    /** Starts a new project from the vector_add preset. */
+    Status newProject();
+
+    /**
+     * The file Save As would write the kernel source to, when it exists, is not
+     * this project's own source and holds other text: saving there would
+     * overwrite another project's kernel, so the caller asks first. Empty
+     * when saving to kpgPath overwrites nothing that belongs to anyone else.
+     */
+    QString sourceConflict(const QString &kpgPath) const;
+    /**
+     * Saves the project to kpgPath. Saving to the project's own file keeps
+     * its source file; saving elsewhere (Save As) writes the source beside the
+     * new .kpg under its name (q.kpg gets q.cu), so two projects never share
+     * a kernel file. An inline source stays inline.
+     */
+    Status saveTo(const QString &kpgPath);
+
+    const Project &project() const { return m_project; }
+    /** The .kpg the project lives in; empty for an unsaved project or a preset. */
+    QString path() const { return m_path; }
+    /** The kernel's file name as diagnostics name it ("vector_add.cu"; "kernel.cu" when it has none). */
+    QString sourceFileName() const;
+    /** The folder that holds the source, when it is a real folder (include paths); else empty. */
+    QString sourceDir() const;
+    /**
+     * The compile for the source as it is now (compileRequestFor), with the
+     * include folder of a bare kernel's file: the editor and Run both send
+     * this, so their results share one cache entry.
+     */
+    CompileRequest compileRequest(int ccMajor, int ccMinor) const;
+    /** "vector_add.kpg", "kernel.cu", "untitled": what the title bar shows. */
+    QString displayName() const;
+
+    /** The editor's text, kept here so compiles, runs and saves read one place. Not an undoable edit. */
+    void setSourceText(const QString &text);
+    /** Whether the editor's text differs from the last load or save. */
+    void setSourceModified(bool modified);
+    /** Unsaved changes: an edit since the last load or save (undo back to it counts as none), or source edits. */
+    bool isModified() const;
+
+    /**
+     * Applies an edit to the project's JSON as one undoable step, described
+     * by text ("Set grid", "Add buffer"). The project's own validation
+     * decides: a refused edit changes nothing and returns the error, whose
+     * path names the field.
+     */
+    Status edit(const QString &text, const std::function<void(QJsonObject &)> &change);
+    /** Sets `key` of launch step `step`. */
+    Status editLaunch(int step, const QString &key, const QJsonValue &value);
+    /** Sets `key` of the "timing" object. */
+    Status editTiming(const QString &key, const QJsonValue &value);
+    /** Sets `field` of item `index` of the "buffers" or "scalars" list. */
+    Status editListItem(const QString &list, int index, const QString &field, const QJsonValue &value);
+    Status appendListItem(const QString &list, const QJsonObject &item);
+    Status removeListItem(const QString &list, int index);
+
+    QUndoStack *undoStack() { return &m_undo; }
+
+    HostBuffers &hostBuffers() { return m_host; }
+    const HostBuffers &hostBuffers() const { return m_host; }
+
+    /** The compile of the current source that validation judges bindings against. */
+    void setCompiled(const CompileResult &result);
+    const CompileResult &compiled() const { return m_compiled; }
+    /** Checks the launch without running it; validationChanged() tells the verdict. */
+    void revalidate();
+    const Validation &validation() const { return m_validation; }
+    /**
+     * While a run fills or uses the host buffers, validation waits (it reads
+     * them); the run's outcome says what is wrong.
+     */
+    void setBusy(bool busy) { m_busy = busy; }
+
+    /** The recently opened or saved projects, newest first. */
+    static QStringList recentProjects();
+
+Q_SIGNALS:
+    /** Another project or source was loaded: everything is new, the editor takes sourceText. */
+    void loaded();
+    /** The project changed through an edit, an undo or a redo. */
+    void projectChanged();
+    /** The host buffers were created, refilled or dropped. */
+    void buffersChanged();
+    /** A buffer could not be filled from its definition (empty when all are). */
+    void bufferMessage(const QString &message);
+    void validationChanged();
+    /** isModified() or the title may have changed. */
+    void modifiedChanged();
+    /** Saved to path; the editor's text is now the saved one. */
+    void saved(const QString &path);
+
+private:
+    class EditCommand;
+    void setProjectState(const Project &project);
+    void setLoaded(Project project, const QString &kpgPath, const QString &sourcePath);
+    void addRecent(const QString &path);
+
+    Project m_project;
+    QString m_path;       ///< the .kpg, or empty
+    QString m_sourcePath; ///< the kernel's file (or resource), or empty for an inline source
+    HostBuffers m_host;
+    QUndoStack m_undo;
+    CompileResult m_compiled;
+    Validation m_validation;
+    bool m_sourceModified = false;
+    bool m_busy = false;
+};
+
+} // namespace Kp

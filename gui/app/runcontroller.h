@@ -1,0 +1,110 @@
+#pragma once
+
+#include "results/runhistory.h"
+#include "run/runtypes.h"
+
+#include <QList>
+#include <QObject>
+#include <QThreadPool>
+
+#include <map>
+#include <memory>
+
+namespace Kp {
+
+class CompileController;
+class EngineClient;
+class ProjectDocument;
+class Runner;
+
+/**
+ * The run pipeline, from the Run button to a result: compile the editor's
+ * text (the compile service's cache makes this free when nothing changed),
+ * fill the host buffers off the GUI thread, prepare the launch, send it to
+ * the worker of the chosen GPU and report. Also Play/Step (frames that
+ * continue from the last state, untimed) and Abort. Each GPU gets its own
+ * worker, created on first use. GUI thread only.
+ */
+class RunController : public QObject
+{
+    Q_OBJECT
+public:
+    /** Not owned, and must outlive the controller: engine (GPU 0's worker), document, compile. */
+    RunController(EngineClient *engine, ProjectDocument *document, CompileController *compile,
+                  QObject *parent = nullptr);
+    ~RunController() override;
+
+    /** Runs the project once, timed as its timing settings say (Ctrl+Enter). */
+    void run() { start(false); }
+    /** One untimed frame that continues from the buffers' last state. */
+    void step() { start(true); }
+    /** Frames one after another until stopped or one fails. */
+    void setPlaying(bool playing);
+    /** Stops the run in flight (Esc), and Play. */
+    void abort();
+    bool isRunning() const { return m_running; }
+    /** True while Play goes on (frames one after another). */
+    bool isPlaying() const { return m_playing; }
+    /** "100 % (8 blocks/SM, 64 of 64 warps), limited by ...; 12 registers/thread" */
+    static QString occupancyText(const Occupancy &occupancy, int registers);
+
+    /** The GPU runs go to (0 = the first). Ignored while a run is in flight. */
+    void setDeviceOrdinal(int ordinal);
+    int deviceOrdinal() const { return m_deviceOrdinal; }
+
+    /** Every run and frame of this session, failed ones included. */
+    const QList<RunResult> &runs() const { return m_runs; }
+
+    /**
+     * Occupancy for the launch as it is configured now: the device and kernel
+     * limits from the last run of that kernel, the block size and dynamic
+     * shared memory from the document's validation. Empty before any run.
+     */
+    QString occupancyEstimate(int step) const;
+
+Q_SIGNALS:
+    /** A run was accepted; play says whether it is a Play/Step frame. */
+    void started(bool play);
+    /** The host buffers are about to be refilled off the GUI thread: let go of them. */
+    void buffersReleased();
+    /** The buffers are filled and the launch goes to the worker now. */
+    void launching();
+    /** A run or frame ended (its result is runs().last()); failures carry their error. */
+    void finished(const RunResult &result, bool play);
+    /** A timed run (or a failed one) for the run history. */
+    void recorded(const RunRecord &record);
+    /** A run has gone on long enough to show progress (half a second), or has ended. */
+    void busyChanged(bool busy);
+    /** Text for the status bar ("Running…", "Median 8.03 us", "Playing: 12 frames, 40 fps"). */
+    void statusChanged(const QString &text);
+    /** A line for the Log. */
+    void message(const QString &text);
+    /** The run ended before reaching the worker (no compile, a bad buffer or binding); message says why. */
+    void failed(const QString &message);
+    /** Play stopped by itself (a frame failed). */
+    void playStopped();
+
+private:
+    void start(bool play);
+    void fail(const QString &message);
+    void finish(const RunResult &result, bool play);
+    /** The runner for a GPU: GPU 0 uses the window's engine, others get their own worker. */
+    Runner *runnerFor(int ordinal);
+
+    EngineClient *m_engine;
+    ProjectDocument *m_doc;
+    CompileController *m_compile;
+    Runner *m_runner = nullptr;
+    std::map<int, std::unique_ptr<EngineClient>> m_deviceEngines; ///< workers for GPUs 1, 2, ...
+    std::map<int, Runner *> m_deviceRunners;
+    int m_deviceOrdinal = 0;
+    QList<RunResult> m_runs;
+    bool m_running = false;
+    bool m_playing = false;
+    qint64 m_playFrames = 0;
+    qint64 m_playStartMs = 0;
+    /** Fills host buffers off the GUI thread; the destructor waits for a fill in progress. */
+    QThreadPool m_fillPool;
+};
+
+} // namespace Kp
