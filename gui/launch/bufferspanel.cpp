@@ -1,5 +1,6 @@
 #include "bufferspanel.h"
 
+#include "app/fieldplace.h"
 #include "app/projectdocument.h"
 #include "buffers/bufferexport.h"
 #include "buffers/bufferinit.h"
@@ -341,9 +342,9 @@ void BuffersPanel::setDocument(ProjectDocument *doc)
     connect(doc, &ProjectDocument::buffersChanged, this, show);
     connect(doc, &ProjectDocument::bufferMessage, this, &BuffersPanel::setMessage);
     // A refused edit leaves its message and shows the valid project again.
-    const auto apply = [this, show](const Status &s) {
+    const auto apply = [this, doc, show](const Status &s) {
         if (!s) {
-            setMessage(s.error().message);
+            setMessage(panelMessage(s.error(), doc->project()));
             show();
         }
     };

@@ -1,5 +1,6 @@
 #include "launchpanel.h"
 
+#include "app/fieldplace.h"
 #include "app/projectdocument.h"
 #include "run/runner.h"
 
@@ -403,12 +404,12 @@ void LaunchPanel::setDocument(ProjectDocument *doc)
     const auto showValidation = [this, doc] {
         const Validation &v = doc->validation();
         const int step = qBound(0, m_step, int(v.resolved.size()) - 1);
-        setValidation(v.error ? v.error->message : QString(), v.error ? v.error->path : QString(), v.warnings,
-                      v.error ? QString() : v.resolved.value(step));
+        setValidation(v.error ? panelMessage(*v.error, doc->project()) : QString(),
+                      v.error ? v.error->path : QString(), v.warnings, v.error ? QString() : v.resolved.value(step));
     };
-    const auto refused = [this](const Status &s) {
+    const auto refused = [this, doc](const Status &s) {
         if (!s) {
-            setValidation(s.error().message, s.error().path, {}, {});
+            setValidation(panelMessage(s.error(), doc->project()), s.error().path, {}, {});
         }
     };
     connect(doc, &ProjectDocument::projectChanged, this, [this, doc] { setProject(doc->project()); });

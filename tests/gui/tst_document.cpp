@@ -2,6 +2,7 @@
 // validation, undo and redo, the modified state, and saving (which file the
 // kernel goes to, and what is never overwritten).
 
+#include "fieldplace.h"
 #include "projectdocument.h"
 #include "project/projectio.h"
 #include "testutil.h"
@@ -243,6 +244,39 @@ private Q_SLOTS:
         const Status s = doc.openSource("/dev/zero");
         QVERIFY(!s);
         QVERIFY2(s.error().message.contains("not a regular file"), qPrintable(s.error().message));
+    }
+
+    void fieldPlaceWordsThePath_data()
+    {
+        QTest::addColumn<QString>("path");
+        QTest::addColumn<QString>("place");
+        QTest::newRow("grid axis") << "launches[0].grid[1]" << "step 1, grid y";
+        QTest::newRow("block axis") << "launches[1].block[0]" << "step 2, block x";
+        QTest::newRow("whole block") << "launches[0].block" << "step 1, block";
+        QTest::newRow("argument") << "launches[0].args[2]" << "step 1, argument 3";
+        QTest::newRow("argument count") << "launches[0].args" << "step 1, arguments";
+        QTest::newRow("shared memory") << "launches[0].sharedBytes" << "step 1, dynamic shared memory";
+        QTest::newRow("kernel") << "launches[0].kernel" << "step 1, kernel";
+        QTest::newRow("buffer by name") << "buffers[2].shape" << "buffer c, shape";
+        QTest::newRow("buffer init file") << "buffers[0].init.file" << "buffer a, init.file";
+        QTest::newRow("buffer past the end") << "buffers[9].dtype" << "buffer 10, dtype";
+        QTest::newRow("scalar by name") << "scalars[0].value" << "scalar n, value";
+        QTest::newRow("timing") << "timing.mode" << "timing, mode";
+        QTest::newRow("unknown stays") << "format" << "format";
+    }
+
+    void fieldPlaceWordsThePath()
+    {
+        QFETCH(QString, path);
+        QFETCH(QString, place);
+        ProjectDocument doc;
+        KP_VERIFY_RESULT(doc.openProject(kVectorAdd));
+        QCOMPARE(fieldPlace(path, doc.project()), place);
+        Error e{"project", Error::Code::BadInput, {}, path + ": something is wrong"};
+        e.path = path;
+        QCOMPARE(panelMessage(e, doc.project()), place + ": something is wrong");
+        e.path.clear(); // no structured path: the message stays as it is
+        QCOMPARE(panelMessage(e, doc.project()), path + ": something is wrong");
     }
 
     void editorAndRunCompileAlike()
