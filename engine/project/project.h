@@ -37,6 +37,9 @@ struct ArgBinding
     QString param;
 };
 
+/** Largest grid or block extent, and largest dynamic shared memory, that a project may give as a number. */
+constexpr qint64 kMaxLaunchDim = 2147483647; // INT32_MAX
+
 /** One kernel launch. Grid and block items are numbers or expressions. */
 struct LaunchStep
 {

@@ -18,6 +18,8 @@ QString projectFormatName();
  * project's folder). Sets Project::path to the file's absolute path. Every
  * error message starts with path and names the JSON path of the bad value:
  * "p.kpg: buffers[2].shape: expected 1 to 3 positive integers, got [0, 4]".
+ * Error::path holds that JSON path ("buffers[2].shape"); it is empty when the
+ * file itself cannot be read or is not JSON.
  */
 Result<Project> loadProject(const QString &path);
 

@@ -5,6 +5,7 @@
 #include "buffers/bufferexport.h"
 #include "buffers/bufferinit.h"
 #include "buffers/npy.h"
+#include "project/bufferjson.h"
 #include "run/runner.h"
 
 #include <QFile>
@@ -34,43 +35,11 @@ QString shapeText(const QList<qint64> &shape)
     }
     return parts.join(QStringLiteral(", "));
 }
-
-QJsonObject initJson(const BufferInit &i)
-{
-    using K = BufferInit::Kind;
-    QJsonObject o{{QStringLiteral("kind"), BufferInit::kindName(i.kind)}};
-    switch (i.kind) {
-    case K::Zeros: break;
-    case K::Constant: o.insert(QStringLiteral("value"), i.value); break;
-    case K::Ramp:
-        o.insert(QStringLiteral("start"), i.start);
-        o.insert(QStringLiteral("step"), i.step);
-        break;
-    case K::Random:
-        if (i.distribution == BufferInit::Distribution::Normal) {
-            o.insert(QStringLiteral("distribution"), QStringLiteral("normal"));
-            o.insert(QStringLiteral("mean"), i.mean);
-            o.insert(QStringLiteral("stddev"), i.stddev);
-        } else {
-            o.insert(QStringLiteral("min"), i.min);
-            o.insert(QStringLiteral("max"), i.max);
-        }
-        o.insert(QStringLiteral("seed"), double(i.seed));
-        break;
-    case K::Expression: o.insert(QStringLiteral("expr"), i.expression); break;
-    case K::Npy: o.insert(QStringLiteral("file"), i.file); break;
-    case K::Image:
-        o.insert(QStringLiteral("file"), i.file);
-        o.insert(QStringLiteral("mode"), imageModeName(i.imageMode));
-        break;
-    }
-    return o;
-}
 } // namespace
 
 QString describeInit(const BufferInit &i)
 {
-    return QString::fromUtf8(QJsonDocument(initJson(i)).toJson(QJsonDocument::Compact));
+    return QString::fromUtf8(QJsonDocument(bufferInitToJson(i)).toJson(QJsonDocument::Compact));
 }
 
 BuffersPanel::BuffersPanel(QWidget *parent)
@@ -155,7 +124,7 @@ BuffersPanel::BuffersPanel(QWidget *parent)
         }
         QJsonObject o{{QStringLiteral("name"), name},
                       {QStringLiteral("dtype"), dtypeName(b.dtype)},
-                      {QStringLiteral("init"), initJson(b.init)}};
+                      {QStringLiteral("init"), bufferInitToJson(b.init)}};
         if (!shape.isEmpty()) {
             o.insert(QStringLiteral("shape"), shape);
         }

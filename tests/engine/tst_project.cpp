@@ -39,6 +39,8 @@ private Q_SLOTS:
     void dims();
     void malformed_data();
     void malformed();
+    void errorPaths_data();
+    void errorPaths();
     void badText_data();
     void badText();
     void loadErrors();
@@ -929,6 +931,103 @@ void TestProject::malformed()
     QCOMPARE(r.error().message, message);
     QCOMPARE(r.error().where, QString("project"));
     QCOMPARE(r.error().code, Error::Code::BadInput);
+    // Every row is about one field, and the message names it first.
+    QVERIFY(!r.error().path.isEmpty());
+    QVERIFY2(message.startsWith(r.error().path + ": "), qPrintable(r.error().path));
+}
+
+void TestProject::errorPaths_data()
+{
+    QTest::addColumn<QByteArray>("patch");
+    QTest::addColumn<QString>("path");
+    QTest::addColumn<QString>("message");
+    // patch as in malformed(): top-level keys that replace the base's; "-key" removes one.
+    auto row = [](const char *tag, const char *patch, const QString &path, const QString &message) {
+        QTest::newRow(tag) << QByteArray(patch) << path << message;
+    };
+    row("format missing", R"({"-format": 0})", "format",
+        R"(format: missing; expected "kernel-playground-project" (is this a Kernel Playground project?))");
+    row("version newer", R"({"version": 2})", "version",
+        "version: this file is version 2; this Kernel Playground reads version 1; update the program");
+    row("source inline missing", R"({"source": {}})", "source.inline",
+        "source.inline: missing; expected the kernel source (a string or an array of lines)");
+    row("compile unknown key", R"({"compile": {"fastmath": true}})", "compile.fastmath",
+        "compile.fastmath: unknown key; allowed: arch, opt, fastMath, lineInfo, debug, std, defines, includeDirs, "
+        "extra");
+    row("define twice", R"({"compile": {"defines": ["N=1", "M", "N=2"]}})", "compile.defines[2]",
+        "compile.defines[2]: 'N' is already defined by compile.defines[0]");
+    row("scalar value", R"({"scalars": [{"name": "n", "type": "uint8", "value": 300}]})", "scalars[0].value",
+        "scalars[0].value: 300 is out of range for uint8 (0 to 255)");
+    row("scalar name twice", R"({"scalars": [{"name": "n", "value": 1}, {"name": "n", "value": 2}]})",
+        "scalars[1].name", "scalars[1].name: 'n' is already defined by scalars[0]");
+    row("buffer shape", R"({"buffers": [{"name": "a", "dtype": "float32", "shape": [16]},
+                                        {"name": "b", "dtype": "float32", "shape": [16]},
+                                        {"name": "c", "dtype": "float32", "shape": [0, 4]}]})",
+        "buffers[2].shape", "buffers[2].shape: expected 1 to 3 positive integers, got [0, 4]");
+    row("buffer name is a scalar", R"({"buffers": [{"name": "n", "dtype": "float32", "shape": [16]}]})",
+        "buffers[0].name", "buffers[0].name: 'n' is already a scalar");
+    row("buffer dtype", R"({"buffers": [{"name": "a", "dtype": "float5", "shape": [16]}]})", "buffers[0].dtype",
+        "buffers[0].dtype: unknown dtype 'float5'; allowed: int8, uint8, int16, uint16, int32, uint32, int64, uint64, "
+        "float16, bfloat16, float32, float64, char4, uchar4, short2, int2, int4, float2, float3, float4, double2");
+    row("init seed", R"({"buffers": [{"name": "a", "dtype": "float32", "shape": [16],
+                                     "init": {"kind": "random", "seed": -1}}]})",
+        "buffers[0].init.seed", "buffers[0].init.seed: must be at least 0, got -1");
+    row("init distribution", R"({"buffers": [{"name": "a", "dtype": "float32", "shape": [16],
+                                             "init": {"kind": "random", "distribution": "poisson"}}]})",
+        "buffers[0].init.distribution",
+        R"(buffers[0].init.distribution: expected "uniform" or "normal", got "poisson")");
+    row("image mode", R"({"buffers": [{"name": "a", "dtype": "float32", "shape": [8, 8],
+                                      "init": {"kind": "image", "file": "a.png"}}]})",
+        "buffers[0].init.mode",
+        "buffers[0].init.mode: \"rgba8\" needs dtype uchar4, or uint8 with a last dimension of 4; got float32 [8, 8]");
+    row("grid item", R"({"launches": [{"kernel": "k", "grid": [1, 0], "block": [16]}]})", "launches[0].grid[1]",
+        "launches[0].grid[1]: expected a positive integer (at most 2147483647) or an expression string, got 0");
+    row("block missing", R"({"launches": [{"kernel": "k", "grid": [1]}]})", "launches[0].block",
+        "launches[0].block: missing; expected 1 to 3 items, each a positive integer or an expression string");
+    row("arg unknown", R"({"launches": [{"kernel": "k", "grid": [1], "block": [16], "args": ["a", "b", "c", "m"]}]})",
+        "launches[0].args[3]", "launches[0].args[3]: unknown buffer or scalar 'm'; buffers: a, b, c; scalars: n");
+    row("arg by name offset", R"({"launches": [{"kernel": "k", "grid": [1], "block": [16],
+                                               "args": {"a": {"buffer": "a", "offset": 17}}}]})",
+        "launches[0].args.a.offset",
+        "launches[0].args.a.offset: offset 17 is past the end of buffer 'a' (16 elements)");
+    row("swap unknown", R"({"repeat": {"swap": [["a", "x"]]}})", "repeat.swap[0][1]",
+        "repeat.swap[0][1]: unknown buffer 'x'; buffers: a, b, c");
+    row("timing mode", R"({"timing": {"mode": "warm"}})", "timing.mode",
+        R"(timing.mode: expected "cold" or "hot", got "warm")");
+    row("throughput", R"({"throughput": {"bytes": ["12*n"]}})", "throughput.bytes",
+        "throughput.bytes: expected an expression string or a number, got an array");
+    row("timeout", R"({"timeout": 0})", "timeout", "timeout: must be greater than 0, got 0");
+}
+
+void TestProject::errorPaths()
+{
+    QFETCH(QByteArray, patch);
+    QFETCH(QString, path);
+    QFETCH(QString, message);
+    QJsonParseError pe;
+    const QJsonObject p = QJsonDocument::fromJson(patch, &pe).object();
+    QVERIFY2(pe.error == QJsonParseError::NoError, qPrintable(pe.errorString()));
+    QJsonObject o = baseObject();
+    for (auto it = p.begin(); it != p.end(); ++it) {
+        if (it.key().startsWith(QLatin1Char('-'))) {
+            o.remove(it.key().mid(1));
+        } else {
+            o.insert(it.key(), it.value());
+        }
+    }
+    const Result<Project> r = parseProject(QJsonDocument(o));
+    QVERIFY2(!r.ok(), "parsed although it is malformed");
+    QCOMPARE(r.error().path, path);
+    QCOMPARE(r.error().message, message);
+
+    // loadProject puts the file name in front of the message, never into the path.
+    QTemporaryDir dir;
+    const QString kpg = dir.filePath(QStringLiteral("p.kpg"));
+    QVERIFY(writeFile(kpg, QJsonDocument(o).toJson()));
+    const Result<Project> loaded = loadProject(kpg);
+    QVERIFY(!loaded.ok());
+    QCOMPARE(loaded.error().path, path);
+    QCOMPARE(loaded.error().message, kpg + ": " + message);
 }
 
 void TestProject::badText_data()
@@ -953,6 +1052,7 @@ void TestProject::badText()
     const Result<Project> r = parseProject(text);
     QVERIFY(!r.ok());
     QCOMPARE(r.error().message, message);
+    QCOMPARE(r.error().path, QString()); // about the whole text, not one field
 }
 
 void TestProject::loadErrors()
@@ -962,10 +1062,12 @@ void TestProject::loadErrors()
     Result<Project> r = loadProject(missing);
     QVERIFY(!r.ok());
     QCOMPARE(r.error().message, missing + ": no such file");
+    QCOMPARE(r.error().path, QString());
 
     r = loadProject(dir.path());
     QVERIFY(!r.ok());
     QCOMPARE(r.error().message, dir.path() + ": is a folder, not a project file");
+    QCOMPARE(r.error().path, QString());
 
     const QString notJson = dir.filePath(QStringLiteral("bad.kpg"));
     QVERIFY(writeFile(notJson, "{\n  \"format\": kernel\n}\n"));
@@ -973,6 +1075,7 @@ void TestProject::loadErrors()
     QVERIFY(!r.ok());
     QVERIFY2(r.error().message.startsWith(notJson + ": not valid JSON: "), qPrintable(r.error().message));
     QVERIFY2(r.error().message.contains("at line 2, column "), qPrintable(r.error().message));
+    QCOMPARE(r.error().path, QString());
 
     const QString bad = dir.filePath(QStringLiteral("version.kpg"));
     QVERIFY(writeFile(bad, R"({"format": "kernel-playground-project", "version": 3, "source": "k.cu"})"));
@@ -989,6 +1092,7 @@ void TestProject::loadErrors()
     QVERIFY(!r.ok());
     QCOMPARE(r.error().message, noSource + ": source: cannot read '" + QDir(dir.path()).absoluteFilePath("src/k.cu") +
                                     "': No such file or directory");
+    QCOMPARE(r.error().path, QString("source"));
 
     // A broken project says what is wrong in it before a missing source file.
     const QString both = dir.filePath(QStringLiteral("both.kpg"));

@@ -1,0 +1,196 @@
+#include "projectio.h"
+
+#include "project/bufferjson.h"
+#include "project/fieldreader.h"
+#include "project/orderedjson.h"
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QRegularExpression>
+#include <QSaveFile>
+
+#include <algorithm>
+
+namespace Kp {
+
+namespace {
+
+/** Text of a grid/block item or shared bytes that is written back as a JSON number. */
+bool isPlainInteger(const QString &text, qint64 min)
+{
+    static const QRegularExpression re(QStringLiteral("^(0|[1-9][0-9]{0,9})$"));
+    if (!re.match(text).hasMatch()) {
+        return false;
+    }
+    const qint64 v = text.toLongLong();
+    return v >= min && v <= kMaxLaunchDim;
+}
+
+JsonNode dimsNode(const QStringList &dims, qint64 min)
+{
+    JsonNode a = jsonArray();
+    for (const QString &d : dims) {
+        a.append(isPlainInteger(d, min) ? jsonNumberText(d) : jsonString(d));
+    }
+    return a;
+}
+
+JsonNode bindingNode(const ArgBinding &b)
+{
+    switch (b.kind) {
+    case ArgBinding::Kind::Buffer:
+        return jsonString(b.offset == 0 ? b.name : QStringLiteral("%1+%2").arg(b.name).arg(b.offset));
+    case ArgBinding::Kind::Scalar: return jsonString(b.name);
+    case ArgBinding::Kind::Literal: return jsonNumber(b.value);
+    }
+    return JsonNode{};
+}
+
+JsonNode projectNode(const Project &p)
+{
+    JsonNode top = jsonObject();
+    top.insert(QStringLiteral("format"), jsonString(projectFormatName()));
+    top.insert(QStringLiteral("version"), jsonInteger(Project::kVersion));
+    top.insert(QStringLiteral("title"), jsonString(p.title));
+    top.insert(QStringLiteral("description"), jsonLines(p.description));
+    if (p.sourceFile.isEmpty()) {
+        JsonNode s = jsonObject();
+        s.insert(QStringLiteral("inline"), jsonLines(p.sourceText));
+        top.insert(QStringLiteral("source"), s);
+    } else {
+        top.insert(QStringLiteral("source"), jsonString(p.sourceFile));
+    }
+
+    const CompileOptions &c = p.compile;
+    JsonNode compile = jsonObject();
+    compile.insert(QStringLiteral("arch"), jsonString(c.arch));
+    compile.insert(QStringLiteral("opt"), jsonInteger(c.optLevel));
+    compile.insert(QStringLiteral("fastMath"), jsonBool(c.fastMath));
+    compile.insert(QStringLiteral("lineInfo"), jsonBool(c.lineInfo));
+    compile.insert(QStringLiteral("debug"), jsonBool(c.debug));
+    compile.insert(QStringLiteral("std"), jsonString(c.std));
+    compile.insert(QStringLiteral("defines"), jsonStrings(c.defines));
+    compile.insert(QStringLiteral("includeDirs"), jsonStrings(c.includeDirs));
+    compile.insert(QStringLiteral("extra"), jsonStrings(c.extra));
+    top.insert(QStringLiteral("compile"), compile);
+
+    JsonNode scalars = jsonArray();
+    for (const ScalarSpec &s : p.scalars) {
+        scalars.append(scalarSpecNode(s));
+    }
+    top.insert(QStringLiteral("scalars"), scalars);
+
+    JsonNode buffers = jsonArray();
+    for (const BufferSpec &b : p.buffers) {
+        buffers.append(bufferSpecNode(b));
+    }
+    top.insert(QStringLiteral("buffers"), buffers);
+
+    JsonNode launches = jsonArray();
+    for (const LaunchStep &l : p.launches) {
+        JsonNode o = jsonObject();
+        o.insert(QStringLiteral("kernel"), jsonString(l.kernel));
+        o.insert(QStringLiteral("grid"), dimsNode(l.grid, 1));
+        o.insert(QStringLiteral("block"), dimsNode(l.block, 1));
+        o.insert(QStringLiteral("sharedBytes"),
+                 isPlainInteger(l.sharedBytes, 0) ? jsonNumberText(l.sharedBytes) : jsonString(l.sharedBytes));
+        // By name only when every binding has a name; a mix cannot be written as either form.
+        const bool byName = !l.args.isEmpty() && std::all_of(l.args.begin(), l.args.end(),
+                                                             [](const ArgBinding &b) { return !b.param.isEmpty(); });
+        JsonNode args = byName ? jsonObject() : jsonArray();
+        for (const ArgBinding &b : l.args) {
+            if (byName) {
+                args.insert(b.param, bindingNode(b));
+            } else {
+                args.append(bindingNode(b));
+            }
+        }
+        o.insert(QStringLiteral("args"), args);
+        o.appendUnknown(l.unknown);
+        launches.append(o);
+    }
+    top.insert(QStringLiteral("launches"), launches);
+
+    JsonNode repeat = jsonObject();
+    repeat.insert(QStringLiteral("count"), jsonInteger(p.repeat.count));
+    JsonNode swaps = jsonArray();
+    for (const auto &s : p.repeat.swaps) {
+        swaps.append(jsonStrings({s.first, s.second}));
+    }
+    repeat.insert(QStringLiteral("swap"), swaps);
+    top.insert(QStringLiteral("repeat"), repeat);
+
+    const TimingSpec &t = p.timing;
+    JsonNode timing = jsonObject();
+    timing.insert(QStringLiteral("mode"),
+                  jsonString(t.mode == TimingSpec::Mode::Hot ? QStringLiteral("hot") : QStringLiteral("cold")));
+    timing.insert(QStringLiteral("enabled"), jsonBool(t.enabled));
+    timing.insert(QStringLiteral("warmup"), jsonInteger(t.warmup));
+    timing.insert(QStringLiteral("minSamples"), jsonInteger(t.minSamples));
+    timing.insert(QStringLiteral("maxSamples"), jsonInteger(t.maxSamples));
+    timing.insert(QStringLiteral("minSeconds"), jsonNumber(t.minSeconds));
+    timing.insert(QStringLiteral("maxNoise"), jsonNumber(t.maxNoise));
+    timing.insert(QStringLiteral("timeoutSeconds"), jsonNumber(t.timeoutSeconds));
+    timing.insert(QStringLiteral("batch"), jsonInteger(t.batch));
+    timing.appendUnknown(t.unknown);
+    top.insert(QStringLiteral("timing"), timing);
+
+    JsonNode throughput = jsonObject();
+    if (!p.throughput.bytes.isEmpty()) {
+        throughput.insert(QStringLiteral("bytes"), jsonString(p.throughput.bytes));
+    }
+    if (!p.throughput.flops.isEmpty()) {
+        throughput.insert(QStringLiteral("flops"), jsonString(p.throughput.flops));
+    }
+    top.insert(QStringLiteral("throughput"), throughput);
+
+    top.insert(QStringLiteral("timeout"), jsonNumber(p.killTimeoutSeconds));
+    if (!p.checks.isUndefined()) {
+        top.insert(QStringLiteral("checks"), jsonNodeFrom(p.checks));
+    }
+    top.appendUnknown(p.unknown);
+    return top;
+}
+
+Status writeAtomically(const QString &path, const QByteArray &data)
+{
+    QSaveFile f(path);
+    if (!f.open(QIODevice::WriteOnly)) {
+        return projectError(QStringLiteral("cannot write '%1': %2").arg(path, f.errorString()));
+    }
+    if (f.write(data) != data.size() || !f.commit()) {
+        return projectError(QStringLiteral("cannot write '%1': %2").arg(path, f.errorString()));
+    }
+    return Unit{};
+}
+
+} // namespace
+
+QByteArray serializeProject(const Project &project)
+{
+    return renderJson(projectNode(project));
+}
+
+Status saveProject(const Project &project, const QString &path)
+{
+    return writeAtomically(path, serializeProject(project));
+}
+
+Status saveProjectSource(const Project &project, const QString &projectPath)
+{
+    if (project.sourceFile.isEmpty()) {
+        return Unit{};
+    }
+    const QString file =
+        QDir::cleanPath(QDir(QFileInfo(projectPath).absolutePath()).absoluteFilePath(project.sourceFile));
+    const QByteArray data = project.sourceText.toUtf8();
+    QFile existing(file);
+    if (existing.open(QIODevice::ReadOnly) && existing.readAll() == data) {
+        return Unit{};
+    }
+    existing.close();
+    return writeAtomically(file, data);
+}
+
+} // namespace Kp
