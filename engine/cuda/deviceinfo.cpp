@@ -141,19 +141,4 @@ Result<DeviceList> queryDevices()
     return list;
 }
 
-QString formatBytes(qint64 bytes)
-{
-    const double b = static_cast<double>(bytes);
-    if (b >= 1024.0 * 1024 * 1024) {
-        return QStringLiteral("%1 GiB").arg(b / (1024.0 * 1024 * 1024), 0, 'f', 1);
-    }
-    if (b >= 1024.0 * 1024) {
-        return QStringLiteral("%1 MiB").arg(b / (1024.0 * 1024), 0, 'f', 1);
-    }
-    if (b >= 1024.0) {
-        return QStringLiteral("%1 KiB").arg(b / 1024.0, 0, 'f', 1);
-    }
-    return QStringLiteral("%1 B").arg(bytes);
-}
-
 } // namespace Kp

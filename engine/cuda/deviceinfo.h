@@ -52,7 +52,4 @@ struct DeviceList
  */
 Result<DeviceList> queryDevices();
 
-/** "139.8 GiB" */
-QString formatBytes(qint64 bytes);
-
 } // namespace Kp
