@@ -7,7 +7,6 @@
 #include "cuda/deviceinfo.h"
 #include "project/projectio.h"
 #include "run/runner.h"
-#include "worker/protocol.h"
 
 #include <QDir>
 #include <QFile>
@@ -240,10 +239,10 @@ int runCommand(const QStringList &args)
     // The device decides "auto" for the compile; without one, compile errors
     // and binding errors are still reported before saying there is no GPU.
     EngineClient engine;
-    const Reply devices = engine.requestSync(Protocol::Type::ListDevices, {}, RequestOptions{60000, {}});
+    const Result<DeviceList> devices = engine.listDevicesSync(60000);
     std::optional<DeviceInfo> device;
     if (devices) {
-        const DeviceList list = DeviceList::fromVariant(devices.value());
+        const DeviceList &list = devices.value();
         if (a.device >= list.devices.size()) {
             return failEarly(a, project,
                              Error{QStringLiteral("kpg"),

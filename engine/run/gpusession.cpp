@@ -255,17 +255,16 @@ void GpuSession::releaseBuffer(DeviceBuffer &b)
     b.host = SharedMemory();
 }
 
-Status GpuSession::setupBuffers(const QVariantList &list)
+Status GpuSession::setupBuffers(const QList<RunBuffer> &list)
 {
     // Keep the buffers that are still wanted (same memory, same size): mapping
     // and registering 256 MiB costs tens of milliseconds.
     std::vector<std::unique_ptr<DeviceBuffer>> next;
     qint64 newBytes = 0;
-    for (const QVariant &v : list) {
-        const QVariantMap m = v.toMap();
-        const QString path = m.value(QStringLiteral("path")).toString();
-        const qint64 bytes = m.value(QStringLiteral("bytes")).toLongLong();
-        const quint64 id = m.value(QStringLiteral("id")).toULongLong();
+    for (const RunBuffer &rb : list) {
+        const QString &path = rb.path;
+        const qint64 bytes = rb.bytes;
+        const quint64 id = rb.id;
         auto it = std::find_if(m_buffers.begin(), m_buffers.end(), [&](const std::unique_ptr<DeviceBuffer> &b) {
             return b && id != 0 && b->id == id && b->path == path && b->bytes == bytes;
         });
@@ -303,7 +302,7 @@ Status GpuSession::setupBuffers(const QVariantList &list)
     }
     for (size_t i = 0; i < m_buffers.size(); ++i) {
         DeviceBuffer &b = *m_buffers[i];
-        const QString name = list[qsizetype(i)].toMap().value(QStringLiteral("name")).toString();
+        const QString name = list[qsizetype(i)].name;
         if (!b.host.isValid()) {
             auto shm = SharedMemory::open(b.path, b.bytes);
             if (!shm) {
@@ -443,14 +442,14 @@ QString GpuSession::takePrintf(bool *truncated)
     return QString::fromUtf8(bytes.constData(), got > 0 ? got : 0);
 }
 
-Result<QVariantMap> GpuSession::prepare(const QVariantMap &body)
+Result<QVariantMap> GpuSession::prepare(const RunRequest &request)
 {
     QElapsedTimer t;
     t.start();
-    if (Status s = ensureContext(body.value(QStringLiteral("device")).toInt()); !s) {
+    if (Status s = ensureContext(request.device); !s) {
         return s.error();
     }
-    const QVariantList buffers = body.value(QStringLiteral("buffers")).toList();
+    const QList<RunBuffer> &buffers = request.buffers;
     if (!buffers.isEmpty()) {
         if (Status s = setupBuffers(buffers); !s) {
             return s.error();
@@ -466,10 +465,10 @@ Result<QVariantMap> GpuSession::prepare(const QVariantMap &body)
                        {QStringLiteral("ms"), msSince(t)}};
 }
 
-QVariantMap GpuSession::run(const QVariantMap &body)
+QVariantMap GpuSession::run(const RunRequest &body)
 {
     RunResult result;
-    result.deviceOrdinal = body.value(QStringLiteral("device")).toInt();
+    result.deviceOrdinal = body.device;
     const auto fail = [&](const Error &e, int step = -1) {
         result.error = e;
         result.failedStep = step;
@@ -479,27 +478,23 @@ QVariantMap GpuSession::run(const QVariantMap &body)
         return fail(s.error());
     }
     result.device = QStringLiteral("%1 (%2)").arg(m_deviceName).arg(m_ordinal);
-    if (Status s = loadModule(body.value(QStringLiteral("image")).toByteArray()); !s) {
+    if (Status s = loadModule(body.image); !s) {
         return fail(s.error());
     }
 
     // Steps: functions, limits, validation, the compiled parameter layout.
-    const QVariantList stepList = body.value(QStringLiteral("steps")).toList();
-    const QVariantList bufferList = body.value(QStringLiteral("buffers")).toList();
+    const QList<RunStep> &stepList = body.steps;
+    const QList<RunBuffer> &bufferList = body.buffers;
     std::vector<Step> steps;
     for (qsizetype i = 0; i < stepList.size(); ++i) {
-        const QVariantMap m = stepList[i].toMap();
+        const RunStep &m = stepList[i];
         Step s;
-        s.kernel = m.value(QStringLiteral("kernel")).toString();
-        s.lowered = m.value(QStringLiteral("function")).toString();
+        s.kernel = m.kernel;
+        s.lowered = m.loweredName;
         s.label = QStringLiteral("step %1 of %2 ('%3')").arg(i + 1).arg(stepList.size()).arg(s.kernel);
-        const QVariantList g = m.value(QStringLiteral("grid")).toList();
-        const QVariantList b = m.value(QStringLiteral("block")).toList();
-        for (int k = 0; k < 3; ++k) {
-            s.grid[size_t(k)] = k < g.size() ? g[k].toLongLong() : 1;
-            s.block[size_t(k)] = k < b.size() ? b[k].toLongLong() : 1;
-        }
-        s.shared = m.value(QStringLiteral("shared")).toLongLong();
+        s.grid = m.grid;
+        s.block = m.block;
+        s.shared = m.sharedBytes;
         const CUresult r = m_api->cuModuleGetFunction(&s.function, m_module, s.lowered.toUtf8().constData());
         if (r != CUDA_SUCCESS) {
             Error e = cudaError(r, "cuModuleGetFunction");
@@ -528,12 +523,11 @@ QVariantMap GpuSession::run(const QVariantMap &body)
                 return fail(e, int(i));
             }
         }
-        for (const QVariant &av : m.value(QStringLiteral("args")).toList()) {
-            const QVariantMap am = av.toMap();
+        for (const RunArg &am : m.args) {
             Step::Arg a;
-            if (am.contains(QStringLiteral("buffer"))) {
-                a.buffer = am.value(QStringLiteral("buffer")).toInt();
-                a.offset = am.value(QStringLiteral("offset")).toLongLong();
+            if (am.isBuffer()) {
+                a.buffer = am.buffer;
+                a.offset = am.offset;
                 if (a.buffer < 0 || a.buffer >= bufferList.size()) {
                     return fail(runError(Error::Code::Protocol, QStringLiteral("%1: argument %2 names buffer %3 "
                                                                                "of %4")
@@ -544,7 +538,7 @@ QVariantMap GpuSession::run(const QVariantMap &body)
                                 int(i));
                 }
             } else {
-                a.value = am.value(QStringLiteral("value")).toByteArray();
+                a.value = am.value;
             }
             s.args.push_back(std::move(a));
         }
@@ -595,16 +589,9 @@ QVariantMap GpuSession::run(const QVariantMap &body)
         result.uploadBytes += b->bytes;
     }
 
-    const QVariantMap repeat = body.value(QStringLiteral("repeat")).toMap();
-    result.repeat = qMax(1, repeat.value(QStringLiteral("count"), 1).toInt());
-    std::vector<std::pair<int, int>> swaps;
-    for (const QVariant &sv : repeat.value(QStringLiteral("swaps")).toList()) {
-        const QVariantList pair = sv.toList();
-        if (pair.size() == 2) {
-            swaps.emplace_back(pair[0].toInt(), pair[1].toInt());
-        }
-    }
-    const double killMs = qMax(1, body.value(QStringLiteral("killTimeoutMs"), 10000).toInt());
+    result.repeat = qMax(1, body.repeat);
+    const std::vector<std::pair<int, int>> swaps(body.swaps.cbegin(), body.swaps.cend());
+    const double killMs = qMax(1, body.killTimeoutMs);
     std::vector<int> perm(m_buffers.size());
     const auto resetPerm = [&] {
         for (size_t i = 0; i < perm.size(); ++i) {
@@ -686,7 +673,7 @@ QVariantMap GpuSession::run(const QVariantMap &body)
             std::swap(perm[size_t(a)], perm[size_t(b)]);
         }
     }
-    if (body.value(QStringLiteral("download"), true).toBool()) {
+    if (body.download) {
         if (Status s = download(perm, &result.downloadMs); !s) {
             m_mustExit = true;
             return fail(s.error());
@@ -694,19 +681,19 @@ QVariantMap GpuSession::run(const QVariantMap &body)
     }
 
     // Timing, nvbench-style; it runs after the results are safe on the host.
-    const QVariantMap timing = body.value(QStringLiteral("timing")).toMap();
-    result.timed = timing.value(QStringLiteral("enabled"), true).toBool();
+    const RunTiming &timing = body.timing;
+    result.timed = timing.enabled;
     if (!result.timed) {
         return result.toVariant();
     }
-    const bool cold = timing.value(QStringLiteral("mode")).toString() != QStringLiteral("hot");
+    const bool cold = timing.mode != RunTiming::Mode::Hot;
     result.timingMode = cold ? QStringLiteral("cold") : QStringLiteral("hot");
-    const int warmup = qMax(0, timing.value(QStringLiteral("warmup"), 1).toInt());
-    const int minSamples = qMax(1, timing.value(QStringLiteral("minSamples"), 10).toInt());
-    const int maxSamples = qMax(minSamples, timing.value(QStringLiteral("maxSamples"), 10000).toInt());
-    const double minSeconds = timing.value(QStringLiteral("minSeconds"), 0.5).toDouble();
-    const double maxNoise = timing.value(QStringLiteral("maxNoise"), 0.005).toDouble();
-    const double timeoutSeconds = timing.value(QStringLiteral("timeoutSeconds"), 15.0).toDouble();
+    const int warmup = qMax(0, timing.warmup);
+    const int minSamples = qMax(1, timing.minSamples);
+    const int maxSamples = qMax(minSamples, timing.maxSamples);
+    const double minSeconds = timing.minSeconds;
+    const double maxNoise = timing.maxNoise;
+    const double timeoutSeconds = timing.timeoutSeconds;
     const int launchesPerRun = int(steps.size()) * result.repeat;
     double firstRunMs = 0;
     for (const StepResult &sr : result.steps) {
@@ -714,7 +701,7 @@ QVariantMap GpuSession::run(const QVariantMap &body)
     }
     int batch = 1;
     if (!cold) {
-        batch = timing.value(QStringLiteral("batch"), 0).toInt();
+        batch = timing.batch;
         if (batch <= 0) {
             // Enough launches per sample for about a millisecond of work, so the
             // events' resolution (~0.5 us) does not dominate.

@@ -2,6 +2,7 @@
 
 #include "buffers/sharedmemory.h"
 #include "core/result.h"
+#include "run/runrequest.h"
 #include "run/runtypes.h"
 
 #include <QByteArray>
@@ -36,10 +37,10 @@ public:
     GpuSession();
     ~GpuSession();
 
-    /** Compiles nothing: loads body.image, uploads, launches, times, downloads. */
-    QVariantMap run(const QVariantMap &body);
-    /** Creates the context and restores body.buffers on the device (after a fault). */
-    Result<QVariantMap> prepare(const QVariantMap &body);
+    /** Compiles nothing: loads request.image, uploads, launches, times, downloads. The reply is a RunResult. */
+    QVariantMap run(const RunRequest &request);
+    /** Creates the context and restores request.buffers on the device (after a fault). */
+    Result<QVariantMap> prepare(const RunRequest &request);
 
     bool mustExit() const { return m_mustExit; }
 
@@ -57,7 +58,7 @@ private:
 
     Status ensureContext(int ordinal);
     Status loadModule(const QByteArray &image);
-    Status setupBuffers(const QVariantList &buffers);
+    Status setupBuffers(const QList<RunBuffer> &buffers);
     void releaseBuffer(DeviceBuffer &b);
     Status upload(double *ms);
     Status download(const std::vector<int> &perm, double *ms);
