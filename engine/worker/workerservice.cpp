@@ -1,7 +1,6 @@
 #include "workerservice.h"
 
-#include "cuda/deviceinfo.h"
-#include "cuda/driverapi.h"
+#include "cuda/devicequery.h"
 #include "run/gpusession.h"
 
 #include <QCoreApplication>
