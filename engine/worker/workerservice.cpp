@@ -75,7 +75,7 @@ Message WorkerService::handle(const Message &request)
         if (qEnvironmentVariableIsSet("KPG_WORKER_TEST_HOOKS") && run.testSleepMs > 0) {
             QThread::msleep(static_cast<unsigned long>(run.testSleepMs));
         }
-        QVariantMap body = session().run(run);
+        QVariantMap body = session().run(run).toVariant();
         if (mustExit()) {
             body.insert(kWorkerExiting, true);
         }
