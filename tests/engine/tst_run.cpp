@@ -5,6 +5,7 @@
 #include "client/engineclient.h"
 #include "compile/compiler.h"
 #include "project/projectio.h"
+#include "run/runjson.h"
 #include "run/runner.h"
 #include "testutil.h"
 #include "worker/protocol.h"
@@ -431,6 +432,47 @@ private Q_SLOTS:
         QCOMPARE(result.error->code, Error::Code::Cancelled);
         QVERIFY(result.error->message.startsWith("'run' was aborted"));
         qunsetenv("KPG_WORKER_TEST_HOOKS");
+    }
+
+    void runResultJson()
+    {
+        // The format of docs/kpg-run-json.md, as kpg run --json writes it.
+        RunResult r;
+        r.device = "NVIDIA H200 (0)";
+        StepResult s;
+        s.kernel = "vector_add";
+        s.grid = {4, 1, 1};
+        s.block = {256, 1, 1};
+        s.printfOutput = "hi\n";
+        s.limits.numRegs = 12;
+        r.steps << s;
+        r.timed = true;
+        r.timingMode = "cold";
+        r.samplesMs = {0.5, 0.25};
+        r.stats = computeStats(r.samplesMs);
+        applyThroughput(r, 1000, 10);
+        QJsonObject j = runResultToJson(r);
+        QCOMPARE(j.value("ok").toBool(), true);
+        QCOMPARE(j.value("kernel").toString(), QString("vector_add"));
+        QCOMPARE(j.value("grid").toObject().value("x").toInt(), 4);
+        QCOMPARE(j.value("printf").toString(), QString("hi\n"));
+        QCOMPARE(j.value("steps").toArray().first().toObject().value("registers").toInt(), 12);
+        QCOMPARE(j.value("timing").toObject().value("samplesMs").toArray().size(), 2);
+        QCOMPARE(j.value("timing").toObject().value("mode").toString(), QString("cold"));
+        QVERIFY(j.value("throughput").toObject().value("bytesPerSecond").toDouble() > 0);
+        QVERIFY(j.value("error").isNull());
+        QVERIFY(!j.contains("project")); // the caller's to add
+
+        RunResult failed;
+        failed.error = Error{"kpg-worker", Error::Code::Fault, "cuLaunchKernel", "boom"};
+        failed.failedStep = 0;
+        failed.buffersRestored = true;
+        j = runResultToJson(failed);
+        QCOMPARE(j.value("ok").toBool(), false);
+        QVERIFY(j.value("timing").isNull());
+        QCOMPARE(j.value("error").toObject().value("code").toString(), QString("fault"));
+        QCOMPARE(j.value("error").toObject().value("step").toInt(), 0);
+        QCOMPARE(j.value("error").toObject().value("buffersRestored").toBool(), true);
     }
 
     void runWithoutGpuSaysSo()
