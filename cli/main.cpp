@@ -4,11 +4,10 @@
 #include "client/engineclient.h"
 #include "cliutil.h"
 #include "compile/compiler.h"
+#include "core/format.h"
 #include "cuda/deviceinfo.h"
-#include "cuda/driverapi.h"
 #include "cuda/nvrtcapi.h"
 #include "exitcodes.h"
-#include "worker/protocol.h"
 
 #include <QCoreApplication>
 #include <QFile>
@@ -101,7 +100,7 @@ int devices(const QStringList &args)
         }
     }
     EngineClient engine;
-    const Reply reply = engine.requestSync(Protocol::Type::ListDevices, {}, RequestOptions{60000, {}});
+    const Result<DeviceList> reply = engine.listDevicesSync(60000);
     const QJsonObject nvrtc = nvrtcJson();
 
     if (!reply) {
@@ -118,7 +117,7 @@ int devices(const QStringList &args)
         return Exit::forError(e);
     }
 
-    const DeviceList list = DeviceList::fromVariant(reply.value());
+    const DeviceList &list = reply.value();
     if (json) {
         QJsonArray arr;
         for (const DeviceInfo &d : list.devices) {
@@ -264,9 +263,9 @@ int compile(const QStringList &args)
     if (req.options.arch == QLatin1String("auto")) {
         // The GPU decides "auto"; without one the compiler's default applies.
         EngineClient engine;
-        const Reply r = engine.requestSync(Protocol::Type::ListDevices, {}, RequestOptions{15000, {}});
+        const Result<DeviceList> r = engine.listDevicesSync(15000);
         if (r) {
-            const DeviceList list = DeviceList::fromVariant(r.value());
+            const DeviceList &list = r.value();
             req.deviceCcMajor = list.devices.first().ccMajor;
             req.deviceCcMinor = list.devices.first().ccMinor;
         }
@@ -381,7 +380,8 @@ int main(int argc, char **argv)
         return Exit::Ok;
     }
     if (first == QLatin1String("--version")) {
-        out() << "kpg " << KPG_VERSION << " (Kernel Playground; worker protocol " << Protocol::kVersion << ")\n";
+        out() << "kpg " << KPG_VERSION << " (Kernel Playground; worker protocol " << EngineClient::protocolVersion()
+              << ")\n";
         return Exit::Ok;
     }
     if (args.contains(QLatin1String("--help")) || args.contains(QLatin1String("-h"))) {

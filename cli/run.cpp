@@ -6,8 +6,8 @@
 #include "compile/compiler.h"
 #include "cuda/deviceinfo.h"
 #include "project/projectio.h"
+#include "run/runjson.h"
 #include "run/runner.h"
-#include "worker/protocol.h"
 
 #include <QDir>
 #include <QFile>
@@ -35,11 +35,6 @@ struct RunArgs
     bool noTiming = false;
 };
 
-QJsonObject dimJson(const Dim3 &d)
-{
-    return QJsonObject{{QStringLiteral("x"), d[0]}, {QStringLiteral("y"), d[1]}, {QStringLiteral("z"), d[2]}};
-}
-
 QString rate(double perSecond, const char *unit)
 {
     static const char *prefixes[] = {"", "K", "M", "G", "T", "P"};
@@ -58,74 +53,15 @@ QString msText(double ms)
 
 QJsonObject resultJson(const Project &project, const CompileResult *compiled, const RunResult &r)
 {
-    QJsonArray steps;
-    QString printfAll;
-    for (const StepResult &s : r.steps) {
-        QJsonObject o{{QStringLiteral("kernel"), s.kernel},
-                      {QStringLiteral("loweredName"), s.loweredName},
-                      {QStringLiteral("grid"), dimJson(s.grid)},
-                      {QStringLiteral("block"), dimJson(s.block)},
-                      {QStringLiteral("sharedBytes"), s.sharedBytes},
-                      {QStringLiteral("firstRunMs"), s.firstRunMs},
-                      {QStringLiteral("printf"), s.printfOutput},
-                      {QStringLiteral("printfTruncated"), s.printfTruncated},
-                      {QStringLiteral("registers"), s.limits.numRegs},
-                      {QStringLiteral("staticSharedBytes"), s.limits.staticSharedBytes},
-                      {QStringLiteral("occupancy"), QJsonObject::fromVariantMap(s.occupancy.toVariant())}};
-        steps.append(o);
-        printfAll += s.printfOutput;
-    }
-    QJsonArray samples;
-    for (double v : r.samplesMs) {
-        samples.append(v);
-    }
-    QJsonObject doc{{QStringLiteral("ok"), !r.error.has_value()},
-                    {QStringLiteral("project"), project.path},
-                    {QStringLiteral("title"), project.title},
-                    {QStringLiteral("device"), r.device},
-                    {QStringLiteral("deviceOrdinal"), r.deviceOrdinal},
-                    {QStringLiteral("steps"), steps},
-                    {QStringLiteral("repeat"), r.repeat},
-                    {QStringLiteral("printf"), printfAll},
-                    {QStringLiteral("uploadMs"), r.uploadMs},
-                    {QStringLiteral("downloadMs"), r.downloadMs},
-                    {QStringLiteral("warnings"), QJsonArray::fromStringList(r.warnings)}};
-    if (!r.steps.isEmpty()) {
-        const StepResult &s = r.steps.first();
-        doc.insert(QStringLiteral("kernel"), s.kernel);
-        doc.insert(QStringLiteral("grid"), dimJson(s.grid));
-        doc.insert(QStringLiteral("block"), dimJson(s.block));
-        doc.insert(QStringLiteral("occupancy"), QJsonObject::fromVariantMap(s.occupancy.toVariant()));
-    }
-    if (r.timed) {
-        QJsonObject t = QJsonObject::fromVariantMap(r.stats.toVariant());
-        t.insert(QStringLiteral("mode"), r.timingMode);
-        t.insert(QStringLiteral("batch"), r.batch);
-        t.insert(QStringLiteral("converged"), r.converged);
-        t.insert(QStringLiteral("note"), r.timingNote);
-        t.insert(QStringLiteral("samplesMs"), samples);
-        doc.insert(QStringLiteral("timing"), t);
-        doc.insert(QStringLiteral("throughput"), QJsonObject{{QStringLiteral("bytes"), r.bytes},
-                                                             {QStringLiteral("flops"), r.flops},
-                                                             {QStringLiteral("bytesPerSecond"), r.bytesPerSecond},
-                                                             {QStringLiteral("flopsPerSecond"), r.flopsPerSecond}});
-    } else {
-        doc.insert(QStringLiteral("timing"), QJsonValue::Null);
-    }
+    QJsonObject doc = runResultToJson(r);
+    doc.insert(QStringLiteral("project"), project.path);
+    doc.insert(QStringLiteral("title"), project.title);
     if (compiled) {
         doc.insert(QStringLiteral("compile"), QJsonObject{{QStringLiteral("ok"), compiled->ok},
                                                           {QStringLiteral("arch"), compiled->arch},
                                                           {QStringLiteral("nvrtcVersion"), compiled->nvrtcVersion},
                                                           {QStringLiteral("compileMs"), compiled->compileMs},
                                                           {QStringLiteral("cached"), compiled->cached}});
-    }
-    if (r.error) {
-        QJsonObject e = QJsonObject::fromVariantMap(r.error->toVariant());
-        e.insert(QStringLiteral("step"), r.failedStep);
-        e.insert(QStringLiteral("buffersRestored"), r.buffersRestored);
-        doc.insert(QStringLiteral("error"), e);
-    } else {
-        doc.insert(QStringLiteral("error"), QJsonValue::Null);
     }
     return doc;
 }
@@ -240,10 +176,10 @@ int runCommand(const QStringList &args)
     // The device decides "auto" for the compile; without one, compile errors
     // and binding errors are still reported before saying there is no GPU.
     EngineClient engine;
-    const Reply devices = engine.requestSync(Protocol::Type::ListDevices, {}, RequestOptions{60000, {}});
+    const Result<DeviceList> devices = engine.listDevicesSync(60000);
     std::optional<DeviceInfo> device;
     if (devices) {
-        const DeviceList list = DeviceList::fromVariant(devices.value());
+        const DeviceList &list = devices.value();
         if (a.device >= list.devices.size()) {
             return failEarly(a, project,
                              Error{QStringLiteral("kpg"),

@@ -85,6 +85,38 @@ Reply EngineClient::requestSync(const QString &type, const QVariantMap &body, Re
     return future.get();
 }
 
+namespace {
+Result<DeviceList> toDeviceList(const Reply &reply)
+{
+    if (!reply) {
+        return reply.error();
+    }
+    return DeviceList::fromVariant(*reply);
+}
+} // namespace
+
+void EngineClient::listDevices(QObject *context, DeviceListCallback callback, int timeoutMs)
+{
+    request(
+        Protocol::Type::ListDevices, {}, context,
+        [callback = std::move(callback)](const Reply &reply) {
+            if (callback) {
+                callback(toDeviceList(reply));
+            }
+        },
+        RequestOptions{timeoutMs, {}});
+}
+
+Result<DeviceList> EngineClient::listDevicesSync(int timeoutMs)
+{
+    return toDeviceList(requestSync(Protocol::Type::ListDevices, {}, RequestOptions{timeoutMs, {}}));
+}
+
+int EngineClient::protocolVersion()
+{
+    return Protocol::kVersion;
+}
+
 QString EngineClient::workerPath()
 {
     const QString env = qEnvironmentVariable("KPG_WORKER");

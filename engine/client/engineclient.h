@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/result.h"
+#include "cuda/deviceinfo.h"
 
 #include <QObject>
 #include <QPointer>
@@ -58,6 +59,24 @@ public:
     /** Sends a request and waits for the reply. Never call it on the engine thread. */
     Reply requestSync(const QString &type, const QVariantMap &body = {}, RequestOptions options = {});
 
+    /** What listDevices() hands its callback. */
+    using DeviceListCallback = std::function<void(const Result<DeviceList> &)>;
+
+    /**
+     * Asks the worker for the driver's version and its GPUs. The callback runs
+     * on context's thread as for request(), and not at all once context is
+     * gone. Without a driver or a GPU it receives NoDriver or NoDevice. Any
+     * thread.
+     */
+    void listDevices(QObject *context, DeviceListCallback callback, int timeoutMs = 30000);
+
+    /**
+     * listDevices() for kpg: waits for the answer. Never on the engine
+     * thread. On a machine without a driver the worker still starts and says
+     * so, so this returns NoDriver rather than waiting.
+     */
+    Result<DeviceList> listDevicesSync(int timeoutMs = 30000);
+
     /**
      * Stops the request the worker is running now, at once: the worker is
      * killed (a spinning kernel cannot be interrupted otherwise), the request
@@ -68,6 +87,9 @@ public:
 
     /** The process id of the running worker, or 0. Thread-safe. */
     qint64 workerPid() const { return m_workerPid.load(); }
+
+    /** The engine <-> kpg-worker protocol version this engine speaks (for --version). */
+    static int protocolVersion();
 
     /** Where kpg-worker is looked for: $KPG_WORKER, else next to this program. */
     static QString workerPath();

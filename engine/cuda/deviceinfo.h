@@ -46,13 +46,4 @@ struct DeviceList
     static DeviceList fromVariant(const QVariantMap &map);
 };
 
-/**
- * Asks the driver. Only kpg-worker calls this (it uses DriverApi); everyone
- * else asks the worker through EngineClient.
- */
-Result<DeviceList> queryDevices();
-
-/** "139.8 GiB" */
-QString formatBytes(qint64 bytes);
-
 } // namespace Kp

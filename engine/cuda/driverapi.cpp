@@ -81,9 +81,4 @@ Error DriverApi::error(CUresult result, const char *apiCall) const
     return Error{QStringLiteral("CUDA driver"), Error::Code::Fault, call, message};
 }
 
-QString cudaVersionString(int version)
-{
-    return QStringLiteral("%1.%2").arg(version / 1000).arg((version % 1000) / 10);
-}
-
 } // namespace Kp

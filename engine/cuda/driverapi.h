@@ -92,7 +92,4 @@ private:
     static Result<const DriverApi *> load();
 };
 
-/** "13.0" for 13000. */
-QString cudaVersionString(int version);
-
 } // namespace Kp

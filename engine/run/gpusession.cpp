@@ -94,6 +94,13 @@ struct GpuSession::Step
     LaunchLimits limits;
 };
 
+void GpuSession::Plan::resetPerm()
+{
+    for (size_t i = 0; i < perm.size(); ++i) {
+        perm[i] = int(i);
+    }
+}
+
 GpuSession::GpuSession()
 {
     // Device printf goes to the process's stdout; send it to a memory file so
@@ -107,16 +114,33 @@ GpuSession::GpuSession()
 
 GpuSession::~GpuSession()
 {
-    if (!m_api || !m_context || m_mustExit) {
-        return; // a poisoned context is torn down by the process exit
+    if (m_mustExit) {
+        // A poisoned context cannot be trusted to free anything; the worker
+        // exits right after the reply and the process exit tears it down.
+        abandonDeviceObjects();
+        return;
     }
-    m_api->cuCtxSynchronize();
+    if (m_api && m_context) {
+        m_api->cuCtxSynchronize();
+    }
+    // The members free the rest, buffers and modules before the context.
+}
+
+void GpuSession::abandonDeviceObjects() noexcept
+{
     for (auto &b : m_buffers) {
-        releaseBuffer(*b);
+        (void)b->dev.release();
+        (void)b->registration.release();
     }
-    if (m_module) {
-        m_api->cuModuleUnload(m_module);
+    (void)m_module.release();
+    (void)m_l2Flush.release();
+    (void)m_blockFlagMemory.release();
+    (void)m_blockerModule.release();
+    for (Cuda::Event &e : m_ev) {
+        (void)e.release();
     }
+    (void)m_stream.release();
+    (void)m_context.release();
 }
 
 Error GpuSession::cudaError(CUresult r, const char *call) const
@@ -161,8 +185,10 @@ Status GpuSession::ensureContext(int ordinal)
                                                 .arg(count - 1));
     }
     KP_CU(m_api->cuDeviceGet(&m_device, ordinal));
-    KP_CU(m_api->cuDevicePrimaryCtxRetain(&m_context, m_device));
-    KP_CU(m_api->cuCtxSetCurrent(m_context));
+    CUcontext context = nullptr;
+    KP_CU(m_api->cuDevicePrimaryCtxRetain(&context, m_device));
+    m_context = Cuda::PrimaryContext(context, Cuda::PrimaryContextRelease{m_api, m_device});
+    KP_CU(m_api->cuCtxSetCurrent(context));
     m_ordinal = ordinal;
     char name[256] = {};
     m_api->cuDeviceGetName(name, sizeof name, m_device);
@@ -189,24 +215,33 @@ Status GpuSession::ensureContext(int ordinal)
     l.maxBlocksPerSm = attr(CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR);
     l.warpSize = attr(CU_DEVICE_ATTRIBUTE_WARP_SIZE);
 
-    KP_CU(m_api->cuStreamCreate(&m_stream, CU_STREAM_NON_BLOCKING));
-    for (CUevent &e : m_ev) {
-        KP_CU(m_api->cuEventCreate(&e, CU_EVENT_DEFAULT));
+    CUstream stream = nullptr;
+    KP_CU(m_api->cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING));
+    m_stream = Cuda::Stream(stream, Cuda::StreamDestroy{m_api});
+    for (Cuda::Event &e : m_ev) {
+        CUevent event = nullptr;
+        KP_CU(m_api->cuEventCreate(&event, CU_EVENT_DEFAULT));
+        e = Cuda::Event(event, Cuda::EventDestroy{m_api});
     }
     // A larger printf FIFO than the 1 MiB default, so chatty teaching kernels
     // do not lose lines.
     m_api->cuCtxSetLimit(CU_LIMIT_PRINTF_FIFO_SIZE, 8u << 20);
 
-    KP_CU(m_api->cuModuleLoadData(&m_blockerModule, kBlockerPtx));
-    KP_CU(m_api->cuModuleGetFunction(&m_blocker, m_blockerModule, "kpg_block_stream"));
+    CUmodule blocker = nullptr;
+    KP_CU(m_api->cuModuleLoadData(&blocker, kBlockerPtx));
+    m_blockerModule = Cuda::Module(blocker, Cuda::ModuleUnload{m_api});
+    KP_CU(m_api->cuModuleGetFunction(&m_blocker, blocker, "kpg_block_stream"));
     void *flag = nullptr;
     KP_CU(m_api->cuMemHostAlloc(&flag, 64, CU_MEMHOSTALLOC_DEVICEMAP | CU_MEMHOSTALLOC_PORTABLE));
+    m_blockFlagMemory = Cuda::PinnedHostMemory(flag, Cuda::HostFree{m_api});
     m_blockFlag = static_cast<volatile unsigned *>(flag);
     *m_blockFlag = 1;
     KP_CU(m_api->cuMemHostGetDevicePointer(&m_blockFlagDev, flag, 0));
 
     m_l2FlushBytes = qMax(2 * attr(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE), 1 << 20);
-    KP_CU(m_api->cuMemAlloc(&m_l2Flush, static_cast<size_t>(m_l2FlushBytes)));
+    CUdeviceptr l2 = 0;
+    KP_CU(m_api->cuMemAlloc(&l2, static_cast<size_t>(m_l2FlushBytes)));
+    m_l2Flush = Cuda::DeviceMemory(Cuda::DevicePointer(l2), Cuda::DeviceFree{m_api});
     return Unit{};
 }
 
@@ -216,20 +251,17 @@ Status GpuSession::loadModule(const QByteArray &image)
     if (m_module && hash == m_moduleHash) {
         return Unit{};
     }
-    if (m_module) {
-        m_api->cuModuleUnload(m_module);
-        m_module = nullptr;
-        m_moduleHash.clear();
-    }
+    m_module.reset();
+    m_moduleHash.clear();
     // PTX must be NUL-terminated; a cubin is an ELF image the driver sizes itself.
     QByteArray data = image;
     if (!data.startsWith("\x7f"
                          "ELF")) {
         data.append('\0');
     }
-    const CUresult r = m_api->cuModuleLoadData(&m_module, data.constData());
+    CUmodule module = nullptr;
+    const CUresult r = m_api->cuModuleLoadData(&module, data.constData());
     if (r != CUDA_SUCCESS) {
-        m_module = nullptr;
         Error e = cudaError(r, "cuModuleLoadData");
         if (r == CUDA_ERROR_NO_BINARY_FOR_GPU || r == CUDA_ERROR_INVALID_PTX ||
             r == CUDA_ERROR_UNSUPPORTED_PTX_VERSION) {
@@ -238,34 +270,21 @@ Status GpuSession::loadModule(const QByteArray &image)
         }
         return e;
     }
+    m_module = Cuda::Module(module, Cuda::ModuleUnload{m_api});
     m_moduleHash = hash;
     return Unit{};
 }
 
-void GpuSession::releaseBuffer(DeviceBuffer &b)
-{
-    if (b.dev) {
-        m_api->cuMemFree(b.dev);
-        b.dev = 0;
-    }
-    if (b.registered) {
-        m_api->cuMemHostUnregister(b.host.data());
-        b.registered = false;
-    }
-    b.host = SharedMemory();
-}
-
-Status GpuSession::setupBuffers(const QVariantList &list)
+Status GpuSession::setupBuffers(const QList<RunBuffer> &list)
 {
     // Keep the buffers that are still wanted (same memory, same size): mapping
     // and registering 256 MiB costs tens of milliseconds.
     std::vector<std::unique_ptr<DeviceBuffer>> next;
     qint64 newBytes = 0;
-    for (const QVariant &v : list) {
-        const QVariantMap m = v.toMap();
-        const QString path = m.value(QStringLiteral("path")).toString();
-        const qint64 bytes = m.value(QStringLiteral("bytes")).toLongLong();
-        const quint64 id = m.value(QStringLiteral("id")).toULongLong();
+    for (const RunBuffer &rb : list) {
+        const QString &path = rb.path;
+        const qint64 bytes = rb.bytes;
+        const quint64 id = rb.id;
         auto it = std::find_if(m_buffers.begin(), m_buffers.end(), [&](const std::unique_ptr<DeviceBuffer> &b) {
             return b && id != 0 && b->id == id && b->path == path && b->bytes == bytes;
         });
@@ -280,11 +299,8 @@ Status GpuSession::setupBuffers(const QVariantList &list)
             next.push_back(std::move(b));
         }
     }
-    for (auto &old : m_buffers) {
-        if (old) {
-            releaseBuffer(*old);
-        }
-    }
+    // The buffers no longer wanted free their device memory, pinning and
+    // mapping here.
     m_buffers = std::move(next);
 
     size_t freeBytes = 0, totalBytes = 0;
@@ -303,7 +319,7 @@ Status GpuSession::setupBuffers(const QVariantList &list)
     }
     for (size_t i = 0; i < m_buffers.size(); ++i) {
         DeviceBuffer &b = *m_buffers[i];
-        const QString name = list[qsizetype(i)].toMap().value(QStringLiteral("name")).toString();
+        const QString name = list[qsizetype(i)].name;
         if (!b.host.isValid()) {
             auto shm = SharedMemory::open(b.path, b.bytes);
             if (!shm) {
@@ -311,21 +327,24 @@ Status GpuSession::setupBuffers(const QVariantList &list)
             }
             b.host = std::move(shm).value();
         }
-        if (!b.registered) {
+        if (!b.registration) {
             const CUresult r = m_api->cuMemHostRegister(b.host.data(), static_cast<size_t>(b.host.mappedSize()),
                                                         CU_MEMHOSTREGISTER_PORTABLE);
             // Pageable copies still work when pinning is refused (a locked-memory
             // limit); they are only slower.
-            b.registered = r == CUDA_SUCCESS;
+            if (r == CUDA_SUCCESS) {
+                b.registration = Cuda::HostRegistration(b.host.data(), Cuda::HostUnregister{m_api});
+            }
         }
         if (!b.dev) {
-            const CUresult r = m_api->cuMemAlloc(&b.dev, static_cast<size_t>(qMax<qint64>(b.bytes, 1)));
+            CUdeviceptr dev = 0;
+            const CUresult r = m_api->cuMemAlloc(&dev, static_cast<size_t>(qMax<qint64>(b.bytes, 1)));
             if (r != CUDA_SUCCESS) {
-                b.dev = 0;
                 Error e = cudaError(r, "cuMemAlloc");
                 e.message = QStringLiteral("buffer '%1' (%2 bytes): %3").arg(name).arg(b.bytes).arg(e.message);
                 return e;
             }
+            b.dev = Cuda::DeviceMemory(Cuda::DevicePointer(dev), Cuda::DeviceFree{m_api});
         }
     }
     return Unit{};
@@ -333,34 +352,38 @@ Status GpuSession::setupBuffers(const QVariantList &list)
 
 Status GpuSession::upload(double *ms)
 {
-    KP_CU(m_api->cuEventRecord(m_ev[0], m_stream));
+    CUstream stream = m_stream.get();
+    KP_CU(m_api->cuEventRecord(m_ev[0].get(), stream));
     for (auto &b : m_buffers) {
         if (b->bytes > 0) {
-            KP_CU(m_api->cuMemcpyHtoDAsync(b->dev, b->host.data(), static_cast<size_t>(b->bytes), m_stream));
+            KP_CU(
+                m_api->cuMemcpyHtoDAsync(Cuda::address(b->dev), b->host.data(), static_cast<size_t>(b->bytes), stream));
         }
     }
-    KP_CU(m_api->cuEventRecord(m_ev[1], m_stream));
-    KP_CU(m_api->cuEventSynchronize(m_ev[1]));
+    KP_CU(m_api->cuEventRecord(m_ev[1].get(), stream));
+    KP_CU(m_api->cuEventSynchronize(m_ev[1].get()));
     float t = 0;
-    m_api->cuEventElapsedTime(&t, m_ev[0], m_ev[1]);
+    m_api->cuEventElapsedTime(&t, m_ev[0].get(), m_ev[1].get());
     *ms = t;
     return Unit{};
 }
 
 Status GpuSession::download(const std::vector<int> &perm, double *ms)
 {
-    KP_CU(m_api->cuEventRecord(m_ev[0], m_stream));
+    CUstream stream = m_stream.get();
+    KP_CU(m_api->cuEventRecord(m_ev[0].get(), stream));
     for (size_t i = 0; i < m_buffers.size(); ++i) {
         DeviceBuffer &host = *m_buffers[i];
         const DeviceBuffer &dev = *m_buffers[static_cast<size_t>(perm[i])];
         if (host.bytes > 0) {
-            KP_CU(m_api->cuMemcpyDtoHAsync(host.host.data(), dev.dev, static_cast<size_t>(host.bytes), m_stream));
+            KP_CU(m_api->cuMemcpyDtoHAsync(host.host.data(), Cuda::address(dev.dev), static_cast<size_t>(host.bytes),
+                                           stream));
         }
     }
-    KP_CU(m_api->cuEventRecord(m_ev[1], m_stream));
-    KP_CU(m_api->cuEventSynchronize(m_ev[1]));
+    KP_CU(m_api->cuEventRecord(m_ev[1].get(), stream));
+    KP_CU(m_api->cuEventSynchronize(m_ev[1].get()));
     float t = 0;
-    m_api->cuEventElapsedTime(&t, m_ev[0], m_ev[1]);
+    m_api->cuEventElapsedTime(&t, m_ev[0].get(), m_ev[1].get());
     *ms = t;
     return Unit{};
 }
@@ -396,7 +419,7 @@ Status GpuSession::launch(const Step &s, const std::vector<int> &perm)
     params.reserve(s.args.size());
     for (Step::Arg &a : s.args) {
         if (a.buffer >= 0) {
-            a.ptr = m_buffers[static_cast<size_t>(perm[static_cast<size_t>(a.buffer)])]->dev +
+            a.ptr = Cuda::address(m_buffers[static_cast<size_t>(perm[static_cast<size_t>(a.buffer)])]->dev) +
                     static_cast<CUdeviceptr>(a.offset);
             params.push_back(&a.ptr);
         } else {
@@ -406,7 +429,7 @@ Status GpuSession::launch(const Step &s, const std::vector<int> &perm)
     const CUresult r = m_api->cuLaunchKernel(
         s.function, static_cast<unsigned>(s.grid[0]), static_cast<unsigned>(s.grid[1]),
         static_cast<unsigned>(s.grid[2]), static_cast<unsigned>(s.block[0]), static_cast<unsigned>(s.block[1]),
-        static_cast<unsigned>(s.block[2]), static_cast<unsigned>(s.shared), m_stream, params.data(), nullptr);
+        static_cast<unsigned>(s.block[2]), static_cast<unsigned>(s.shared), m_stream.get(), params.data(), nullptr);
     if (r != CUDA_SUCCESS) {
         return cudaError(r, "cuLaunchKernel");
     }
@@ -443,14 +466,14 @@ QString GpuSession::takePrintf(bool *truncated)
     return QString::fromUtf8(bytes.constData(), got > 0 ? got : 0);
 }
 
-Result<QVariantMap> GpuSession::prepare(const QVariantMap &body)
+Result<QVariantMap> GpuSession::prepare(const RunRequest &request)
 {
     QElapsedTimer t;
     t.start();
-    if (Status s = ensureContext(body.value(QStringLiteral("device")).toInt()); !s) {
+    if (Status s = ensureContext(request.device); !s) {
         return s.error();
     }
-    const QVariantList buffers = body.value(QStringLiteral("buffers")).toList();
+    const QList<RunBuffer> &buffers = request.buffers;
     if (!buffers.isEmpty()) {
         if (Status s = setupBuffers(buffers); !s) {
             return s.error();
@@ -466,155 +489,186 @@ Result<QVariantMap> GpuSession::prepare(const QVariantMap &body)
                        {QStringLiteral("ms"), msSince(t)}};
 }
 
-QVariantMap GpuSession::run(const QVariantMap &body)
+bool GpuSession::fail(RunResult &result, const Error &error, int step)
+{
+    result.error = error;
+    result.failedStep = step;
+    return false;
+}
+
+RunResult GpuSession::run(const RunRequest &request)
 {
     RunResult result;
-    result.deviceOrdinal = body.value(QStringLiteral("device")).toInt();
-    const auto fail = [&](const Error &e, int step = -1) {
-        result.error = e;
-        result.failedStep = step;
-        return result.toVariant();
-    };
-    if (Status s = ensureContext(result.deviceOrdinal); !s) {
-        return fail(s.error());
+    result.deviceOrdinal = request.device;
+    if (!openDevice(request, result)) {
+        return result;
+    }
+    // Steps: functions, limits, validation, the compiled parameter layout,
+    // one step after the other so the first bad step is the one reported.
+    Plan plan;
+    for (qsizetype i = 0; i < request.steps.size(); ++i) {
+        Step s;
+        if (!decodeStep(request, i, s, result) || !validateStep(request, i, s, result)) {
+            return result;
+        }
+        plan.steps.push_back(std::move(s));
+    }
+    if (!uploadBuffers(request, result)) {
+        return result;
+    }
+    result.repeat = qMax(1, request.repeat);
+    plan.swaps.assign(request.swaps.cbegin(), request.swaps.cend());
+    plan.killMs = qMax(1, request.killTimeoutMs);
+    plan.perm.resize(m_buffers.size());
+    plan.resetPerm();
+    if (!correctnessRun(plan, result)) {
+        return result;
+    }
+    if (request.download && !downloadBuffers(plan, result)) {
+        return result;
+    }
+    // Timing, nvbench-style; it runs after the results are safe on the host.
+    result.timed = request.timing.enabled;
+    if (result.timed) {
+        timingRun(request.timing, plan, result);
+    }
+    return result;
+}
+
+bool GpuSession::openDevice(const RunRequest &request, RunResult &result)
+{
+    if (Status s = ensureContext(request.device); !s) {
+        return fail(result, s.error());
     }
     result.device = QStringLiteral("%1 (%2)").arg(m_deviceName).arg(m_ordinal);
-    if (Status s = loadModule(body.value(QStringLiteral("image")).toByteArray()); !s) {
-        return fail(s.error());
+    if (Status s = loadModule(request.image); !s) {
+        return fail(result, s.error());
     }
+    return true;
+}
 
-    // Steps: functions, limits, validation, the compiled parameter layout.
-    const QVariantList stepList = body.value(QStringLiteral("steps")).toList();
-    const QVariantList bufferList = body.value(QStringLiteral("buffers")).toList();
-    std::vector<Step> steps;
-    for (qsizetype i = 0; i < stepList.size(); ++i) {
-        const QVariantMap m = stepList[i].toMap();
-        Step s;
-        s.kernel = m.value(QStringLiteral("kernel")).toString();
-        s.lowered = m.value(QStringLiteral("function")).toString();
-        s.label = QStringLiteral("step %1 of %2 ('%3')").arg(i + 1).arg(stepList.size()).arg(s.kernel);
-        const QVariantList g = m.value(QStringLiteral("grid")).toList();
-        const QVariantList b = m.value(QStringLiteral("block")).toList();
-        for (int k = 0; k < 3; ++k) {
-            s.grid[size_t(k)] = k < g.size() ? g[k].toLongLong() : 1;
-            s.block[size_t(k)] = k < b.size() ? b[k].toLongLong() : 1;
+bool GpuSession::decodeStep(const RunRequest &request, qsizetype i, Step &s, RunResult &result)
+{
+    const RunStep &m = request.steps[i];
+    s.kernel = m.kernel;
+    s.lowered = m.loweredName;
+    s.label = QStringLiteral("step %1 of %2 ('%3')").arg(i + 1).arg(request.steps.size()).arg(s.kernel);
+    s.grid = m.grid;
+    s.block = m.block;
+    s.shared = m.sharedBytes;
+    const CUresult r = m_api->cuModuleGetFunction(&s.function, m_module.get(), s.lowered.toUtf8().constData());
+    if (r != CUDA_SUCCESS) {
+        Error e = cudaError(r, "cuModuleGetFunction");
+        e.message = QStringLiteral("%1: the module has no kernel '%2' (%3)").arg(s.label, s.lowered, e.message);
+        return fail(result, e, int(i));
+    }
+    for (const RunArg &am : m.args) {
+        Step::Arg a;
+        a.buffer = am.isBuffer() ? am.buffer : -1;
+        a.offset = am.isBuffer() ? am.offset : 0;
+        if (!am.isBuffer()) {
+            a.value = am.value;
         }
-        s.shared = m.value(QStringLiteral("shared")).toLongLong();
-        const CUresult r = m_api->cuModuleGetFunction(&s.function, m_module, s.lowered.toUtf8().constData());
-        if (r != CUDA_SUCCESS) {
-            Error e = cudaError(r, "cuModuleGetFunction");
-            e.message = QStringLiteral("%1: the module has no kernel '%2' (%3)").arg(s.label, s.lowered, e.message);
-            return fail(e, int(i));
+        s.args.push_back(std::move(a));
+    }
+    return true;
+}
+
+bool GpuSession::validateStep(const RunRequest &request, qsizetype i, Step &s, RunResult &result)
+{
+    s.limits = m_deviceLimits;
+    const auto fattr = [&](CUfunction_attribute a) {
+        int v = 0;
+        m_api->cuFuncGetAttribute(&v, a, s.function);
+        return v;
+    };
+    s.limits.numRegs = fattr(CU_FUNC_ATTRIBUTE_NUM_REGS);
+    s.limits.staticSharedBytes = fattr(CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES);
+    s.limits.kernelMaxThreadsPerBlock = fattr(CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
+    if (Status v = validateLaunch(s.limits, s.grid, s.block, s.shared, s.label); !v) {
+        return fail(result, v.error(), int(i));
+    }
+    if (s.shared + s.limits.staticSharedBytes > s.limits.sharedPerBlock) {
+        // Above 48 KiB a kernel must opt in to the larger carve-out.
+        const CUresult rr = m_api->cuFuncSetAttribute(s.function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                                      static_cast<int>(s.shared));
+        if (rr != CUDA_SUCCESS) {
+            Error e = cudaError(rr, "cuFuncSetAttribute");
+            e.message = s.label + QStringLiteral(": ") + e.message;
+            return fail(result, e, int(i));
         }
-        s.limits = m_deviceLimits;
-        const auto fattr = [&](CUfunction_attribute a) {
-            int v = 0;
-            m_api->cuFuncGetAttribute(&v, a, s.function);
-            return v;
-        };
-        s.limits.numRegs = fattr(CU_FUNC_ATTRIBUTE_NUM_REGS);
-        s.limits.staticSharedBytes = fattr(CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES);
-        s.limits.kernelMaxThreadsPerBlock = fattr(CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
-        if (Status v = validateLaunch(s.limits, s.grid, s.block, s.shared, s.label); !v) {
-            return fail(v.error(), int(i));
+    }
+    for (size_t n = 0; n < s.args.size(); ++n) {
+        const Step::Arg &a = s.args[n];
+        if (a.buffer >= 0 && a.buffer >= request.buffers.size()) {
+            return fail(result,
+                        runError(Error::Code::Protocol, QStringLiteral("%1: argument %2 names buffer %3 of %4")
+                                                            .arg(s.label)
+                                                            .arg(n)
+                                                            .arg(a.buffer)
+                                                            .arg(request.buffers.size())),
+                        int(i));
         }
-        if (s.shared + s.limits.staticSharedBytes > s.limits.sharedPerBlock) {
-            // Above 48 KiB a kernel must opt in to the larger carve-out.
-            const CUresult rr = m_api->cuFuncSetAttribute(s.function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                                                          static_cast<int>(s.shared));
-            if (rr != CUDA_SUCCESS) {
-                Error e = cudaError(rr, "cuFuncSetAttribute");
-                e.message = s.label + QStringLiteral(": ") + e.message;
-                return fail(e, int(i));
+    }
+    if (m_api->cuFuncGetParamInfo) {
+        // The compiled kernel's own parameter layout is the final word on
+        // what the argument list must look like.
+        size_t count = 0;
+        for (;; ++count) {
+            size_t off = 0, size = 0;
+            if (m_api->cuFuncGetParamInfo(s.function, count, &off, &size) != CUDA_SUCCESS) {
+                break;
             }
-        }
-        for (const QVariant &av : m.value(QStringLiteral("args")).toList()) {
-            const QVariantMap am = av.toMap();
-            Step::Arg a;
-            if (am.contains(QStringLiteral("buffer"))) {
-                a.buffer = am.value(QStringLiteral("buffer")).toInt();
-                a.offset = am.value(QStringLiteral("offset")).toLongLong();
-                if (a.buffer < 0 || a.buffer >= bufferList.size()) {
-                    return fail(runError(Error::Code::Protocol, QStringLiteral("%1: argument %2 names buffer %3 "
-                                                                               "of %4")
+            if (count < s.args.size()) {
+                const Step::Arg &a = s.args[count];
+                const size_t given = a.buffer >= 0 ? sizeof(CUdeviceptr) : size_t(a.value.size());
+                if (given != size) {
+                    return fail(result,
+                                runError(Error::Code::BadInput, QStringLiteral("%1: parameter %2 takes %3 bytes in "
+                                                                               "the compiled kernel, but its binding "
+                                                                               "gives %4")
                                                                     .arg(s.label)
-                                                                    .arg(s.args.size())
-                                                                    .arg(a.buffer)
-                                                                    .arg(bufferList.size())),
+                                                                    .arg(count + 1)
+                                                                    .arg(size)
+                                                                    .arg(given)),
                                 int(i));
                 }
-            } else {
-                a.value = am.value(QStringLiteral("value")).toByteArray();
-            }
-            s.args.push_back(std::move(a));
-        }
-        if (m_api->cuFuncGetParamInfo) {
-            // The compiled kernel's own parameter layout is the final word on
-            // what the argument list must look like.
-            size_t count = 0;
-            for (;; ++count) {
-                size_t off = 0, size = 0;
-                if (m_api->cuFuncGetParamInfo(s.function, count, &off, &size) != CUDA_SUCCESS) {
-                    break;
-                }
-                if (count < s.args.size()) {
-                    const Step::Arg &a = s.args[count];
-                    const size_t given = a.buffer >= 0 ? sizeof(CUdeviceptr) : size_t(a.value.size());
-                    if (given != size) {
-                        return fail(runError(Error::Code::BadInput,
-                                             QStringLiteral("%1: parameter %2 takes %3 bytes in the compiled "
-                                                            "kernel, but its binding gives %4")
-                                                 .arg(s.label)
-                                                 .arg(count + 1)
-                                                 .arg(size)
-                                                 .arg(given)),
-                                    int(i));
-                    }
-                }
-            }
-            if (count != s.args.size()) {
-                return fail(runError(Error::Code::BadInput, QStringLiteral("%1: the compiled kernel takes %2 "
-                                                                           "parameters; %3 are bound")
-                                                                .arg(s.label)
-                                                                .arg(count)
-                                                                .arg(s.args.size())),
-                            int(i));
             }
         }
-        steps.push_back(std::move(s));
+        if (count != s.args.size()) {
+            return fail(result,
+                        runError(Error::Code::BadInput,
+                                 QStringLiteral("%1: the compiled kernel takes %2 parameters; %3 are bound")
+                                     .arg(s.label)
+                                     .arg(count)
+                                     .arg(s.args.size())),
+                        int(i));
+        }
     }
+    return true;
+}
 
-    if (Status s = setupBuffers(bufferList); !s) {
-        return fail(s.error());
+bool GpuSession::uploadBuffers(const RunRequest &request, RunResult &result)
+{
+    if (Status s = setupBuffers(request.buffers); !s) {
+        return fail(result, s.error());
     }
     if (Status s = upload(&result.uploadMs); !s) {
         m_mustExit = true;
-        return fail(s.error());
+        return fail(result, s.error());
     }
     for (const auto &b : m_buffers) {
         result.uploadBytes += b->bytes;
     }
+    return true;
+}
 
-    const QVariantMap repeat = body.value(QStringLiteral("repeat")).toMap();
-    result.repeat = qMax(1, repeat.value(QStringLiteral("count"), 1).toInt());
-    std::vector<std::pair<int, int>> swaps;
-    for (const QVariant &sv : repeat.value(QStringLiteral("swaps")).toList()) {
-        const QVariantList pair = sv.toList();
-        if (pair.size() == 2) {
-            swaps.emplace_back(pair[0].toInt(), pair[1].toInt());
-        }
-    }
-    const double killMs = qMax(1, body.value(QStringLiteral("killTimeoutMs"), 10000).toInt());
-    std::vector<int> perm(m_buffers.size());
-    const auto resetPerm = [&] {
-        for (size_t i = 0; i < perm.size(); ++i) {
-            perm[i] = int(i);
-        }
-    };
-    resetPerm();
-
+bool GpuSession::correctnessRun(Plan &plan, RunResult &result)
+{
     // The correctness run: every step once per repetition, each synchronised,
     // timed with events and with its printf output collected.
+    const std::vector<Step> &steps = plan.steps;
+    CUstream stream = m_stream.get();
     resetPrintf();
     for (size_t i = 0; i < steps.size(); ++i) {
         StepResult sr;
@@ -644,18 +698,19 @@ QVariantMap GpuSession::run(const QVariantMap &body)
                 result.repeat > 1
                     ? QStringLiteral("%1, repetition %2 of %3").arg(s.label).arg(rep + 1).arg(result.repeat)
                     : s.label;
-            m_api->cuEventRecord(m_ev[0], m_stream);
-            if (Status st = launch(s, perm); !st) {
+            m_api->cuEventRecord(m_ev[0].get(), stream);
+            if (Status st = launch(s, plan.perm); !st) {
                 m_mustExit = true;
                 Error e = st.error();
                 e.message = where + QStringLiteral(": ") + e.message;
-                return fail(e, int(i));
+                return fail(result, e, int(i));
             }
-            m_api->cuEventRecord(m_ev[1], m_stream);
-            const auto deadline = Clock::now() + std::chrono::microseconds(qint64(killMs * 1000));
-            if (Status st = waitEvent(
-                    m_ev[1], deadline,
-                    QStringLiteral("%1 ran past the time-out of %2 s; it was stopped").arg(where).arg(killMs / 1000.0));
+            m_api->cuEventRecord(m_ev[1].get(), stream);
+            const auto deadline = Clock::now() + std::chrono::microseconds(qint64(plan.killMs * 1000));
+            if (Status st = waitEvent(m_ev[1].get(), deadline,
+                                      QStringLiteral("%1 ran past the time-out of %2 s; it was stopped")
+                                          .arg(where)
+                                          .arg(plan.killMs / 1000.0));
                 !st) {
                 m_mustExit = true;
                 Error e = st.error();
@@ -664,12 +719,12 @@ QVariantMap GpuSession::run(const QVariantMap &body)
                 }
                 bool truncated = false;
                 result.steps[qsizetype(i)].printfOutput = takePrintf(&truncated);
-                return fail(e, int(i));
+                return fail(result, e, int(i));
             }
             // A synchronising call flushes the device printf buffer to stdout.
-            m_api->cuStreamSynchronize(m_stream);
+            m_api->cuStreamSynchronize(stream);
             float ms = 0;
-            m_api->cuEventElapsedTime(&ms, m_ev[0], m_ev[1]);
+            m_api->cuEventElapsedTime(&ms, m_ev[0].get(), m_ev[1].get());
             StepResult &sr = result.steps[qsizetype(i)];
             sr.firstRunMs += ms;
             if (sr.printfOutput.size() < kPrintfLimit) {
@@ -682,39 +737,58 @@ QVariantMap GpuSession::run(const QVariantMap &body)
                 sr.printfTruncated = true;
             }
         }
-        for (const auto &[a, b] : swaps) {
-            std::swap(perm[size_t(a)], perm[size_t(b)]);
+        for (const auto &[a, b] : plan.swaps) {
+            std::swap(plan.perm[size_t(a)], plan.perm[size_t(b)]);
         }
     }
-    if (body.value(QStringLiteral("download"), true).toBool()) {
-        if (Status s = download(perm, &result.downloadMs); !s) {
-            m_mustExit = true;
-            return fail(s.error());
-        }
-    }
+    return true;
+}
 
-    // Timing, nvbench-style; it runs after the results are safe on the host.
-    const QVariantMap timing = body.value(QStringLiteral("timing")).toMap();
-    result.timed = timing.value(QStringLiteral("enabled"), true).toBool();
-    if (!result.timed) {
-        return result.toVariant();
+bool GpuSession::downloadBuffers(const Plan &plan, RunResult &result)
+{
+    if (Status s = download(plan.perm, &result.downloadMs); !s) {
+        m_mustExit = true;
+        return fail(result, s.error());
     }
-    const bool cold = timing.value(QStringLiteral("mode")).toString() != QStringLiteral("hot");
+    return true;
+}
+
+Status GpuSession::launchAll(Plan &plan, int repeat)
+{
+    plan.resetPerm();
+    for (int rep = 0; rep < repeat; ++rep) {
+        for (const Step &s : plan.steps) {
+            if (Status st = launch(s, plan.perm); !st) {
+                return st;
+            }
+        }
+        for (const auto &[a, b] : plan.swaps) {
+            std::swap(plan.perm[size_t(a)], plan.perm[size_t(b)]);
+        }
+    }
+    return Unit{};
+}
+
+void GpuSession::timingRun(const RunTiming &timing, Plan &plan, RunResult &result)
+{
+    const bool cold = timing.mode != RunTiming::Mode::Hot;
     result.timingMode = cold ? QStringLiteral("cold") : QStringLiteral("hot");
-    const int warmup = qMax(0, timing.value(QStringLiteral("warmup"), 1).toInt());
-    const int minSamples = qMax(1, timing.value(QStringLiteral("minSamples"), 10).toInt());
-    const int maxSamples = qMax(minSamples, timing.value(QStringLiteral("maxSamples"), 10000).toInt());
-    const double minSeconds = timing.value(QStringLiteral("minSeconds"), 0.5).toDouble();
-    const double maxNoise = timing.value(QStringLiteral("maxNoise"), 0.005).toDouble();
-    const double timeoutSeconds = timing.value(QStringLiteral("timeoutSeconds"), 15.0).toDouble();
-    const int launchesPerRun = int(steps.size()) * result.repeat;
+    const int warmup = qMax(0, timing.warmup);
+    const int minSamples = qMax(1, timing.minSamples);
+    const int maxSamples = qMax(minSamples, timing.maxSamples);
+    const double minSeconds = timing.minSeconds;
+    const double maxNoise = timing.maxNoise;
+    const double timeoutSeconds = timing.timeoutSeconds;
+    const double killMs = plan.killMs;
+    const int launchesPerRun = int(plan.steps.size()) * result.repeat;
+    CUstream stream = m_stream.get();
     double firstRunMs = 0;
     for (const StepResult &sr : result.steps) {
         firstRunMs += sr.firstRunMs;
     }
     int batch = 1;
     if (!cold) {
-        batch = timing.value(QStringLiteral("batch"), 0).toInt();
+        batch = timing.batch;
         if (batch <= 0) {
             // Enough launches per sample for about a millisecond of work, so the
             // events' resolution (~0.5 us) does not dominate.
@@ -724,35 +798,24 @@ QVariantMap GpuSession::run(const QVariantMap &body)
     result.batch = batch;
     const bool useBlocker = launchesPerRun * batch <= kMaxBlockedLaunches;
 
-    const auto runOnce = [&]() -> Status {
-        resetPerm();
-        for (int rep = 0; rep < result.repeat; ++rep) {
-            for (const Step &s : steps) {
-                if (Status st = launch(s, perm); !st) {
-                    return st;
-                }
-            }
-            for (const auto &[a, b] : swaps) {
-                std::swap(perm[size_t(a)], perm[size_t(b)]);
-            }
-        }
-        return Unit{};
-    };
     QElapsedTimer wall;
     wall.start();
     const auto sampleDeadline = [&] {
         return Clock::now() + std::chrono::microseconds(qint64((killMs + firstRunMs * batch * 4) * 1000));
     };
     for (int w = 0; w < warmup; ++w) {
-        if (Status st = runOnce(); !st) {
+        if (Status st = launchAll(plan, result.repeat); !st) {
             m_mustExit = true;
-            return fail(st.error());
+            fail(result, st.error());
+            return;
         }
     }
-    m_api->cuEventRecord(m_ev[1], m_stream);
-    if (Status st = waitEvent(m_ev[1], sampleDeadline(), QStringLiteral("the warm-up ran past the time-out")); !st) {
+    m_api->cuEventRecord(m_ev[1].get(), stream);
+    if (Status st = waitEvent(m_ev[1].get(), sampleDeadline(), QStringLiteral("the warm-up ran past the time-out"));
+        !st) {
         m_mustExit = true;
-        return fail(st.error());
+        fail(result, st.error());
+        return;
     }
     std::fflush(stdout);
     resetPrintf(); // printf during timing is not kept: only the first run's is
@@ -769,40 +832,43 @@ QVariantMap GpuSession::run(const QVariantMap &body)
             CUdeviceptr flag = m_blockFlagDev;
             quint64 timeoutNs = 2000000000ull;
             void *bp[] = {&flag, &timeoutNs};
-            if (const CUresult r = m_api->cuLaunchKernel(m_blocker, 1, 1, 1, 1, 1, 1, 0, m_stream, bp, nullptr);
+            if (const CUresult r = m_api->cuLaunchKernel(m_blocker, 1, 1, 1, 1, 1, 1, 0, stream, bp, nullptr);
                 r != CUDA_SUCCESS) {
                 m_mustExit = true;
-                return fail(cudaError(r, "cuLaunchKernel (stream blocker)"));
+                fail(result, cudaError(r, "cuLaunchKernel (stream blocker)"));
+                return;
             }
         }
         if (cold) {
-            m_api->cuMemsetD8Async(m_l2Flush, 0, static_cast<size_t>(m_l2FlushBytes), m_stream);
+            m_api->cuMemsetD8Async(Cuda::address(m_l2Flush), 0, static_cast<size_t>(m_l2FlushBytes), stream);
         }
-        m_api->cuEventRecord(m_ev[2], m_stream);
+        m_api->cuEventRecord(m_ev[2].get(), stream);
         Status st = Unit{};
         const auto enqueueStart = Clock::now();
         for (int b = 0; b < batch && st; ++b) {
-            st = runOnce();
+            st = launchAll(plan, result.repeat);
         }
         enqueueNs += double(std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - enqueueStart).count());
         enqueued += double(batch) * launchesPerRun;
-        m_api->cuEventRecord(m_ev[3], m_stream);
+        m_api->cuEventRecord(m_ev[3].get(), stream);
         if (useBlocker) {
             std::atomic_thread_fence(std::memory_order_seq_cst);
             *m_blockFlag = 1;
         }
         if (!st) {
             m_mustExit = true;
-            return fail(st.error());
+            fail(result, st.error());
+            return;
         }
-        if (Status w = waitEvent(m_ev[3], sampleDeadline(),
+        if (Status w = waitEvent(m_ev[3].get(), sampleDeadline(),
                                  QStringLiteral("a timing sample ran past the time-out of %1 s").arg(killMs / 1000.0));
             !w) {
             m_mustExit = true;
-            return fail(w.error());
+            fail(result, w.error());
+            return;
         }
         float ms = 0;
-        m_api->cuEventElapsedTime(&ms, m_ev[2], m_ev[3]);
+        m_api->cuEventElapsedTime(&ms, m_ev[2].get(), m_ev[3].get());
         result.samplesMs << double(ms) / batch;
         gpuSeconds += ms / 1000.0;
         const int n = int(result.samplesMs.size());
@@ -851,7 +917,6 @@ QVariantMap GpuSession::run(const QVariantMap &body)
     result.stats = computeStats(result.samplesMs);
     result.timingNote = stopReason;
     result.hostLaunchUs = enqueued > 0 ? enqueueNs / enqueued / 1000.0 : 0;
-    return result.toVariant();
 }
 
 } // namespace Kp

@@ -2,6 +2,8 @@
 
 #include "buffers/sharedmemory.h"
 #include "core/result.h"
+#include "cuda/handles.h"
+#include "run/runrequest.h"
 #include "run/runtypes.h"
 
 #include <QByteArray>
@@ -11,8 +13,10 @@
 
 #include <cuda.h>
 
+#include <array>
 #include <chrono>
 #include <memory>
+#include <utility>
 #include <vector>
 
 namespace Kp {
@@ -24,22 +28,25 @@ class DriverApi;
  * the loaded module and the device buffers, kept between requests so that a
  * second run with the same buffers skips mapping and registering them.
  *
- * run() and prepare() take the request bodies described in
- * docs/ARCHITECTURE.md ("Running a kernel"). A fault is an ordinary result:
- * RunResult::error is set and mustExit() turns true when the context can no
- * longer be trusted (every error after the driver saw a launch), so the worker
- * replies and then ends itself. Single-threaded.
+ * Every driver object is held by an owner from cuda/handles.h, declared so
+ * that the context is released last; the destructor only waits for the
+ * stream. A fault is an ordinary result: RunResult::error is set and
+ * mustExit() turns true when the context can no longer be trusted (every
+ * error after the driver saw a launch), so the worker replies and then ends
+ * itself. Single-threaded: the worker's one thread.
  */
 class GpuSession
 {
 public:
     GpuSession();
     ~GpuSession();
+    GpuSession(const GpuSession &) = delete;
+    GpuSession &operator=(const GpuSession &) = delete;
 
-    /** Compiles nothing: loads body.image, uploads, launches, times, downloads. */
-    QVariantMap run(const QVariantMap &body);
-    /** Creates the context and restores body.buffers on the device (after a fault). */
-    Result<QVariantMap> prepare(const QVariantMap &body);
+    /** Compiles nothing: loads request.image, uploads, launches, downloads, times. */
+    RunResult run(const RunRequest &request);
+    /** Creates the context and restores request.buffers on the device (after a fault). */
+    Result<QVariantMap> prepare(const RunRequest &request);
 
     bool mustExit() const { return m_mustExit; }
 
@@ -49,16 +56,39 @@ private:
         QString path;
         quint64 id = 0; ///< the engine's SharedMemory::id(): paths get reused, ids do not
         qint64 bytes = 0;
+        // Declared in this order so that the device copy goes first, then the
+        // pinning, then the mapping it pins.
         SharedMemory host;
-        bool registered = false;
-        CUdeviceptr dev = 0;
+        Cuda::HostRegistration registration; ///< empty when pinning was refused
+        Cuda::DeviceMemory dev;
     };
     struct Step;
+    /** What the phases of one run share. */
+    struct Plan
+    {
+        std::vector<Step> steps;
+        std::vector<std::pair<int, int>> swaps;
+        std::vector<int> perm; ///< buffer i of the request lives in m_buffers[perm[i]] after the swaps
+        double killMs = 10000;
+        void resetPerm();
+    };
+
+    // The phases of run(), in order; each returns false after recording the
+    // error (and the failing step) in result.
+    bool openDevice(const RunRequest &request, RunResult &result);
+    bool decodeStep(const RunRequest &request, qsizetype index, Step &step, RunResult &result);
+    bool validateStep(const RunRequest &request, qsizetype index, Step &step, RunResult &result);
+    bool uploadBuffers(const RunRequest &request, RunResult &result);
+    bool correctnessRun(Plan &plan, RunResult &result);
+    bool downloadBuffers(const Plan &plan, RunResult &result);
+    void timingRun(const RunTiming &timing, Plan &plan, RunResult &result);
+    /** Launches every step once per repetition, without waiting (timing). */
+    Status launchAll(Plan &plan, int repeat);
+    bool fail(RunResult &result, const Error &error, int step = -1);
 
     Status ensureContext(int ordinal);
     Status loadModule(const QByteArray &image);
-    Status setupBuffers(const QVariantList &buffers);
-    void releaseBuffer(DeviceBuffer &b);
+    Status setupBuffers(const QList<RunBuffer> &buffers);
     Status upload(double *ms);
     Status download(const std::vector<int> &perm, double *ms);
     /** Waits for an event with a deadline; polls so that a hung kernel can be reported. */
@@ -67,24 +97,29 @@ private:
     Error cudaError(CUresult r, const char *call) const;
     void resetPrintf();
     QString takePrintf(bool *truncated);
+    /** Lets go of every driver object without freeing it: a poisoned context is torn down by the process exit. */
+    void abandonDeviceObjects() noexcept;
 
     const DriverApi *m_api = nullptr;
     int m_ordinal = -1;
     CUdevice m_device = 0;
-    CUcontext m_context = nullptr;
-    CUstream m_stream = nullptr;
-    CUevent m_ev[4] = {};
-    CUmodule m_module = nullptr;
-    QByteArray m_moduleHash;
-    CUmodule m_blockerModule = nullptr;
-    CUfunction m_blocker = nullptr;
-    volatile unsigned *m_blockFlag = nullptr;
-    CUdeviceptr m_blockFlagDev = 0;
-    CUdeviceptr m_l2Flush = 0;
+    // Driver objects, the context first: members are destroyed in reverse
+    // order, so everything made in the context is freed before it is released.
+    Cuda::PrimaryContext m_context;
+    Cuda::Stream m_stream;
+    std::array<Cuda::Event, 4> m_ev;
+    Cuda::Module m_blockerModule;
+    CUfunction m_blocker = nullptr; ///< owned by m_blockerModule
+    Cuda::PinnedHostMemory m_blockFlagMemory;
+    volatile unsigned *m_blockFlag = nullptr; ///< m_blockFlagMemory
+    CUdeviceptr m_blockFlagDev = 0;           ///< its device alias
+    Cuda::DeviceMemory m_l2Flush;
     qint64 m_l2FlushBytes = 0;
+    Cuda::Module m_module;
+    QByteArray m_moduleHash;
+    std::vector<std::unique_ptr<DeviceBuffer>> m_buffers;
     LaunchLimits m_deviceLimits;
     QString m_deviceName;
-    std::vector<std::unique_ptr<DeviceBuffer>> m_buffers;
     int m_printfFd = -1;
     bool m_mustExit = false;
 };

@@ -23,6 +23,23 @@ Error runError(const QString &message, Error::Code code = Error::Code::BadInput)
     return Error{QStringLiteral("run"), code, {}, message};
 }
 
+/** An error about one field of the project; path lets a panel mark that field. */
+Error fieldError(const QString &path, const QString &message)
+{
+    Error e = runError(message);
+    e.path = path;
+    return e;
+}
+
+/** An error from a helper that knows its field only as text, with the path added. */
+Error withPath(Error e, const QString &path)
+{
+    if (e.path.isEmpty()) {
+        e.path = path;
+    }
+    return e;
+}
+
 bool sameSpec(const BufferSpec &a, const BufferSpec &b)
 {
     const BufferInit &x = a.init;
@@ -46,20 +63,21 @@ Result<qint64> evalInteger(Expression &ex, const QString &text, const QString &f
     if (!Expression::isNumber(text, &v)) {
         const Result<double> r = ex.evaluate(text, field);
         if (!r) {
-            return r.error();
+            return withPath(r.error(), field);
         }
         v = *r;
     }
     if (!std::isfinite(v) || v != std::floor(v)) {
-        return runError(QStringLiteral("%1: '%2' gives %3; expected a whole number (use ceil_div(a, b) to round up)")
-                            .arg(field, text)
-                            .arg(v));
+        return fieldError(field,
+                          QStringLiteral("%1: '%2' gives %3; expected a whole number (use ceil_div(a, b) to round up)")
+                              .arg(field, text)
+                              .arg(v));
     }
     if (v < double(minValue) || v > 2147483647.0) {
-        return runError(QStringLiteral("%1: '%2' gives %3; expected %4 to 2147483647")
-                            .arg(field, text)
-                            .arg(qint64(v))
-                            .arg(minValue));
+        return fieldError(field, QStringLiteral("%1: '%2' gives %3; expected %4 to 2147483647")
+                                     .arg(field, text)
+                                     .arg(qint64(v))
+                                     .arg(minValue));
     }
     return qint64(v);
 }
@@ -225,8 +243,9 @@ Result<PreparedRun> prepareRun(const Project &project, const CompileResult &comp
                         Error::Code::CompileError);
     }
     if (project.launches.isEmpty()) {
-        return runError(QStringLiteral("launches: the project has no launch step; add one naming the kernel, its "
-                                       "grid, block and arguments"));
+        return fieldError(QStringLiteral("launches"),
+                          QStringLiteral("launches: the project has no launch step; add one naming the kernel, its "
+                                         "grid, block and arguments"));
     }
     PreparedRun out;
     Expression ex;
@@ -236,17 +255,14 @@ Result<PreparedRun> prepareRun(const Project &project, const CompileResult &comp
     }
 
     // Buffers in project order; arguments refer to them by index.
-    QVariantList bufferList;
+    RunRequest &req = out.request;
+    req.device = device;
     QHash<QString, int> bufferIndex;
     for (const auto &b : buffers.all()) {
-        bufferIndex.insert(b->spec.name, int(bufferList.size()));
-        bufferList << QVariantMap{{QStringLiteral("name"), b->spec.name},
-                                  {QStringLiteral("path"), b->memory.path()},
-                                  {QStringLiteral("id"), b->memory.id()},
-                                  {QStringLiteral("bytes"), b->byteSize()}};
+        bufferIndex.insert(b->spec.name, int(req.buffers.size()));
+        req.buffers << RunBuffer{b->spec.name, b->memory.path(), b->memory.id(), b->byteSize()};
     }
 
-    QVariantList steps;
     int launches = 0;
     for (qsizetype si = 0; si < project.launches.size(); ++si) {
         const LaunchStep &step = project.launches[si];
@@ -257,12 +273,14 @@ Result<PreparedRun> prepareRun(const Project &project, const CompileResult &comp
             for (const KernelInfo &ki : compiled.kernels) {
                 names << ki.name;
             }
-            return runError(QStringLiteral("%1.kernel: no kernel '%2' in the source; kernels: %3")
-                                .arg(field, step.kernel,
-                                     names.isEmpty() ? QStringLiteral("none") : names.join(QStringLiteral(", "))));
+            return fieldError(field + QStringLiteral(".kernel"),
+                              QStringLiteral("%1.kernel: no kernel '%2' in the source; kernels: %3")
+                                  .arg(field, step.kernel,
+                                       names.isEmpty() ? QStringLiteral("none") : names.join(QStringLiteral(", "))));
         }
         if (k->loweredName.isEmpty()) {
-            return runError(
+            return fieldError(
+                field + QStringLiteral(".kernel"),
                 QStringLiteral("%1.kernel: '%2' is a template; name an instance such as '%2<...>' with its template "
                                "arguments")
                     .arg(field, k->name));
@@ -272,7 +290,7 @@ Result<PreparedRun> prepareRun(const Project &project, const CompileResult &comp
         Dim3 block{1, 1, 1}, grid{1, 1, 1};
         static const char *axis[3] = {"x", "y", "z"};
         if (step.block.isEmpty() || step.block.size() > 3 || step.grid.isEmpty() || step.grid.size() > 3) {
-            return runError(QStringLiteral("%1: grid and block need 1 to 3 items each").arg(field));
+            return fieldError(field, QStringLiteral("%1: grid and block need 1 to 3 items each").arg(field));
         }
         for (qsizetype d = 0; d < step.block.size(); ++d) {
             auto v = evalInteger(ex, step.block[d], QStringLiteral("%1.block[%2]").arg(field).arg(d), 1);
@@ -319,16 +337,19 @@ Result<PreparedRun> prepareRun(const Project &project, const CompileResult &comp
                     for (const KernelParam &p : params) {
                         names << p.name;
                     }
-                    return runError(QStringLiteral("%1.args.%2: kernel '%3' has no parameter '%2'; its parameters: %4")
-                                        .arg(field, a.param, k->name, names.join(QStringLiteral(", "))));
+                    return fieldError(
+                        QStringLiteral("%1.args.%2").arg(field, a.param),
+                        QStringLiteral("%1.args.%2: kernel '%3' has no parameter '%2'; its parameters: %4")
+                            .arg(field, a.param, k->name, names.join(QStringLiteral(", "))));
                 }
                 bound[idx] = &a;
                 argField[idx] = QStringLiteral("%1.args.%2").arg(field, a.param);
             }
             for (qsizetype p = 0; p < params.size(); ++p) {
                 if (!bound[p]) {
-                    return runError(QStringLiteral("%1.args: %2 of kernel '%3' is not bound")
-                                        .arg(field, paramText(params[p], int(p)), k->name));
+                    return fieldError(field + QStringLiteral(".args"),
+                                      QStringLiteral("%1.args: %2 of kernel '%3' is not bound")
+                                          .arg(field, paramText(params[p], int(p)), k->name));
                 }
             }
         } else {
@@ -337,13 +358,14 @@ Result<PreparedRun> prepareRun(const Project &project, const CompileResult &comp
                 for (const KernelParam &p : params) {
                     names << (p.name.isEmpty() ? p.type : p.name);
                 }
-                return runError(QStringLiteral("%1.args: kernel '%2' takes %3 parameter%4 (%5); %6 %7 bound")
-                                    .arg(field, k->name)
-                                    .arg(params.size())
-                                    .arg(params.size() == 1 ? "" : "s")
-                                    .arg(names.join(QStringLiteral(", ")))
-                                    .arg(step.args.size())
-                                    .arg(step.args.size() == 1 ? "is" : "are"));
+                return fieldError(field + QStringLiteral(".args"),
+                                  QStringLiteral("%1.args: kernel '%2' takes %3 parameter%4 (%5); %6 %7 bound")
+                                      .arg(field, k->name)
+                                      .arg(params.size())
+                                      .arg(params.size() == 1 ? "" : "s")
+                                      .arg(names.join(QStringLiteral(", ")))
+                                      .arg(step.args.size())
+                                      .arg(step.args.size() == 1 ? "is" : "are"));
             }
             for (qsizetype p = 0; p < params.size(); ++p) {
                 bound[p] = &step.args[p];
@@ -351,21 +373,27 @@ Result<PreparedRun> prepareRun(const Project &project, const CompileResult &comp
             }
         }
 
-        QVariantList args;
+        RunStep rs;
+        rs.kernel = step.kernel;
+        rs.loweredName = k->loweredName;
+        rs.grid = grid;
+        rs.block = block;
+        rs.sharedBytes = *shared;
         for (qsizetype p = 0; p < params.size(); ++p) {
             const KernelParam &param = params[p];
             const ArgBinding &a = *bound[p];
             const QString where = QStringLiteral("%1 (%2)").arg(argField[p], paramText(param, int(p)));
+            const auto argError = [&](const QString &message) { return fieldError(argField[p], message); };
             if (param.pointerDepth > 0) {
                 if (a.kind != ArgBinding::Kind::Buffer) {
-                    return runError(QStringLiteral("%1: a pointer parameter needs a buffer; got %2")
+                    return argError(QStringLiteral("%1: a pointer parameter needs a buffer; got %2")
                                         .arg(where, a.kind == ArgBinding::Kind::Scalar
                                                         ? QStringLiteral("scalar '%1'").arg(a.name)
                                                         : QStringLiteral("the number %1").arg(a.value)));
                 }
                 const HostBuffer *hb = buffers.find(a.name);
                 if (!hb) {
-                    return runError(QStringLiteral("%1: unknown buffer '%2'").arg(where, a.name));
+                    return argError(QStringLiteral("%1: unknown buffer '%2'").arg(where, a.name));
                 }
                 const DTypeInfo &bi = dtypeInfo(hb->spec.dtype);
                 const QString pointee = param.baseType;
@@ -374,7 +402,7 @@ Result<PreparedRun> prepareRun(const Project &project, const CompileResult &comp
                                           pointee == QStringLiteral("unsigned char"));
                 int align = 1;
                 if (param.pointerDepth > 1) {
-                    return runError(QStringLiteral("%1: pointers to pointers cannot be bound to a buffer").arg(where));
+                    return argError(QStringLiteral("%1: pointers to pointers cannot be bound to a buffer").arg(where));
                 }
                 if (!bytePointer) {
                     if (const auto pd = dtypeForCudaType(pointee)) {
@@ -386,7 +414,7 @@ Result<PreparedRun> prepareRun(const Project &project, const CompileResult &comp
                                                                "%4 (same size: the bits are reinterpreted)")
                                                     .arg(where, a.name, dtypeName(hb->spec.dtype), pointee);
                             } else {
-                                return runError(QStringLiteral("%1: buffer '%2' holds %3 (%4 bytes each) but the "
+                                return argError(QStringLiteral("%1: buffer '%2' holds %3 (%4 bytes each) but the "
                                                                "kernel expects %5 (%6 bytes each); change the "
                                                                "buffer's dtype to %7")
                                                     .arg(where, a.name, dtypeName(hb->spec.dtype))
@@ -399,7 +427,7 @@ Result<PreparedRun> prepareRun(const Project &project, const CompileResult &comp
                     }
                 }
                 if (a.offset < 0 || a.offset >= qMax<qint64>(1, hb->elementCount())) {
-                    return runError(QStringLiteral("%1: offset %2 is outside buffer '%3' (%4 elements)")
+                    return argError(QStringLiteral("%1: offset %2 is outside buffer '%3' (%4 elements)")
                                         .arg(where)
                                         .arg(a.offset)
                                         .arg(a.name)
@@ -407,7 +435,7 @@ Result<PreparedRun> prepareRun(const Project &project, const CompileResult &comp
                 }
                 const qint64 offsetBytes = a.offset * bi.elementBytes();
                 if (offsetBytes % align != 0) {
-                    return runError(QStringLiteral("%1: offset %2 of buffer '%3' is %4 bytes, not a multiple of %5 "
+                    return argError(QStringLiteral("%1: offset %2 of buffer '%3' is %4 bytes, not a multiple of %5 "
                                                    "(the alignment of %6): the kernel would fault on a misaligned "
                                                    "address")
                                         .arg(where)
@@ -417,12 +445,14 @@ Result<PreparedRun> prepareRun(const Project &project, const CompileResult &comp
                                         .arg(align)
                                         .arg(pointee));
                 }
-                args << QVariantMap{{QStringLiteral("buffer"), bufferIndex.value(a.name)},
-                                    {QStringLiteral("offset"), offsetBytes}};
+                RunArg arg;
+                arg.buffer = bufferIndex.value(a.name);
+                arg.offset = offsetBytes;
+                rs.args << arg;
                 continue;
             }
             if (a.kind == ArgBinding::Kind::Buffer) {
-                return runError(QStringLiteral("%1: buffer '%2' bound to a parameter passed by value; the kernel "
+                return argError(QStringLiteral("%1: buffer '%2' bound to a parameter passed by value; the kernel "
                                                "needs a scalar or a number here")
                                     .arg(where, a.name));
             }
@@ -430,7 +460,7 @@ Result<PreparedRun> prepareRun(const Project &project, const CompileResult &comp
             if (a.kind == ArgBinding::Kind::Scalar) {
                 const ScalarSpec *s = project.scalar(a.name);
                 if (!s) {
-                    return runError(QStringLiteral("%1: unknown scalar '%2'").arg(where, a.name));
+                    return argError(QStringLiteral("%1: unknown scalar '%2'").arg(where, a.name));
                 }
                 value = s->value;
             }
@@ -441,62 +471,51 @@ Result<PreparedRun> prepareRun(const Project &project, const CompileResult &comp
                 const DTypeInfo &pi = dtypeInfo(*pd);
                 if ((pi.kind == ScalarKind::SignedInt || pi.kind == ScalarKind::UnsignedInt) &&
                     value != std::floor(value)) {
-                    return runError(QStringLiteral("%1: %2 is not a whole number").arg(where).arg(value));
+                    return argError(QStringLiteral("%1: %2 is not a whole number").arg(where).arg(value));
                 }
                 bytes = QByteArray(pi.elementBytes(), '\0');
                 storeComponent(*pd, value, bytes.data());
                 if (loadComponent(*pd, bytes.constData()) != value && pi.kind != ScalarKind::Float &&
                     pi.kind != ScalarKind::Half && pi.kind != ScalarKind::BFloat) {
-                    return runError(
+                    return argError(
                         QStringLiteral("%1: %2 does not fit in %3").arg(where).arg(value).arg(param.baseType));
                 }
             } else {
-                return runError(QStringLiteral("%1: parameters of type %2 cannot be bound to a number yet; pass a "
+                return argError(QStringLiteral("%1: parameters of type %2 cannot be bound to a number yet; pass a "
                                                "pointer to a buffer instead")
                                     .arg(where, param.type));
             }
-            args << QVariantMap{{QStringLiteral("value"), bytes}};
+            RunArg arg;
+            arg.value = bytes;
+            rs.args << arg;
         }
-
-        steps << QVariantMap{{QStringLiteral("kernel"), step.kernel},
-                             {QStringLiteral("function"), k->loweredName},
-                             {QStringLiteral("grid"), QVariantList{grid[0], grid[1], grid[2]}},
-                             {QStringLiteral("block"), QVariantList{block[0], block[1], block[2]}},
-                             {QStringLiteral("shared"), *shared},
-                             {QStringLiteral("args"), args}};
+        req.steps << rs;
         ++launches;
     }
 
-    QVariantList swaps;
     for (const auto &[a, b] : project.repeat.swaps) {
         if (!bufferIndex.contains(a) || !bufferIndex.contains(b)) {
-            return runError(QStringLiteral("repeat.swap: unknown buffer in ('%1', '%2')").arg(a, b));
+            return fieldError(QStringLiteral("repeat.swap"),
+                              QStringLiteral("repeat.swap: unknown buffer in ('%1', '%2')").arg(a, b));
         }
-        swaps << QVariant(QVariantList{bufferIndex.value(a), bufferIndex.value(b)});
+        req.swaps.append({bufferIndex.value(a), bufferIndex.value(b)});
     }
 
     const TimingSpec &t = project.timing;
     const int repeat = qMax(1, project.repeat.count);
     const int killMs = int(qBound(1.0, project.killTimeoutSeconds * 1000.0, 3600e3));
-    out.body = QVariantMap{
-        {QStringLiteral("device"), device},
-        {QStringLiteral("image"), compiled.cubin.isEmpty() ? compiled.ptx : compiled.cubin},
-        {QStringLiteral("buffers"), bufferList},
-        {QStringLiteral("steps"), steps},
-        {QStringLiteral("repeat"), QVariantMap{{QStringLiteral("count"), repeat}, {QStringLiteral("swaps"), swaps}}},
-        {QStringLiteral("killTimeoutMs"), killMs},
-        {QStringLiteral("timing"),
-         QVariantMap{
-             {QStringLiteral("enabled"), t.enabled},
-             {QStringLiteral("mode"), t.mode == TimingSpec::Mode::Hot ? QStringLiteral("hot") : QStringLiteral("cold")},
-             {QStringLiteral("warmup"), t.warmup},
-             {QStringLiteral("minSamples"), t.minSamples},
-             {QStringLiteral("maxSamples"), t.maxSamples},
-             {QStringLiteral("minSeconds"), t.minSeconds},
-             {QStringLiteral("maxNoise"), t.maxNoise},
-             {QStringLiteral("timeoutSeconds"), t.timeoutSeconds},
-             {QStringLiteral("batch"), t.batch}}},
-    };
+    req.image = compiled.cubin.isEmpty() ? compiled.ptx : compiled.cubin;
+    req.repeat = repeat;
+    req.killTimeoutMs = killMs;
+    req.timing.enabled = t.enabled;
+    req.timing.mode = t.mode == TimingSpec::Mode::Hot ? RunTiming::Mode::Hot : RunTiming::Mode::Cold;
+    req.timing.warmup = t.warmup;
+    req.timing.minSamples = t.minSamples;
+    req.timing.maxSamples = t.maxSamples;
+    req.timing.minSeconds = t.minSeconds;
+    req.timing.maxNoise = t.maxNoise;
+    req.timing.timeoutSeconds = t.timeoutSeconds;
+    req.timing.batch = t.batch;
     // The worker stops a hung launch itself and says which; this outer limit
     // only catches a worker that cannot answer at all.
     const double warm = t.enabled ? t.warmup : 0;
@@ -506,14 +525,14 @@ Result<PreparedRun> prepareRun(const Project &project, const CompileResult &comp
     if (!project.throughput.bytes.isEmpty()) {
         auto v = ex.evaluate(project.throughput.bytes, QStringLiteral("throughput.bytes"));
         if (!v) {
-            return v.error();
+            return withPath(v.error(), QStringLiteral("throughput.bytes"));
         }
         out.bytes = *v;
     }
     if (!project.throughput.flops.isEmpty()) {
         auto v = ex.evaluate(project.throughput.flops, QStringLiteral("throughput.flops"));
         if (!v) {
-            return v.error();
+            return withPath(v.error(), QStringLiteral("throughput.flops"));
         }
         out.flops = *v;
     }
@@ -569,10 +588,8 @@ void Runner::recover(const PreparedRun &prepared)
 {
     auto timer = std::make_shared<QElapsedTimer>();
     timer->start();
-    const QVariantMap body{{QStringLiteral("device"), prepared.body.value(QStringLiteral("device"))},
-                           {QStringLiteral("buffers"), prepared.body.value(QStringLiteral("buffers"))}};
     m_client->request(
-        Protocol::Type::Prepare, body, this,
+        Protocol::Type::Prepare, prepared.request.toPrepareVariant(), this,
         [this, timer](const Reply &reply) {
             if (reply) {
                 m_lastRecoveryMs = double(timer->nsecsElapsed()) / 1e6;
@@ -585,15 +602,15 @@ void Runner::recover(const PreparedRun &prepared)
 void Runner::run(const PreparedRun &prepared, HostBuffers *buffers, Callback callback)
 {
     m_client->request(
-        Protocol::Type::Run, prepared.body, this,
+        Protocol::Type::Run, prepared.request.toVariant(), this,
         [this, prepared, buffers, callback](const Reply &reply) { callback(finish(prepared, buffers, reply)); },
         RequestOptions{prepared.timeoutMs, QStringLiteral("run")});
 }
 
 RunResult Runner::runSync(const PreparedRun &prepared, HostBuffers *buffers)
 {
-    const Reply reply =
-        m_client->requestSync(Protocol::Type::Run, prepared.body, RequestOptions{prepared.timeoutMs, {}});
+    const Reply reply = m_client->requestSync(Protocol::Type::Run, prepared.request.toVariant(),
+                                              RequestOptions{prepared.timeoutMs, {}});
     return finish(prepared, buffers, reply);
 }
 

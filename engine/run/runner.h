@@ -4,6 +4,7 @@
 #include "compile/compiletypes.h"
 #include "core/result.h"
 #include "project/project.h"
+#include "run/runrequest.h"
 #include "run/runtypes.h"
 
 #include <QHash>
@@ -73,7 +74,7 @@ CompileOptions compileOptionsFor(const Project &project);
 /** A run ready to send to kpg-worker. */
 struct PreparedRun
 {
-    QVariantMap body;     ///< the "run" request
+    RunRequest request;   ///< what the worker runs
     QStringList warnings; ///< binding mismatches that are allowed but suspicious
     double bytes = 0;     ///< throughput.bytes evaluated; 0 when not given
     double flops = 0;
@@ -85,8 +86,10 @@ struct PreparedRun
  * each step in the compile result, grid/block/shared expressions, and the
  * argument bytes, checked against the kernel's parsed signature (count,
  * pointer vs value, element type vs dtype, offsets in range and aligned).
- * Messages name the field: "launches[0].args[2] (parameter 'n', int): ...".
- * Needs no GPU, so it is tested in CI.
+ * Messages name the field: "launches[0].args[2] (parameter 'n', int): ...",
+ * and an error about one field carries its JSON path in Error::path
+ * ("launches[0].args[2]", "launches[0].grid[1]") for panels to mark it.
+ * Needs no GPU, so it is tested in CI. Any thread.
  */
 Result<PreparedRun> prepareRun(const Project &project, const CompileResult &compiled, const HostBuffers &buffers,
                                int device);

@@ -1,7 +1,6 @@
 #include "workerservice.h"
 
-#include "cuda/deviceinfo.h"
-#include "cuda/driverapi.h"
+#include "cuda/devicequery.h"
 #include "run/gpusession.h"
 
 #include <QCoreApplication>
@@ -72,18 +71,18 @@ Message WorkerService::handle(const Message &request)
     if (request.type == Type::Run) {
         // Tests of the fault path need a worker that is busy with a run when
         // it is killed, on machines without a GPU; only they set this.
-        if (qEnvironmentVariableIsSet("KPG_WORKER_TEST_HOOKS") &&
-            request.body.contains(QStringLiteral("testSleepMs"))) {
-            QThread::msleep(static_cast<unsigned long>(request.body.value(QStringLiteral("testSleepMs")).toInt()));
+        const RunRequest run = RunRequest::fromVariant(request.body);
+        if (qEnvironmentVariableIsSet("KPG_WORKER_TEST_HOOKS") && run.testSleepMs > 0) {
+            QThread::msleep(static_cast<unsigned long>(run.testSleepMs));
         }
-        QVariantMap body = session().run(request.body);
+        QVariantMap body = session().run(run).toVariant();
         if (mustExit()) {
             body.insert(kWorkerExiting, true);
         }
         return reply(request, body);
     }
     if (request.type == Type::Prepare) {
-        const Result<QVariantMap> r = session().prepare(request.body);
+        const Result<QVariantMap> r = session().prepare(RunRequest::fromVariant(request.body));
         if (!r) {
             return errorReply(request, r.error());
         }

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/format.h"
 #include "plots/timingchart.h"
 #include "results/runhistory.h"
 

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/format.h"
 #include "core/result.h"
 #include "results/runhistory.h"
 

@@ -1,5 +1,7 @@
 #include "results/runhistory.h"
 
+#include "core/format.h"
+
 #include <QBrush>
 #include <QColor>
 #include <QJsonArray>
@@ -17,18 +19,6 @@ namespace {
 Error historyError(const QString &message)
 {
     return Error{QStringLiteral("results"), Error::Code::BadInput, {}, message};
-}
-
-/** Three significant digits for a value in [0, 1000). */
-QString threeDigits(double v)
-{
-    if (v >= 99.95) {
-        return QString::number(v, 'f', 0);
-    }
-    if (v >= 9.995) {
-        return QString::number(v, 'f', 1);
-    }
-    return QString::number(v, 'f', 2);
 }
 
 /** Shortest text that reads back as the same double. */
@@ -100,37 +90,6 @@ TimingStats RunRecord::stats() const
         return result.stats;
     }
     return computeStats(result.samplesMs);
-}
-
-TimeUnit timeUnitFor(double ms)
-{
-    // Thresholds just under 1000 so that 999.7 ns reads "1.00 us", not "1000 ns".
-    const double a = std::abs(ms);
-    if (a * 1e6 < 999.5) {
-        return {QStringLiteral("ns"), 1e6};
-    }
-    if (a * 1e3 < 999.5) {
-        return {QStringLiteral("us"), 1e3};
-    }
-    return {QStringLiteral("ms"), 1};
-}
-
-QString formatDuration(double ms)
-{
-    const TimeUnit u = timeUnitFor(ms);
-    return threeDigits(ms * u.perMs) + QLatin1Char(' ') + u.name;
-}
-
-QString formatRate(double perSecond, const QString &unit)
-{
-    static const char *const prefixes[] = {"", "K", "M", "G", "T", "P", "E"};
-    double v = perSecond;
-    int i = 0;
-    while (std::abs(v) >= 999.5 && i < 6) {
-        v /= 1000;
-        ++i;
-    }
-    return threeDigits(v) + QLatin1Char(' ') + QLatin1String(prefixes[i]) + unit;
 }
 
 QString compactDim3(const Dim3 &d)

@@ -31,25 +31,6 @@ struct RunRecord
     bool failed() const { return result.error.has_value(); }
 };
 
-/** A unit for durations: its name and how many of it make one millisecond. */
-struct TimeUnit
-{
-    QString name; ///< "ns", "us" or "ms"
-    double perMs = 1;
-};
-
-/** The unit in which ms reads best: ns below 1 us, us below 1 ms, ms above. */
-TimeUnit timeUnitFor(double ms);
-
-/** A duration with three significant digits and the unit chosen for it: "8.03 us", "512 ns", "1.20 ms". */
-QString formatDuration(double ms);
-
-/**
- * A rate with a decimal prefix and three significant digits:
- * formatRate(1.57e12, "B/s") == "1.57 TB/s", formatRate(2.5e11, "FLOP/s") == "250 GFLOP/s".
- */
-QString formatRate(double perSecond, const QString &unit);
-
 /** "256", "16x16", "8x8x4": a Dim3 without its trailing 1s, for tables and labels. */
 QString compactDim3(const Dim3 &d);
 

@@ -1,5 +1,6 @@
 // The wire format between the engine and kpg-worker: frames, CBOR, limits.
 
+#include "run/runrequest.h"
 #include "worker/protocol.h"
 
 #include <QCborMap>
@@ -164,6 +165,84 @@ private Q_SLOTS:
         QCOMPARE(back.where, e.where);
         QCOMPARE(back.apiCall, e.apiCall);
         QCOMPARE(back.message, e.message);
+    }
+
+    void runRequestRoundTrip()
+    {
+        RunRequest r;
+        r.device = 1;
+        r.image = QByteArray("\x7f"
+                             "ELF\x00\x01",
+                             6);
+        r.buffers << RunBuffer{"a", "/proc/1/fd/7", 11, 4000} << RunBuffer{"b", "/proc/1/fd/8", 12, 0};
+        RunStep s;
+        s.kernel = "tiled<16>";
+        s.loweredName = "_Z5tiledILi16EEvPf";
+        s.grid = {4096, 2, 1};
+        s.block = {256, 1, 1};
+        s.sharedBytes = 49152;
+        RunArg ptr;
+        ptr.buffer = 1;
+        ptr.offset = 16;
+        RunArg value;
+        value.value = QByteArray("\xe8\x03\x00\x00", 4);
+        s.args << ptr << value;
+        r.steps << s << RunStep{};
+        r.repeat = 3;
+        r.swaps.append({0, 1});
+        r.killTimeoutMs = 2500;
+        r.timing.enabled = false;
+        r.timing.mode = RunTiming::Mode::Hot;
+        r.timing.warmup = 4;
+        r.timing.minSamples = 20;
+        r.timing.maxSamples = 500;
+        r.timing.minSeconds = 0.25;
+        r.timing.maxNoise = 0.01;
+        r.timing.timeoutSeconds = 7.5;
+        r.timing.batch = 8;
+        r.download = false;
+        r.testSleepMs = 20;
+
+        // Through a real frame, as the worker receives it.
+        FrameDecoder decoder;
+        decoder.feed(encode(Message{kVersion, Type::Run, 5, r.toVariant()}));
+        const auto m = decoder.next();
+        QVERIFY(m && m->ok());
+        const RunRequest back = RunRequest::fromVariant(m->value().body);
+        QCOMPARE(back.steps, r.steps);
+        QCOMPARE(back.buffers, r.buffers);
+        QCOMPARE(back.timing, r.timing);
+        QVERIFY(back == r);
+    }
+
+    void runRequestWireForm()
+    {
+        // The keys the worker has always read; an ordinary run leaves out the
+        // optional ones.
+        RunRequest r;
+        RunStep s;
+        s.loweredName = "k";
+        s.sharedBytes = 64;
+        r.steps << s;
+        const QVariantMap body = r.toVariant();
+        QCOMPARE(body.keys(),
+                 QStringList({"buffers", "device", "image", "killTimeoutMs", "repeat", "steps", "timing"}));
+        const QVariantMap step = body.value("steps").toList().first().toMap();
+        QCOMPARE(step.value("function").toString(), QString("k"));
+        QCOMPARE(step.value("shared").toLongLong(), qint64(64));
+        QCOMPARE(body.value("timing").toMap().value("mode").toString(), QString("cold"));
+        QCOMPARE(r.toPrepareVariant().keys(), QStringList({"buffers", "device"}));
+    }
+
+    void runRequestMissingKeysTakeDefaults()
+    {
+        QVERIFY(RunRequest::fromVariant({}) == RunRequest{});
+        const RunRequest r = RunRequest::fromVariant({{"device", 2}, {"testSleepMs", 100}});
+        QCOMPARE(r.device, 2);
+        QCOMPARE(r.testSleepMs, 100);
+        QVERIFY(r.download);
+        QVERIFY(r.timing.enabled);
+        QCOMPARE(r.killTimeoutMs, 10000);
     }
 
     void errorCodeNamesRoundTrip()

@@ -5,6 +5,7 @@
 #include "client/engineclient.h"
 #include "compile/compiler.h"
 #include "project/projectio.h"
+#include "run/runjson.h"
 #include "run/runner.h"
 #include "testutil.h"
 #include "worker/protocol.h"
@@ -220,7 +221,7 @@ private Q_SLOTS:
     {
         const auto r = prepare(project({step("vector_add", QJsonArray{"a", "b", "c", "n"})}));
         KP_VERIFY_RESULT(r);
-        const QVariantMap st = r->body.value("steps").toList().first().toMap();
+        const QVariantMap st = r->request.toVariant().value("steps").toList().first().toMap();
         QCOMPARE(st.value("grid").toList().first().toLongLong(), qint64(4)); // ceil(1000 / 256)
         QCOMPARE(st.value("block").toList().first().toLongLong(), qint64(256));
         QCOMPARE(st.value("function").toString(), QString("_Z10vector_addPKfS0_Pfi"));
@@ -240,7 +241,7 @@ private Q_SLOTS:
         auto r = prepare(project({step("vector_add", QJsonObject{{"a", "a+4"}, {"b", "b"}, {"c", "c"}, {"n", 996}}),
                                   step("tiled<16>", QJsonArray{"c"}, QJsonArray{1}, QJsonArray{16})}));
         KP_VERIFY_RESULT(r);
-        const QVariantList steps = r->body.value("steps").toList();
+        const QVariantList steps = r->request.toVariant().value("steps").toList();
         QCOMPARE(steps[0].toMap().value("args").toList()[0].toMap().value("offset").toLongLong(), qint64(16));
         QVERIFY(steps[1].toMap().value("function").toString().startsWith("_Z5tiledILi16EEvPf"));
     }
@@ -304,6 +305,39 @@ private Q_SLOTS:
         QCOMPARE(r.ok() ? QString() : r.error().message, message);
     }
 
+    void prepareErrorPaths_data()
+    {
+        QTest::addColumn<QJsonObject>("launch");
+        QTest::addColumn<QString>("path");
+        QTest::newRow("count") << step("vector_add", QJsonArray{"a", "b", "c"}) << "launches[0].args";
+        QTest::newRow("scalar for pointer")
+            << step("vector_add", QJsonArray{"n", "b", "c", "n"}) << "launches[0].args[0]";
+        QTest::newRow("does not fit") << step("scale4", QJsonArray{"v", "s", 300}, QJsonArray{1}, QJsonArray{64})
+                                      << "launches[0].args[2]";
+        QTest::newRow("unknown kernel") << step("vector_sub", QJsonArray{"a"}) << "launches[0].kernel";
+        QTest::newRow("grid fraction") << step("vector_add", QJsonArray{"a", "b", "c", "n"}, QJsonArray{"n / 3"})
+                                       << "launches[0].grid[0]";
+        QTest::newRow("grid unknown variable")
+            << step("vector_add", QJsonArray{"a", "b", "c", "n"}, QJsonArray{1, "m"}) << "launches[0].grid[1]";
+        QTest::newRow("block zero") << step("vector_add", QJsonArray{"a", "b", "c", "n"}, QJsonArray{1},
+                                            QJsonArray{"n - 1000"})
+                                    << "launches[0].block[0]";
+        QTest::newRow("unknown param name")
+            << step("vector_add", QJsonObject{{"a", "a"}, {"b", "b"}, {"c", "c"}, {"count", "n"}})
+            << "launches[0].args.count";
+    }
+
+    void prepareErrorPaths()
+    {
+        QFETCH(QJsonObject, launch);
+        QFETCH(QString, path);
+        const auto r = prepare(project({launch}));
+        QVERIFY(!r.ok());
+        QCOMPARE(r.error().path, path);
+        // The message still names the field as it always did.
+        QVERIFY2(r.error().message.startsWith(path), qPrintable(r.error().message));
+    }
+
     void sameSizeMismatchWarns()
     {
         const auto r = prepare(project({step("vector_add", QJsonArray{"i", "b", "c", "n"})}));
@@ -342,7 +376,7 @@ private Q_SLOTS:
         KP_VERIFY_RESULT(c);
         auto prepared = prepareRun(*p, *c, buffers, 0);
         KP_VERIFY_RESULT(prepared);
-        prepared.value().body.insert("testSleepMs", 20000);
+        prepared.value().request.testSleepMs = 20000;
 
         EngineClient client;
         Runner runner(&client);
@@ -381,7 +415,7 @@ private Q_SLOTS:
         Runner runner(&client);
         HostBuffers buffers;
         PreparedRun prepared;
-        prepared.body = {{"testSleepMs", 20000}};
+        prepared.request.testSleepMs = 20000;
         bool done = false;
         RunResult result;
         runner.run(prepared, &buffers, [&](const RunResult &r) {
@@ -400,6 +434,47 @@ private Q_SLOTS:
         qunsetenv("KPG_WORKER_TEST_HOOKS");
     }
 
+    void runResultJson()
+    {
+        // The format of docs/kpg-run-json.md, as kpg run --json writes it.
+        RunResult r;
+        r.device = "NVIDIA H200 (0)";
+        StepResult s;
+        s.kernel = "vector_add";
+        s.grid = {4, 1, 1};
+        s.block = {256, 1, 1};
+        s.printfOutput = "hi\n";
+        s.limits.numRegs = 12;
+        r.steps << s;
+        r.timed = true;
+        r.timingMode = "cold";
+        r.samplesMs = {0.5, 0.25};
+        r.stats = computeStats(r.samplesMs);
+        applyThroughput(r, 1000, 10);
+        QJsonObject j = runResultToJson(r);
+        QCOMPARE(j.value("ok").toBool(), true);
+        QCOMPARE(j.value("kernel").toString(), QString("vector_add"));
+        QCOMPARE(j.value("grid").toObject().value("x").toInt(), 4);
+        QCOMPARE(j.value("printf").toString(), QString("hi\n"));
+        QCOMPARE(j.value("steps").toArray().first().toObject().value("registers").toInt(), 12);
+        QCOMPARE(j.value("timing").toObject().value("samplesMs").toArray().size(), 2);
+        QCOMPARE(j.value("timing").toObject().value("mode").toString(), QString("cold"));
+        QVERIFY(j.value("throughput").toObject().value("bytesPerSecond").toDouble() > 0);
+        QVERIFY(j.value("error").isNull());
+        QVERIFY(!j.contains("project")); // the caller's to add
+
+        RunResult failed;
+        failed.error = Error{"kpg-worker", Error::Code::Fault, "cuLaunchKernel", "boom"};
+        failed.failedStep = 0;
+        failed.buffersRestored = true;
+        j = runResultToJson(failed);
+        QCOMPARE(j.value("ok").toBool(), false);
+        QVERIFY(j.value("timing").isNull());
+        QCOMPARE(j.value("error").toObject().value("code").toString(), QString("fault"));
+        QCOMPARE(j.value("error").toObject().value("step").toInt(), 0);
+        QCOMPARE(j.value("error").toObject().value("buffersRestored").toBool(), true);
+    }
+
     void runWithoutGpuSaysSo()
     {
         // With the driver missing, a run is an ordinary result with the reason.
@@ -408,7 +483,7 @@ private Q_SLOTS:
         Runner runner(&client);
         HostBuffers buffers;
         PreparedRun prepared;
-        prepared.body = {{"device", 0}};
+        prepared.request.device = 0;
         const RunResult r = runner.runSync(prepared, &buffers);
         QVERIFY(r.error);
         QCOMPARE(r.error->code, Error::Code::NoDriver);

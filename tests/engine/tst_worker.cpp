@@ -11,6 +11,8 @@
 #include <QProcess>
 #include <QtTest>
 
+#include <optional>
+
 using namespace Kp;
 using namespace Kp::Protocol;
 
@@ -171,6 +173,41 @@ private Q_SLOTS:
             QVERIFY2(r.error().code == Error::Code::NoDriver || r.error().code == Error::Code::NoDevice,
                      qPrintable(r.error().toString()));
             QVERIFY(r.error().message.startsWith("No "));
+        }
+    }
+
+    void listDevicesSyncWithoutDriver()
+    {
+        // kpg's typed call: no driver is a definite NoDriver, and quickly.
+        qputenv("KPG_CUDA_DRIVER", "/nonexistent/libcuda.so.1");
+        EngineClient client;
+        QElapsedTimer t;
+        t.start();
+        const Result<DeviceList> r = client.listDevicesSync(15000);
+        qunsetenv("KPG_CUDA_DRIVER");
+        QVERIFY(!r.ok());
+        QCOMPARE(r.error().code, Error::Code::NoDriver);
+        QVERIFY2(t.elapsed() < 10000, qPrintable(QString::number(t.elapsed())));
+        QVERIFY2(r.error().message.startsWith("No NVIDIA driver found"), qPrintable(r.error().message));
+    }
+
+    void listDevicesTyped()
+    {
+        // With or without a GPU: the same answer as the raw request, typed, on
+        // the context's thread.
+        EngineClient client;
+        QObject context;
+        std::optional<Result<DeviceList>> got;
+        client.listDevices(&context, [&](const Result<DeviceList> &r) {
+            QCOMPARE(QThread::currentThread(), context.thread());
+            got = r;
+        });
+        QTRY_VERIFY_WITH_TIMEOUT(got.has_value(), 30000);
+        if (got->ok()) {
+            QVERIFY(!got->value().devices.isEmpty());
+        } else {
+            QVERIFY2(got->error().code == Error::Code::NoDriver || got->error().code == Error::Code::NoDevice,
+                     qPrintable(got->error().toString()));
         }
     }
 

@@ -2,6 +2,7 @@
 // exports read back, the charts' data, PNG/SVG exports, and the panel
 // switching charts as rows are selected.
 
+#include "core/format.h"
 #include "plots/comparechart.h"
 #include "plots/timingchart.h"
 #include "results/resultspanel.h"

@@ -1,0 +1,82 @@
+#include "run/runjson.h"
+
+#include <QJsonArray>
+
+namespace Kp {
+
+namespace {
+
+QJsonObject dimJson(const Dim3 &d)
+{
+    return QJsonObject{{QStringLiteral("x"), d[0]}, {QStringLiteral("y"), d[1]}, {QStringLiteral("z"), d[2]}};
+}
+
+} // namespace
+
+QJsonObject runResultToJson(const RunResult &r)
+{
+    QJsonArray steps;
+    QString printfAll;
+    for (const StepResult &s : r.steps) {
+        QJsonObject o{{QStringLiteral("kernel"), s.kernel},
+                      {QStringLiteral("loweredName"), s.loweredName},
+                      {QStringLiteral("grid"), dimJson(s.grid)},
+                      {QStringLiteral("block"), dimJson(s.block)},
+                      {QStringLiteral("sharedBytes"), s.sharedBytes},
+                      {QStringLiteral("firstRunMs"), s.firstRunMs},
+                      {QStringLiteral("printf"), s.printfOutput},
+                      {QStringLiteral("printfTruncated"), s.printfTruncated},
+                      {QStringLiteral("registers"), s.limits.numRegs},
+                      {QStringLiteral("staticSharedBytes"), s.limits.staticSharedBytes},
+                      {QStringLiteral("occupancy"), QJsonObject::fromVariantMap(s.occupancy.toVariant())}};
+        steps.append(o);
+        printfAll += s.printfOutput;
+    }
+    QJsonArray samples;
+    for (double v : r.samplesMs) {
+        samples.append(v);
+    }
+    QJsonObject doc{{QStringLiteral("ok"), !r.error.has_value()},
+                    {QStringLiteral("device"), r.device},
+                    {QStringLiteral("deviceOrdinal"), r.deviceOrdinal},
+                    {QStringLiteral("steps"), steps},
+                    {QStringLiteral("repeat"), r.repeat},
+                    {QStringLiteral("printf"), printfAll},
+                    {QStringLiteral("uploadMs"), r.uploadMs},
+                    {QStringLiteral("downloadMs"), r.downloadMs},
+                    {QStringLiteral("warnings"), QJsonArray::fromStringList(r.warnings)}};
+    if (!r.steps.isEmpty()) {
+        // The first step's, for the common one-step project.
+        const StepResult &s = r.steps.first();
+        doc.insert(QStringLiteral("kernel"), s.kernel);
+        doc.insert(QStringLiteral("grid"), dimJson(s.grid));
+        doc.insert(QStringLiteral("block"), dimJson(s.block));
+        doc.insert(QStringLiteral("occupancy"), QJsonObject::fromVariantMap(s.occupancy.toVariant()));
+    }
+    if (r.timed) {
+        QJsonObject t = QJsonObject::fromVariantMap(r.stats.toVariant());
+        t.insert(QStringLiteral("mode"), r.timingMode);
+        t.insert(QStringLiteral("batch"), r.batch);
+        t.insert(QStringLiteral("converged"), r.converged);
+        t.insert(QStringLiteral("note"), r.timingNote);
+        t.insert(QStringLiteral("samplesMs"), samples);
+        doc.insert(QStringLiteral("timing"), t);
+        doc.insert(QStringLiteral("throughput"), QJsonObject{{QStringLiteral("bytes"), r.bytes},
+                                                             {QStringLiteral("flops"), r.flops},
+                                                             {QStringLiteral("bytesPerSecond"), r.bytesPerSecond},
+                                                             {QStringLiteral("flopsPerSecond"), r.flopsPerSecond}});
+    } else {
+        doc.insert(QStringLiteral("timing"), QJsonValue::Null);
+    }
+    if (r.error) {
+        QJsonObject e = QJsonObject::fromVariantMap(r.error->toVariant());
+        e.insert(QStringLiteral("step"), r.failedStep);
+        e.insert(QStringLiteral("buffersRestored"), r.buffersRestored);
+        doc.insert(QStringLiteral("error"), e);
+    } else {
+        doc.insert(QStringLiteral("error"), QJsonValue::Null);
+    }
+    return doc;
+}
+
+} // namespace Kp

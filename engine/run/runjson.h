@@ -1,0 +1,19 @@
+#pragma once
+
+#include "run/runtypes.h"
+
+#include <QJsonObject>
+
+namespace Kp {
+
+/**
+ * A run's result as the JSON of docs/kpg-run-json.md: steps, timing (null
+ * when not timed), throughput, warnings and error (null, or the Error with
+ * step and buffersRestored). The keys about the project and the compile
+ * ("project", "title", "compile") are the caller's to add. Used by
+ * `kpg run --json` and available to the GUI's Results export, so both write
+ * one format. Pure; any thread.
+ */
+QJsonObject runResultToJson(const RunResult &result);
+
+} // namespace Kp

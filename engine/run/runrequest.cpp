@@ -1,0 +1,178 @@
+#include "run/runrequest.h"
+
+#include <QVariantList>
+
+namespace Kp {
+
+namespace {
+
+// The wire keys, once. Renaming one changes the protocol (Protocol::kVersion).
+const QString kDevice = QStringLiteral("device");
+const QString kImage = QStringLiteral("image");
+const QString kBuffers = QStringLiteral("buffers");
+const QString kSteps = QStringLiteral("steps");
+const QString kRepeat = QStringLiteral("repeat");
+const QString kCount = QStringLiteral("count");
+const QString kSwaps = QStringLiteral("swaps");
+const QString kKillTimeoutMs = QStringLiteral("killTimeoutMs");
+const QString kTiming = QStringLiteral("timing");
+const QString kDownload = QStringLiteral("download");
+const QString kTestSleepMs = QStringLiteral("testSleepMs");
+const QString kName = QStringLiteral("name");
+const QString kPath = QStringLiteral("path");
+const QString kId = QStringLiteral("id");
+const QString kBytes = QStringLiteral("bytes");
+const QString kKernel = QStringLiteral("kernel");
+const QString kFunction = QStringLiteral("function");
+const QString kGrid = QStringLiteral("grid");
+const QString kBlock = QStringLiteral("block");
+const QString kShared = QStringLiteral("shared");
+const QString kArgs = QStringLiteral("args");
+const QString kBuffer = QStringLiteral("buffer");
+const QString kOffset = QStringLiteral("offset");
+const QString kValue = QStringLiteral("value");
+const QString kEnabled = QStringLiteral("enabled");
+const QString kMode = QStringLiteral("mode");
+const QString kWarmup = QStringLiteral("warmup");
+const QString kMinSamples = QStringLiteral("minSamples");
+const QString kMaxSamples = QStringLiteral("maxSamples");
+const QString kMinSeconds = QStringLiteral("minSeconds");
+const QString kMaxNoise = QStringLiteral("maxNoise");
+const QString kTimeoutSeconds = QStringLiteral("timeoutSeconds");
+const QString kBatch = QStringLiteral("batch");
+
+QVariantList dimVariant(const Dim3 &d)
+{
+    return QVariantList{d[0], d[1], d[2]};
+}
+
+Dim3 dimFromVariant(const QVariant &v)
+{
+    const QVariantList l = v.toList();
+    Dim3 d{1, 1, 1};
+    for (int k = 0; k < 3; ++k) {
+        d[size_t(k)] = k < l.size() ? l[k].toLongLong() : 1;
+    }
+    return d;
+}
+
+QVariantList buffersVariant(const QList<RunBuffer> &buffers)
+{
+    QVariantList list;
+    for (const RunBuffer &b : buffers) {
+        list << QVariantMap{{kName, b.name}, {kPath, b.path}, {kId, b.id}, {kBytes, b.bytes}};
+    }
+    return list;
+}
+
+} // namespace
+
+QVariantMap RunRequest::toVariant() const
+{
+    QVariantList stepList;
+    for (const RunStep &s : steps) {
+        QVariantList argList;
+        for (const RunArg &a : s.args) {
+            if (a.isBuffer()) {
+                argList << QVariantMap{{kBuffer, a.buffer}, {kOffset, a.offset}};
+            } else {
+                argList << QVariantMap{{kValue, a.value}};
+            }
+        }
+        stepList << QVariantMap{{kKernel, s.kernel},           {kFunction, s.loweredName}, {kGrid, dimVariant(s.grid)},
+                                {kBlock, dimVariant(s.block)}, {kShared, s.sharedBytes},   {kArgs, argList}};
+    }
+    QVariantList swapList;
+    for (const auto &[a, b] : swaps) {
+        swapList << QVariant(QVariantList{a, b});
+    }
+    QVariantMap m{
+        {kDevice, device},
+        {kImage, image},
+        {kBuffers, buffersVariant(buffers)},
+        {kSteps, stepList},
+        {kRepeat, QVariantMap{{kCount, repeat}, {kSwaps, swapList}}},
+        {kKillTimeoutMs, killTimeoutMs},
+        {kTiming,
+         QVariantMap{{kEnabled, timing.enabled},
+                     {kMode, timing.mode == RunTiming::Mode::Hot ? QStringLiteral("hot") : QStringLiteral("cold")},
+                     {kWarmup, timing.warmup},
+                     {kMinSamples, timing.minSamples},
+                     {kMaxSamples, timing.maxSamples},
+                     {kMinSeconds, timing.minSeconds},
+                     {kMaxNoise, timing.maxNoise},
+                     {kTimeoutSeconds, timing.timeoutSeconds},
+                     {kBatch, timing.batch}}},
+    };
+    // Left out when they have their defaults, so an ordinary run's body is
+    // what it always was.
+    if (!download) {
+        m.insert(kDownload, false);
+    }
+    if (testSleepMs > 0) {
+        m.insert(kTestSleepMs, testSleepMs);
+    }
+    return m;
+}
+
+QVariantMap RunRequest::toPrepareVariant() const
+{
+    return QVariantMap{{kDevice, device}, {kBuffers, buffersVariant(buffers)}};
+}
+
+RunRequest RunRequest::fromVariant(const QVariantMap &m)
+{
+    RunRequest r;
+    r.device = m.value(kDevice).toInt();
+    r.image = m.value(kImage).toByteArray();
+    for (const QVariant &v : m.value(kBuffers).toList()) {
+        const QVariantMap b = v.toMap();
+        r.buffers << RunBuffer{b.value(kName).toString(), b.value(kPath).toString(), b.value(kId).toULongLong(),
+                               b.value(kBytes).toLongLong()};
+    }
+    for (const QVariant &v : m.value(kSteps).toList()) {
+        const QVariantMap sm = v.toMap();
+        RunStep s;
+        s.kernel = sm.value(kKernel).toString();
+        s.loweredName = sm.value(kFunction).toString();
+        s.grid = dimFromVariant(sm.value(kGrid));
+        s.block = dimFromVariant(sm.value(kBlock));
+        s.sharedBytes = sm.value(kShared).toLongLong();
+        for (const QVariant &av : sm.value(kArgs).toList()) {
+            const QVariantMap am = av.toMap();
+            RunArg a;
+            if (am.contains(kBuffer)) {
+                a.buffer = am.value(kBuffer).toInt();
+                a.offset = am.value(kOffset).toLongLong();
+            } else {
+                a.value = am.value(kValue).toByteArray();
+            }
+            s.args << a;
+        }
+        r.steps << s;
+    }
+    const QVariantMap repeat = m.value(kRepeat).toMap();
+    r.repeat = repeat.value(kCount, 1).toInt();
+    for (const QVariant &sv : repeat.value(kSwaps).toList()) {
+        const QVariantList pair = sv.toList();
+        if (pair.size() == 2) {
+            r.swaps.append({pair[0].toInt(), pair[1].toInt()});
+        }
+    }
+    r.killTimeoutMs = m.value(kKillTimeoutMs, 10000).toInt();
+    const QVariantMap t = m.value(kTiming).toMap();
+    r.timing.enabled = t.value(kEnabled, true).toBool();
+    r.timing.mode = t.value(kMode).toString() == QStringLiteral("hot") ? RunTiming::Mode::Hot : RunTiming::Mode::Cold;
+    r.timing.warmup = t.value(kWarmup, 1).toInt();
+    r.timing.minSamples = t.value(kMinSamples, 10).toInt();
+    r.timing.maxSamples = t.value(kMaxSamples, 10000).toInt();
+    r.timing.minSeconds = t.value(kMinSeconds, 0.5).toDouble();
+    r.timing.maxNoise = t.value(kMaxNoise, 0.005).toDouble();
+    r.timing.timeoutSeconds = t.value(kTimeoutSeconds, 15.0).toDouble();
+    r.timing.batch = t.value(kBatch, 0).toInt();
+    r.download = m.value(kDownload, true).toBool();
+    r.testSleepMs = m.value(kTestSleepMs, 0).toInt();
+    return r;
+}
+
+} // namespace Kp

@@ -1,0 +1,99 @@
+#pragma once
+
+#include "run/runtypes.h"
+
+#include <QByteArray>
+#include <QList>
+#include <QString>
+#include <QVariantMap>
+
+#include <utility>
+
+namespace Kp {
+
+/** A buffer of a run: the engine's shared memory, which the worker maps by path. */
+struct RunBuffer
+{
+    QString name;   ///< as the project names it (messages only)
+    QString path;   ///< /proc/PID/fd/N of the engine's memfd
+    quint64 id = 0; ///< SharedMemory::id(): descriptor numbers get reused, ids do not
+    qint64 bytes = 0;
+
+    bool operator==(const RunBuffer &) const = default;
+};
+
+/** One kernel argument: a pointer into a buffer, or a by-value parameter's bytes. */
+struct RunArg
+{
+    int buffer = -1;   ///< >= 0: a pointer to RunRequest::buffers[buffer] (+ offset); -1: by value
+    qint64 offset = 0; ///< bytes from the start of the buffer
+    QByteArray value;  ///< a by-value argument's bytes, exactly the parameter's size
+
+    bool isBuffer() const { return buffer >= 0; }
+    bool operator==(const RunArg &) const = default;
+};
+
+/** One launch step with everything resolved: no expressions, no names to look up. */
+struct RunStep
+{
+    QString kernel;      ///< as the project names it ("k<16>")
+    QString loweredName; ///< the symbol in the module image
+    Dim3 grid{1, 1, 1};
+    Dim3 block{1, 1, 1};
+    qint64 sharedBytes = 0; ///< dynamic shared memory per block
+    QList<RunArg> args;
+
+    bool operator==(const RunStep &) const = default;
+};
+
+/** How the worker samples run times (docs/ARCHITECTURE.md, "Timing, nvbench-style"). */
+struct RunTiming
+{
+    enum class Mode { Cold, Hot };
+    bool enabled = true;
+    Mode mode = Mode::Cold;
+    int warmup = 1;
+    int minSamples = 10;
+    int maxSamples = 10000;
+    double minSeconds = 0.5;
+    double maxNoise = 0.005; ///< stdev / mean
+    double timeoutSeconds = 15.0;
+    int batch = 0; ///< hot: launches per sample; 0 = about 1 ms of work
+
+    bool operator==(const RunTiming &) const = default;
+};
+
+/**
+ * The "run" request to kpg-worker as a value: what prepareRun resolved and
+ * the worker executes. Its wire form (a QVariantMap that travels as CBOR) is
+ * written and read only here, so the engine and the worker cannot disagree
+ * on a key. A plain value; safe to copy across threads.
+ */
+struct RunRequest
+{
+    int device = 0;
+    QByteArray image; ///< cubin, or PTX (the worker adds the terminating NUL)
+    QList<RunBuffer> buffers;
+    QList<RunStep> steps;
+    int repeat = 1;                   ///< the steps run this many times...
+    QList<std::pair<int, int>> swaps; ///< ...swapping these buffer indices between repetitions
+    int killTimeoutMs = 10000;        ///< per launch, enforced by the worker
+    RunTiming timing;
+    bool download = true; ///< copy the buffers back to the host copies after the run
+    int testSleepMs = 0;  ///< tests only: the worker sleeps first (needs KPG_WORKER_TEST_HOOKS)
+
+    bool operator==(const RunRequest &) const = default;
+
+    /** The "run" body. */
+    QVariantMap toVariant() const;
+    /**
+     * Reads a "run" (or "prepare") body. Missing keys take the defaults above,
+     * as the worker always did, so that an older engine's request still runs.
+     */
+    static RunRequest fromVariant(const QVariantMap &map);
+
+    /** The "prepare" body: the device and buffers only, to restore them on a fresh worker. */
+    QVariantMap toPrepareVariant() const;
+};
+
+} // namespace Kp
