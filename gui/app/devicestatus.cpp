@@ -1,9 +1,8 @@
 #include "devicestatus.h"
 
 #include "client/engineclient.h"
+#include "core/format.h"
 #include "cuda/deviceinfo.h"
-#include "cuda/driverapi.h"
-#include "worker/protocol.h"
 
 #include <QComboBox>
 #include <QLabel>
@@ -27,9 +26,8 @@ DeviceStatus::DeviceStatus(EngineClient *engine, QStatusBar *bar, QObject *paren
     });
     bar->addWidget(m_chooser);
     bar->addWidget(m_label, 1);
-    connect(m_engine, &EngineClient::workerExited, bar, [bar](const QString &reason) {
-        bar->showMessage(tr("GPU worker stopped: %1").arg(reason), 10000);
-    });
+    connect(m_engine, &EngineClient::workerExited, bar,
+            [bar](const QString &reason) { bar->showMessage(tr("GPU worker stopped: %1").arg(reason), 10000); });
 }
 
 QString DeviceStatus::text() const
@@ -47,9 +45,9 @@ void DeviceStatus::setOrdinal(int ordinal)
 
 void DeviceStatus::refresh()
 {
-    m_engine->request(Protocol::Type::ListDevices, {}, this, [this](const Reply &reply) {
+    m_engine->listDevices(this, [this](const Result<DeviceList> &reply) {
         if (reply) {
-            const DeviceList list = DeviceList::fromVariant(reply.value());
+            const DeviceList &list = reply.value();
             const DeviceInfo &d = list.devices.first();
             QString text = tr("%1 · compute %2 · %3 SMs · %4 · CUDA %5 driver")
                                .arg(d.name, d.computeCapability())

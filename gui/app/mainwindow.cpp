@@ -2,6 +2,7 @@
 
 #include "client/engineclient.h"
 #include "compilecontroller.h"
+#include "core/format.h"
 #include "cuda/nvrtcapi.h"
 #include "devicestatus.h"
 #include "editor/codeeditor.h"
@@ -88,8 +89,8 @@ MainWindow::MainWindow(EngineClient *engine, QWidget *parent)
 
     // Docks: compile output at the bottom and right, the workbench around them.
     m_problems = new ProblemsPanel(this);
-    QDockWidget *problemsDock = addDock(tr("Problems"), QStringLiteral("problemsDock"), m_problems,
-                                        Qt::BottomDockWidgetArea);
+    QDockWidget *problemsDock =
+        addDock(tr("Problems"), QStringLiteral("problemsDock"), m_problems, Qt::BottomDockWidgetArea);
     m_kernels = new KernelsTable(this);
     QDockWidget *kernelsDock =
         addDock(tr("Kernels"), QStringLiteral("kernelsDock"), m_kernels, Qt::BottomDockWidgetArea);
@@ -176,8 +177,7 @@ MainWindow::MainWindow(EngineClient *engine, QWidget *parent)
 
 MainWindow::~MainWindow() = default;
 
-QDockWidget *MainWindow::addDock(const QString &title, const QString &name, QWidget *widget,
-                                 Qt::DockWidgetArea area)
+QDockWidget *MainWindow::addDock(const QString &title, const QString &name, QWidget *widget, Qt::DockWidgetArea area)
 {
     auto *dock = new QDockWidget(title, this);
     dock->setObjectName(name);
@@ -240,7 +240,8 @@ void MainWindow::buildMenus()
     });
 
     QMenu *build = menuBar()->addMenu(tr("&Build"));
-    build->addAction(tr("&Compile Now"), this, &MainWindow::compileNow)->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_B));
+    build->addAction(tr("&Compile Now"), this, &MainWindow::compileNow)
+        ->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_B));
     QAction *runAction = build->addAction(tr("&Run"), this, &MainWindow::runNow);
     runAction->setShortcuts({QKeySequence(Qt::CTRL | Qt::Key_Return), QKeySequence(Qt::CTRL | Qt::Key_Enter)});
     runAction->setShortcutContext(Qt::ApplicationShortcut);
@@ -345,7 +346,7 @@ void MainWindow::wireRun()
         if (!r.steps.isEmpty()) {
             const StepResult &s = r.steps.first();
             m_inspector->setLaunch(s.grid, s.block);
-            m_launch->setOccupancy(RunController::occupancyText(s.occupancy, s.limits.numRegs) +
+            m_launch->setOccupancy(occupancyText(s.occupancy, s.limits.numRegs) +
                                    tr(", %1 B static shared").arg(s.limits.staticSharedBytes));
         }
         // The inspector's refresh (statistics, image conversion) takes its own
@@ -353,8 +354,8 @@ void MainWindow::wireRun()
         QTimer::singleShot(0, m_inspector, [this] { m_inspector->afterRun(); });
         const bool frame = play && !r.error && m_run->isPlaying();
         if (!frame) {
-            if (auto *dock = findChild<QDockWidget *>(r.error ? QStringLiteral("logDock")
-                                                              : QStringLiteral("resultsDock"))) {
+            if (auto *dock =
+                    findChild<QDockWidget *>(r.error ? QStringLiteral("logDock") : QStringLiteral("resultsDock"))) {
                 dock->raise(); // a failure's story is in the log; a result's in Results
             }
         }
@@ -424,7 +425,8 @@ void MainWindow::openFileDialog()
 
 void MainWindow::updateTitle()
 {
-    setWindowTitle(QStringLiteral("%1%2 — Kernel Playground").arg(m_doc->displayName(), isProjectModified() ? "*" : ""));
+    setWindowTitle(
+        QStringLiteral("%1%2 — Kernel Playground").arg(m_doc->displayName(), isProjectModified() ? "*" : ""));
 }
 
 void MainWindow::refreshDeviceStatus()
@@ -501,9 +503,9 @@ void MainWindow::saveProject()
 
 void MainWindow::saveProjectAs()
 {
-    const QString suggested =
-        m_doc->path().isEmpty() ? QFileInfo(m_doc->displayName()).completeBaseName() + QStringLiteral(".kpg")
-                                : m_doc->path();
+    const QString suggested = m_doc->path().isEmpty()
+                                  ? QFileInfo(m_doc->displayName()).completeBaseName() + QStringLiteral(".kpg")
+                                  : m_doc->path();
     QString path = QFileDialog::getSaveFileName(this, tr("Save Project As"), suggested, tr("Projects (*.kpg)"));
     if (path.isEmpty()) {
         return;

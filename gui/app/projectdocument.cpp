@@ -161,7 +161,7 @@ CompileRequest ProjectDocument::compileRequest(int ccMajor, int ccMinor) const
 
 QString ProjectDocument::displayName() const
 {
-    return !m_path.isEmpty()         ? QFileInfo(m_path).fileName()
+    return !m_path.isEmpty()        ? QFileInfo(m_path).fileName()
            : m_sourcePath.isEmpty() ? tr("untitled")
                                     : QFileInfo(m_sourcePath).fileName();
 }
@@ -368,7 +368,9 @@ void ProjectDocument::revalidate()
         Q_EMIT validationChanged();
     };
     if (m_project.launches.isEmpty()) {
-        v.error = Error{QStringLiteral("project"), Error::Code::BadInput, {},
+        v.error = Error{QStringLiteral("project"),
+                        Error::Code::BadInput,
+                        {},
                         tr("No launch step yet: this kernel has no project around it. Open a .kpg "
                            "project, or save this one and add buffers and a launch step.")};
         v.error->path = QStringLiteral("launches");
@@ -384,22 +386,18 @@ void ProjectDocument::revalidate()
         return done();
     }
     v.warnings = r->warnings;
-    for (const QVariant &value : r->body.value(QStringLiteral("steps")).toList()) {
-        const QVariantMap st = value.toMap();
-        const QVariantList g = st.value(QStringLiteral("grid")).toList();
-        const QVariantList b = st.value(QStringLiteral("block")).toList();
-        const qint64 perBlock = b[0].toLongLong() * b[1].toLongLong() * b[2].toLongLong();
-        const qint64 threads = g[0].toLongLong() * g[1].toLongLong() * g[2].toLongLong() * perBlock;
+    for (const RunStep &st : r->request.steps) {
+        const qint64 perBlock = qint64(st.block[0]) * st.block[1] * st.block[2];
+        const qint64 threads = qint64(st.grid[0]) * st.grid[1] * st.grid[2] * perBlock;
         v.resolved << tr("grid (%1, %2, %3) × block (%4, %5, %6) = %7 threads")
-                          .arg(g[0].toLongLong())
-                          .arg(g[1].toLongLong())
-                          .arg(g[2].toLongLong())
-                          .arg(b[0].toLongLong())
-                          .arg(b[1].toLongLong())
-                          .arg(b[2].toLongLong())
+                          .arg(st.grid[0])
+                          .arg(st.grid[1])
+                          .arg(st.grid[2])
+                          .arg(st.block[0])
+                          .arg(st.block[1])
+                          .arg(st.block[2])
                           .arg(QLocale().toString(threads));
-        v.steps.append({st.value(QStringLiteral("kernel")).toString(), int(perBlock),
-                        st.value(QStringLiteral("shared")).toLongLong()});
+        v.steps.append({st.kernel, int(perBlock), st.sharedBytes});
     }
     done();
 }

@@ -3,6 +3,7 @@
 #include "client/engineclient.h"
 #include "compile/compileservice.h"
 #include "compilecontroller.h"
+#include "core/format.h"
 #include "projectdocument.h"
 #include "run/runner.h"
 
@@ -10,17 +11,6 @@
 #include <QTimer>
 
 namespace Kp {
-
-QString RunController::occupancyText(const Occupancy &o, int registers)
-{
-    return RunController::tr("%1 % (%2 blocks/SM, %3 of %4 warps), limited by %5; %6 registers/thread")
-        .arg(o.ratio * 100, 0, 'f', 0)
-        .arg(o.blocksPerSm)
-        .arg(o.activeWarps)
-        .arg(o.maxWarps)
-        .arg(o.limiter)
-        .arg(registers);
-}
 
 RunController::RunController(EngineClient *engine, ProjectDocument *document, CompileController *compile,
                              QObject *parent)

@@ -45,8 +45,6 @@ public:
     bool isRunning() const { return m_running; }
     /** True while Play goes on (frames one after another). */
     bool isPlaying() const { return m_playing; }
-    /** "100 % (8 blocks/SM, 64 of 64 warps), limited by ...; 12 registers/thread" */
-    static QString occupancyText(const Occupancy &occupancy, int registers);
 
     /** The GPU runs go to (0 = the first). Ignored while a run is in flight. */
     void setDeviceOrdinal(int ordinal);

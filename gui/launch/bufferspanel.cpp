@@ -349,10 +349,10 @@ void BuffersPanel::setDocument(ProjectDocument *doc)
             setMessage(tr("buffer %1 has no contents yet: run once or fix its definition").arg(index));
             return;
         }
-        const Status s = path.endsWith(QLatin1String(".csv"))
-                             ? exportCsv(path, b->spec.dtype, b->shape, b->memory.data())
-                         : path.endsWith(QLatin1String(".png")) ? exportPng(path, b->spec.dtype, b->shape, b->memory.data())
-                                                                : exportNpy(path, b->spec.dtype, b->shape, b->memory.data());
+        const Status s =
+            path.endsWith(QLatin1String(".csv"))   ? exportCsv(path, b->spec.dtype, b->shape, b->memory.data())
+            : path.endsWith(QLatin1String(".png")) ? exportPng(path, b->spec.dtype, b->shape, b->memory.data())
+                                                   : exportNpy(path, b->spec.dtype, b->shape, b->memory.data());
         setMessage(s ? QString() : s.error().message);
         if (s) {
             Q_EMIT logMessage(tr("Exported buffer '%1' to %2").arg(b->spec.name, path));

@@ -404,8 +404,8 @@ void LaunchPanel::setDocument(ProjectDocument *doc)
     const auto showValidation = [this, doc] {
         const Validation &v = doc->validation();
         const int step = qBound(0, m_step, int(v.resolved.size()) - 1);
-        setValidation(v.error ? panelMessage(*v.error, doc->project()) : QString(),
-                      v.error ? v.error->path : QString(), v.warnings, v.error ? QString() : v.resolved.value(step));
+        setValidation(v.error ? panelMessage(*v.error, doc->project()) : QString(), v.error ? v.error->path : QString(),
+                      v.warnings, v.error ? QString() : v.resolved.value(step));
     };
     const auto refused = [this, doc](const Status &s) {
         if (!s) {
@@ -417,9 +417,8 @@ void LaunchPanel::setDocument(ProjectDocument *doc)
     connect(this, &LaunchPanel::edited, doc, [doc, refused](int step, const QString &key, const QJsonValue &value) {
         refused(doc->editLaunch(step, key, value));
     });
-    connect(this, &LaunchPanel::timingEdited, doc, [doc, refused](const QString &key, const QJsonValue &value) {
-        refused(doc->editTiming(key, value));
-    });
+    connect(this, &LaunchPanel::timingEdited, doc,
+            [doc, refused](const QString &key, const QJsonValue &value) { refused(doc->editTiming(key, value)); });
     setProject(doc->project());
 }
 

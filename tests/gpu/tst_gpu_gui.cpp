@@ -3,6 +3,7 @@
 // keeps a time-stepping kernel going.
 
 #include "client/engineclient.h"
+#include "cuda/deviceinfo.h"
 #include "inspector/buffergridmodel.h"
 #include "inspector/bufferinspector.h"
 #include "inspector/imageview.h"
@@ -12,7 +13,6 @@
 #include "results/resultspanel.h"
 #include "results/runhistory.h"
 #include "testutil.h"
-#include "worker/protocol.h"
 
 #include <QLabel>
 #include <QLineEdit>
@@ -61,7 +61,7 @@ private Q_SLOTS:
     {
         QStandardPaths::setTestModeEnabled(true);
         EngineClient client;
-        const Reply r = client.requestSync(Protocol::Type::ListDevices);
+        const Result<DeviceList> r = client.listDevicesSync();
         if (!r) {
             QSKIP(qPrintable(QStringLiteral("no GPU: %1").arg(r.error().message)));
         }

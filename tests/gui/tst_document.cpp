@@ -3,8 +3,8 @@
 // kernel goes to, and what is never overwritten).
 
 #include "fieldplace.h"
-#include "projectdocument.h"
 #include "project/projectio.h"
+#include "projectdocument.h"
 #include "testutil.h"
 
 #include <QDir>
@@ -88,13 +88,16 @@ private Q_SLOTS:
         QTest::addColumn<QString>("message");
         QTest::addColumn<QString>("path");
         QTest::newRow("block of zero threads")
-            << "launches" << 0 << "block" << QJsonValue(QJsonArray{0}) << "launches[0].block" << "launches[0].block[0]";
+            << "launches" << 0 << "block" << QJsonValue(QJsonArray{0}) << "launches[0].block"
+            << "launches[0].block[0]";
         QTest::newRow("buffer shape with a zero")
-            << "buffers" << 2 << "shape" << QJsonValue(QJsonArray{0, 4}) << "buffers[2].shape" << "buffers[2].shape";
-        QTest::newRow("unknown dtype")
-            << "buffers" << 0 << "dtype" << QJsonValue("float33") << "buffers[0].dtype" << "buffers[0].dtype";
+            << "buffers" << 2 << "shape" << QJsonValue(QJsonArray{0, 4}) << "buffers[2].shape"
+            << "buffers[2].shape";
+        QTest::newRow("unknown dtype") << "buffers" << 0 << "dtype" << QJsonValue("float33") << "buffers[0].dtype"
+                                       << "buffers[0].dtype";
         QTest::newRow("scalar value not a number")
-            << "scalars" << 0 << "value" << QJsonValue("many") << "scalars[0].value" << "scalars[0].value";
+            << "scalars" << 0 << "value" << QJsonValue("many") << "scalars[0].value"
+            << "scalars[0].value";
     }
 
     void refusedEditChangesNothing()
@@ -109,8 +112,8 @@ private Q_SLOTS:
         KP_VERIFY_RESULT(doc.openProject(kVectorAdd));
         const QByteArray before = serializeProject(doc.project());
         QSignalSpy changed(&doc, &ProjectDocument::projectChanged);
-        const Status s = list == "launches" ? doc.editLaunch(index, field, value)
-                                            : doc.editListItem(list, index, field, value);
+        const Status s =
+            list == "launches" ? doc.editLaunch(index, field, value) : doc.editListItem(list, index, field, value);
         QVERIFY(!s);
         QVERIFY2(s.error().message.startsWith(message), qPrintable(s.error().message));
         QVERIFY2(s.error().path.startsWith(path), qPrintable(s.error().path));
@@ -250,19 +253,32 @@ private Q_SLOTS:
     {
         QTest::addColumn<QString>("path");
         QTest::addColumn<QString>("place");
-        QTest::newRow("grid axis") << "launches[0].grid[1]" << "step 1, grid y";
-        QTest::newRow("block axis") << "launches[1].block[0]" << "step 2, block x";
-        QTest::newRow("whole block") << "launches[0].block" << "step 1, block";
-        QTest::newRow("argument") << "launches[0].args[2]" << "step 1, argument 3";
-        QTest::newRow("argument count") << "launches[0].args" << "step 1, arguments";
-        QTest::newRow("shared memory") << "launches[0].sharedBytes" << "step 1, dynamic shared memory";
-        QTest::newRow("kernel") << "launches[0].kernel" << "step 1, kernel";
-        QTest::newRow("buffer by name") << "buffers[2].shape" << "buffer c, shape";
-        QTest::newRow("buffer init file") << "buffers[0].init.file" << "buffer a, init.file";
-        QTest::newRow("buffer past the end") << "buffers[9].dtype" << "buffer 10, dtype";
-        QTest::newRow("scalar by name") << "scalars[0].value" << "scalar n, value";
-        QTest::newRow("timing") << "timing.mode" << "timing, mode";
-        QTest::newRow("unknown stays") << "format" << "format";
+        QTest::newRow("grid axis") << "launches[0].grid[1]"
+                                   << "step 1, grid y";
+        QTest::newRow("block axis") << "launches[1].block[0]"
+                                    << "step 2, block x";
+        QTest::newRow("whole block") << "launches[0].block"
+                                     << "step 1, block";
+        QTest::newRow("argument") << "launches[0].args[2]"
+                                  << "step 1, argument 3";
+        QTest::newRow("argument count") << "launches[0].args"
+                                        << "step 1, arguments";
+        QTest::newRow("shared memory") << "launches[0].sharedBytes"
+                                       << "step 1, dynamic shared memory";
+        QTest::newRow("kernel") << "launches[0].kernel"
+                                << "step 1, kernel";
+        QTest::newRow("buffer by name") << "buffers[2].shape"
+                                        << "buffer c, shape";
+        QTest::newRow("buffer init file") << "buffers[0].init.file"
+                                          << "buffer a, init.file";
+        QTest::newRow("buffer past the end") << "buffers[9].dtype"
+                                             << "buffer 10, dtype";
+        QTest::newRow("scalar by name") << "scalars[0].value"
+                                        << "scalar n, value";
+        QTest::newRow("timing") << "timing.mode"
+                                << "timing, mode";
+        QTest::newRow("unknown stays") << "format"
+                                       << "format";
     }
 
     void fieldPlaceWordsThePath()

@@ -2,12 +2,12 @@
 // and --screenshot as a user would run it.
 
 #include "client/engineclient.h"
+#include "cuda/deviceinfo.h"
 #include "editor/codeeditor.h"
 #include "editor/cudalexer.h"
 #include "editor/ptxview.h"
 #include "mainwindow.h"
 #include "testutil.h"
-#include "worker/protocol.h"
 
 #include <QFile>
 #include <QImage>
@@ -102,16 +102,15 @@ private Q_SLOTS:
     void statusSaysWhatMachineHas()
     {
         EngineClient engine;
-        const Reply truth = engine.requestSync(Protocol::Type::ListDevices);
+        const Result<DeviceList> truth = engine.listDevicesSync();
         MainWindow w(&engine);
         w.show();
         w.refreshDeviceStatus();
         QTRY_VERIFY_WITH_TIMEOUT(w.deviceStatusKnown(), 15000);
         if (truth) {
-            const QVariantMap d = truth->value("devices").toList().first().toMap();
-            QVERIFY2(w.deviceStatusText().startsWith(d.value("name").toString()), qPrintable(w.deviceStatusText()));
-            QVERIFY(w.deviceStatusText().contains(
-                QString("compute %1.%2").arg(d.value("ccMajor").toInt()).arg(d.value("ccMinor").toInt())));
+            const DeviceInfo &d = truth->devices.first();
+            QVERIFY2(w.deviceStatusText().startsWith(d.name), qPrintable(w.deviceStatusText()));
+            QVERIFY(w.deviceStatusText().contains(QString("compute %1.%2").arg(d.ccMajor).arg(d.ccMinor)));
         } else if (truth.error().code == Error::Code::NoDriver) {
             QCOMPARE(w.deviceStatusText(), QString("No NVIDIA driver found: compile-only mode"));
         } else {

@@ -91,7 +91,7 @@ private Q_SLOTS:
         QCOMPARE(lp->argumentTable()->item(4, 0)->text(), QString("scale"));
         QCOMPARE(lp->argumentTable()->item(4, 1)->text(), QString("float"));
         QCOMPARE(lp->messageLabel()->text(),
-                 QString("launches[0].args: kernel 'vectorAdd' takes 5 parameters (a, b, c, n, scale); 4 are bound"));
+                 QString("step 1, arguments: kernel 'vectorAdd' takes 5 parameters (a, b, c, n, scale); 4 are bound"));
         QVERIFY(!lp->runButton()->isEnabled());
         // Binding the new parameter fixes it.
         auto *combo = qobject_cast<QComboBox *>(lp->argumentTable()->cellWidget(4, 2));
@@ -113,7 +113,7 @@ private Q_SLOTS:
         lp->gridField(0)->setText("ceil_div(m, block.x)");
         Q_EMIT lp->gridField(0)->editingFinished();
         QTRY_VERIFY(!lp->gridField(0)->toolTip().isEmpty());
-        QVERIFY2(lp->gridField(0)->toolTip().startsWith("launches[0].grid[0]: unknown variable 'm' in "
+        QVERIFY2(lp->gridField(0)->toolTip().startsWith("step 1, grid x: unknown variable 'm' in "
                                                         "'ceil_div(m, block.x)'; known: a.n"),
                  qPrintable(lp->gridField(0)->toolTip()));
         QVERIFY(lp->gridField(0)->styleSheet().contains("border"));
@@ -127,7 +127,7 @@ private Q_SLOTS:
         lp->blockField(0)->setText("0");
         Q_EMIT lp->blockField(0)->editingFinished();
         QTRY_VERIFY(!lp->messageLabel()->text().isEmpty());
-        QVERIFY2(lp->messageLabel()->text().startsWith("launches[0].block"), qPrintable(lp->messageLabel()->text()));
+        QVERIFY2(lp->messageLabel()->text().startsWith("step 1, block"), qPrintable(lp->messageLabel()->text()));
         QCOMPARE(w.project().launches[0].block.first(), QString("256")); // the valid project stays
     }
 
@@ -141,7 +141,7 @@ private Q_SLOTS:
         t->item(2, 2)->setText("0, 4");
         auto *msg = w.buffersPanel()->findChild<QLabel *>("buffersMessage");
         QVERIFY(msg);
-        QTRY_COMPARE(msg->text(), QString("buffers[2].shape: expected 1 to 3 positive integers, got [0, 4]"));
+        QTRY_COMPARE(msg->text(), QString("buffer c, shape: expected 1 to 3 positive integers, got [0, 4]"));
         QTRY_COMPARE(t->item(2, 2)->text(), QString("1048576")); // the table shows the project again
         t->item(2, 1)->setText("float64");
         QTRY_COMPARE(w.project().buffers[2].dtype, DType::Float64);
@@ -164,7 +164,7 @@ private Q_SLOTS:
                      QString("grid (4, 1, 1) × block (256, 1, 1) = 1,024 threads"));
         t->item(0, 2)->setText("2.5");
         auto *msg = w.buffersPanel()->findChild<QLabel *>("buffersMessage");
-        QTRY_COMPARE(msg->text(), QString("scalars[0].value: 2.5 is not an integer (type int32)"));
+        QTRY_COMPARE(msg->text(), QString("scalar n, value: 2.5 is not an integer (type int32)"));
         QCOMPARE(w.project().scalars[0].value, 1000.0);
     }
 
