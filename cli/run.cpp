@@ -6,6 +6,7 @@
 #include "compile/compiler.h"
 #include "cuda/deviceinfo.h"
 #include "project/projectio.h"
+#include "run/projectcompile.h"
 #include "run/runjson.h"
 #include "run/runner.h"
 
@@ -194,14 +195,7 @@ int runCommand(const QStringList &args)
         device = list.devices[a.device];
     }
 
-    CompileRequest req;
-    req.source = project.sourceText;
-    req.fileName = project.sourceFile.isEmpty() ? QFileInfo(a.project).completeBaseName() + QStringLiteral(".cu")
-                                                : QFileInfo(project.sourceFile).fileName();
-    req.projectDir = project.dir();
-    req.options = compileOptionsFor(project);
-    req.deviceCcMajor = device ? device->ccMajor : 0;
-    req.deviceCcMinor = device ? device->ccMinor : 0;
+    const CompileRequest req = compileRequestFor(project, device ? device->ccMajor : 0, device ? device->ccMinor : 0);
     Compiler compiler;
     const Result<CompileResult> compiled = compiler.compile(req);
     if (!compiled) {

@@ -10,8 +10,11 @@ CompileRequest compileRequestFor(const Project &project, int ccMajor, int ccMino
 {
     CompileRequest req;
     req.source = project.sourceText;
-    req.fileName =
-        project.sourceFile.isEmpty() ? QStringLiteral("kernel.cu") : QFileInfo(project.sourceFile).fileName();
+    // Diagnostics name this file: the kernel's own, or for an inline source
+    // the project's name ("p.kpg" -> "p.cu").
+    req.fileName = !project.sourceFile.isEmpty() ? QFileInfo(project.sourceFile).fileName()
+                   : !project.path.isEmpty()     ? QFileInfo(project.path).completeBaseName() + QStringLiteral(".cu")
+                                                 : QStringLiteral("kernel.cu");
     // NVRTC reads headers from real folders only: a preset inside the program
     // (":/presets/...") or an unsaved project has none.
     if (!project.path.isEmpty() && !project.path.startsWith(QLatin1Char(':'))) {

@@ -138,7 +138,7 @@ void ProjectDocument::setLoaded(Project project, const QString &kpgPath, const Q
 
 QString ProjectDocument::sourceFileName() const
 {
-    return m_sourcePath.isEmpty() ? QStringLiteral("kernel.cu") : QFileInfo(m_sourcePath).fileName();
+    return m_sourcePath.isEmpty() ? compileRequestFor(m_project).fileName : QFileInfo(m_sourcePath).fileName();
 }
 
 QString ProjectDocument::sourceDir() const
@@ -152,7 +152,6 @@ QString ProjectDocument::sourceDir() const
 CompileRequest ProjectDocument::compileRequest(int ccMajor, int ccMinor) const
 {
     CompileRequest req = compileRequestFor(m_project, ccMajor, ccMinor);
-    req.fileName = sourceFileName();
     if (req.projectDir.isEmpty()) {
         req.projectDir = sourceDir(); // a bare .cu includes from its own folder
     }

@@ -82,7 +82,7 @@ public:
     const Project &project() const { return m_project; }
     /** The .kpg the project lives in; empty for an unsaved project or a preset. */
     QString path() const { return m_path; }
-    /** The kernel's file name as diagnostics name it ("vector_add.cu"; "kernel.cu" when it has none). */
+    /** The kernel's file name as diagnostics name it ("vector_add.cu"; "p.cu" inline in p.kpg; else "kernel.cu"). */
     QString sourceFileName() const;
     /** The folder that holds the source, when it is a real folder (include paths); else empty. */
     QString sourceDir() const;

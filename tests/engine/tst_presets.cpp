@@ -3,6 +3,7 @@
 
 #include "compile/compiler.h"
 #include "project/projectio.h"
+#include "run/projectcompile.h"
 #include "run/runner.h"
 #include "testutil.h"
 
@@ -35,10 +36,7 @@ private Q_SLOTS:
         QVERIFY(!p->title.isEmpty());
         QVERIFY(!p->description.isEmpty());
         QVERIFY(QFileInfo::exists(QFileInfo(path).dir().filePath("README.md")));
-        CompileRequest req;
-        req.source = p->sourceText;
-        req.fileName = p->sourceFile;
-        req.options = compileOptionsFor(*p);
+        const CompileRequest req = compileRequestFor(*p);
         const auto compiled = Compiler(Compiler::Config{QStringLiteral("-"), 0}).compile(req);
         KP_VERIFY_RESULT(compiled);
         QVERIFY2(compiled->ok, qPrintable(compiled->log));

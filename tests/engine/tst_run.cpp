@@ -5,6 +5,7 @@
 #include "client/engineclient.h"
 #include "compile/compiler.h"
 #include "project/projectio.h"
+#include "run/projectcompile.h"
 #include "run/runjson.h"
 #include "run/runner.h"
 #include "testutil.h"
@@ -84,9 +85,7 @@ private:
             return s.error();
         }
         // Template instances come from the project's name expressions.
-        CompileRequest req;
-        req.source = p->sourceText;
-        req.options = compileOptionsFor(*p);
+        const CompileRequest req = compileRequestFor(*p);
         auto c = Compiler(Compiler::Config{QStringLiteral("-"), 0}).compile(req);
         if (!c) {
             return c.error();

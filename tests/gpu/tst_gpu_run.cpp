@@ -8,6 +8,7 @@
 #include "compile/compiler.h"
 #include "cuda/deviceinfo.h"
 #include "project/projectio.h"
+#include "run/projectcompile.h"
 #include "run/runner.h"
 #include "testutil.h"
 #include "worker/protocol.h"
@@ -172,12 +173,7 @@ private:
             return r;
         }
         r.project = *p;
-        CompileRequest req;
-        req.source = r.project.sourceText;
-        req.fileName = QStringLiteral("kernels.cu");
-        req.options = compileOptionsFor(r.project);
-        req.deviceCcMajor = m_device.ccMajor;
-        req.deviceCcMinor = m_device.ccMinor;
+        const CompileRequest req = compileRequestFor(r.project, m_device.ccMajor, m_device.ccMinor);
         auto c = m_compiler->compile(req);
         if (!c || !c->ok) {
             r.result.error = c ? Error{"test", Error::Code::CompileError, {}, c->log} : c.error();
