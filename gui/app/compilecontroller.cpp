@@ -43,10 +43,15 @@ void CompileController::setDevice(int ccMajor, int ccMinor)
     }
 }
 
+void CompileController::syncSource()
+{
+    m_doc->setSourceText(m_editor->text());
+}
+
 void CompileController::compileNow()
 {
     m_timer->stop();
-    m_doc->setSourceText(m_editor->text());
+    syncSource();
     const CompileRequest req = m_doc->compileRequest(m_ccMajor, m_ccMinor);
     m_options = req.options.toVariant();
     const quint64 revision = m_revision;

@@ -35,6 +35,8 @@ public:
 
     /** Compiles the editor's text now. */
     void compileNow();
+    /** Gives the document the editor's text without compiling (a run compiles it itself). */
+    void syncSource();
     /** The result for the editor's current text, once it has arrived. */
     const CompileResult &last() const { return m_last; }
     /** A counter that changes with every edit of the text: work for an older value is stale. */

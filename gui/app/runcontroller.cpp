@@ -94,7 +94,10 @@ void RunController::start(bool play)
     if (m_running) {
         return;
     }
-    m_compile->compileNow(); // the document takes the editor's text; Problems follow this run's source
+    // The run compiles the editor's text as it is now; the editor's own compile
+    // (Problems, PTX) follows on its timer. Compiling for the editor here
+    // would run the disassembler and revalidate on every Play frame.
+    m_compile->syncSource();
     Project p = m_doc->project();
     if (play) {
         p.timing.enabled = false; // frames as fast as they come; timing is for Run

@@ -17,6 +17,10 @@ Disassembler::~Disassembler()
     // connections first.
     for (QProcess *proc : findChildren<QProcess *>(Qt::FindDirectChildrenOnly)) {
         proc->disconnect(this);
+        // Ended and reaped here rather than by QProcess's destructor, which
+        // would warn that it destroys a running process.
+        proc->kill();
+        proc->waitForFinished(1000);
     }
 }
 
