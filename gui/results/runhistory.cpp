@@ -1,6 +1,7 @@
 #include "results/runhistory.h"
 
 #include "core/format.h"
+#include "run/runjson.h"
 
 #include <QBrush>
 #include <QColor>
@@ -350,6 +351,9 @@ QByteArray RunHistoryModel::toJson() const
             o.insert(QStringLiteral("error"), QJsonObject::fromVariantMap(r.result.error->toVariant()));
             o.insert(QStringLiteral("failedStep"), r.result.failedStep);
         }
+        // The whole result in the one form `kpg run --json` writes (docs/kpg-run-json.md),
+        // so tools read a GUI export and a kpg run alike.
+        o.insert(QStringLiteral("result"), runResultToJson(r.result));
         runs.append(o);
     }
     return QJsonDocument(runs).toJson(QJsonDocument::Indented);

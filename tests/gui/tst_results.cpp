@@ -7,6 +7,7 @@
 #include "plots/timingchart.h"
 #include "results/resultspanel.h"
 #include "results/runhistory.h"
+#include "run/runjson.h"
 
 #include <QAbstractItemModelTester>
 #include <QFile>
@@ -308,6 +309,10 @@ private Q_SLOTS:
         QCOMPARE(second["error"].toObject()["code"].toString(), QString("fault"));
         QCOMPARE(second["error"].toObject()["message"].toString(), QString("too many resources requested for launch"));
         QCOMPARE(second["samplesMs"].toArray().size(), 0);
+        // Each run also carries its result in kpg run --json's form.
+        QCOMPARE(first["result"].toObject(), runResultToJson(run.result));
+        QCOMPARE(first["result"].toObject()["timing"].toObject()["samplesMs"].toArray(), samples);
+        QCOMPARE(second["result"].toObject()["error"].toObject()["code"].toString(), QString("fault"));
     }
 
     void exportToBadPathFails()
