@@ -62,25 +62,24 @@ private Q_SLOTS:
     {
         QFETCH(QString, word);
         QFETCH(int, style);
-        EngineClient engine;
-        MainWindow w(&engine);
-        KP_VERIFY_RESULT(w.openSource(":/presets/vector_add/vector_add.cu"));
-        w.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&w));
-        QCOMPARE(QString(w.editor()->lexer()->language()), QString("CUDA"));
-        QVERIFY(qobject_cast<CudaLexer *>(w.editor()->lexer()));
+        // The editor alone: no window, no engine, no worker process.
+        CodeEditor editor;
+        editor.setText(presetSource());
+        editor.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&editor));
+        QCOMPARE(QString(editor.lexer()->language()), QString("CUDA"));
+        QVERIFY(qobject_cast<CudaLexer *>(editor.lexer()));
         // Styling is lazy; make Scintilla style the whole document.
-        w.editor()->SendScintilla(QsciScintilla::SCI_COLOURISE, 0, -1);
-        const int pos = w.editor()->text().toUtf8().indexOf(word.toUtf8());
+        editor.SendScintilla(QsciScintilla::SCI_COLOURISE, 0, -1);
+        const int pos = editor.text().toUtf8().indexOf(word.toUtf8());
         QVERIFY(pos >= 0);
-        QCOMPARE(w.editor()->styleAt(pos), style);
+        QCOMPARE(editor.styleAt(pos), style);
     }
 
     void editorFontIsMonospaced()
     {
-        EngineClient engine;
-        MainWindow w(&engine);
-        const QFontMetrics fm(w.editor()->lexer()->font(QsciLexerCPP::Identifier));
+        CodeEditor editor;
+        const QFontMetrics fm(editor.lexer()->font(QsciLexerCPP::Identifier));
         QCOMPARE(fm.horizontalAdvance("iiii"), fm.horizontalAdvance("MMMM"));
     }
 
