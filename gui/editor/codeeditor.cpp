@@ -148,14 +148,16 @@ void CodeEditor::changeEvent(QEvent *event)
 
 CodeEditor::~CodeEditor()
 {
-    if (m_apisPreparing && m_apis) {
-        // Let the preparation finish on its own: the QsciAPIs leaves the
-        // lexer's children and deletes itself when its thread is done. It
-        // touches nothing of the editor or the lexer on the way.
-        m_apis->setParent(nullptr);
-        QsciAPIs *apis = m_apis;
-        connect(apis, &QsciAPIs::apiPreparationFinished, apis, &QObject::deleteLater);
-        connect(apis, &QsciAPIs::apiPreparationCancelled, apis, &QObject::deleteLater);
+    if (m_apisPreparing && m_apis && m_lexer) {
+        // Let the preparation finish on its own. Its thread reads the lexer
+        // (word separators), so the lexer outlives the editor with its APIs
+        // and both are deleted once the thread is done (an editor destroyed
+        // within milliseconds of its creation crashed there otherwise).
+        setLexer(nullptr);
+        m_lexer->setParent(nullptr);
+        QObject *lexer = m_lexer;
+        connect(m_apis, &QsciAPIs::apiPreparationFinished, lexer, &QObject::deleteLater);
+        connect(m_apis, &QsciAPIs::apiPreparationCancelled, lexer, &QObject::deleteLater);
     }
 }
 
