@@ -2,6 +2,7 @@
 
 #include "cuda/nvrtcapi.h"
 #include "logparse.h"
+#include "nvrtcjob.h"
 
 #include <QCryptographicHash>
 #include <QDir>
@@ -81,6 +82,40 @@ Compiler::Compiler(Config config)
         dir.clear();
     }
     m_cache = std::make_unique<CompileCache>(dir, config.cacheLimitBytes);
+    m_isolated = config.isolated;
+    m_timeoutMs = config.timeoutMs;
+    if (m_timeoutMs <= 0) {
+        bool ok = false;
+        const double s = qEnvironmentVariable("KPG_COMPILE_TIMEOUT").toDouble(&ok);
+        m_timeoutMs = ok && s > 0 ? int(qMin(s * 1000.0, 1e9)) : 60000;
+    }
+    if (m_isolated) {
+        m_process = std::make_unique<CompilerProcess>();
+    }
+}
+
+void Compiler::cancelRunning()
+{
+    if (m_process) {
+        m_process->cancel();
+    }
+}
+
+QString Compiler::sandboxState() const
+{
+    return m_process ? m_process->sandboxState() : QStringLiteral("not sandboxed: NVRTC runs in this process");
+}
+
+QString Compiler::timeoutMessage(int timeoutMs)
+{
+    const QString seconds =
+        timeoutMs % 1000 == 0 ? QString::number(timeoutMs / 1000) : QString::number(timeoutMs / 1000.0, 'g', 3);
+    return QStringLiteral("compile took longer than %1 s and was stopped").arg(seconds);
+}
+
+QString Compiler::crashMessage()
+{
+    return QStringLiteral("the compiler crashed on this source");
 }
 
 QString Compiler::defaultCacheDir()
@@ -385,54 +420,40 @@ Result<CompileResult> Compiler::compile(const CompileRequest &request)
         }
     }
 
-    // Compile.
-    std::vector<const char *> headerNames;
-    std::vector<const char *> headerSources;
-    for (const auto &[name, text] : virtualHeaders()) {
-        headerNames.push_back(name.constData());
-        headerSources.push_back(text.constData());
+    // Compile: in kpg-compiler, or here.
+    NvrtcJob job;
+    job.source = source;
+    job.programName = request.fileName.toUtf8();
+    job.options = opts;
+    job.nameExpressions = nameExprs;
+    job.headers = virtualHeaders();
+    Result<NvrtcOutput> ran = NvrtcOutput{};
+    if (m_process) {
+        QStringList userDirs = o.includeDirs;
+        if (!request.projectDir.isEmpty()) {
+            userDirs.prepend(request.projectDir);
+        }
+        ran = m_process->run(job, userDirs, m_timeoutMs);
+        if (!ran && (ran.error().code == Error::Code::WorkerDied || ran.error().code == Error::Code::Timeout)) {
+            // An ordinary failed compile with one message; never cached, so
+            // the same source is tried again (a fresh process) next time.
+            Diagnostic d;
+            d.file = request.fileName;
+            d.message = ran.error().code == Error::Code::Timeout ? timeoutMessage(m_timeoutMs) : crashMessage();
+            result.diagnostics.append(d);
+            result.ok = false;
+            return result;
+        }
+    } else {
+        ran = runNvrtcJob(nv, job);
     }
-    const QByteArray programName = request.fileName.toUtf8();
-    nvrtcProgram prog = nullptr;
-    if (const nvrtcResult r = nv.nvrtcCreateProgram(&prog, source.constData(), programName.constData(),
-                                                    int(headerNames.size()), headerSources.data(), headerNames.data());
-        r != NVRTC_SUCCESS) {
-        return nv.error(r, "nvrtcCreateProgram");
+    if (!ran) {
+        return ran.error();
     }
-    // Destroyed on every path.
-    struct ProgramGuard
-    {
-        const NvrtcApi &nv;
-        nvrtcProgram &p;
-        ~ProgramGuard() { nv.nvrtcDestroyProgram(&p); }
-    } guard{nv, prog};
-
-    QList<QByteArray> exprBytes;
-    for (const QString &e : nameExprs) {
-        exprBytes << e.toUtf8();
-        nv.nvrtcAddNameExpression(prog, exprBytes.last().constData());
-    }
-    QList<QByteArray> optBytes;
-    std::vector<const char *> optPtrs;
-    for (const QString &s : opts) {
-        optBytes << s.toUtf8();
-    }
-    for (const QByteArray &b : optBytes) {
-        optPtrs.push_back(b.constData());
-    }
-    QElapsedTimer timer;
-    timer.start();
-    const nvrtcResult cr = nv.nvrtcCompileProgram(prog, int(optPtrs.size()), optPtrs.data());
-    result.compileMs = double(timer.nsecsElapsed()) / 1e6;
-
-    size_t logSize = 0;
-    nv.nvrtcGetProgramLogSize(prog, &logSize);
-    QByteArray log(qsizetype(logSize), '\0');
-    if (logSize > 0) {
-        nv.nvrtcGetProgramLog(prog, log.data());
-        log.chop(1); // trailing NUL
-    }
-    result.log = QString::fromUtf8(log);
+    NvrtcOutput &out = ran.value();
+    const nvrtcResult cr = nvrtcResult(out.status);
+    result.compileMs = out.compileMs;
+    result.log = out.log;
     const QList<Diagnostic> parsed = parseDiagnostics(result.log);
     result.diagnostics.append(parsed);
 
@@ -453,7 +474,7 @@ Result<CompileResult> Compiler::compile(const CompileRequest &request)
             }
         }
     } else if (cr != NVRTC_SUCCESS && cr != NVRTC_ERROR_COMPILATION) {
-        result.diagnostics.append(optionsError(nv.error(cr, "nvrtcCompileProgram").message));
+        result.diagnostics.append(optionsError(out.statusText));
     }
 
     // Name-map errors are about the user's name expressions, not the source.
@@ -466,34 +487,15 @@ Result<CompileResult> Compiler::compile(const CompileRequest &request)
     }
 
     if (cr == NVRTC_SUCCESS) {
-        size_t ptxSize = 0;
-        nv.nvrtcGetPTXSize(prog, &ptxSize);
-        result.ptx.resize(qsizetype(ptxSize));
-        nv.nvrtcGetPTX(prog, result.ptx.data());
-        if (!result.ptx.isEmpty() && result.ptx.endsWith('\0')) {
-            result.ptx.chop(1);
-        }
+        result.ptx = std::move(out.ptx);
         if (real) {
-            size_t cubinSize = 0;
-            nv.nvrtcGetCUBINSize(prog, &cubinSize);
-            result.cubin.resize(qsizetype(cubinSize));
-            nv.nvrtcGetCUBIN(prog, result.cubin.data());
+            result.cubin = std::move(out.cubin);
         }
     }
 
     // Kernels with lowered names and resources.
     const QHash<QString, KernelResources> res = parsePtxasInfo(result.log);
-    auto lowered = [&](const QString &expr) -> QString {
-        if (cr != NVRTC_SUCCESS) {
-            return {};
-        }
-        const QByteArray e = expr.toUtf8();
-        const char *name = nullptr;
-        if (nv.nvrtcGetLoweredName(prog, e.constData(), &name) == NVRTC_SUCCESS && name) {
-            return QString::fromLatin1(name);
-        }
-        return {};
-    };
+    auto lowered = [&](const QString &expr) -> QString { return out.loweredNames.value(expr); };
     for (const KernelSignature &s : sigs) {
         auto info = [&](const KernelSignature &sig, const QString &name, const QString &low) {
             KernelInfo k;

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "compilecache.h"
+#include "compilerprocess.h"
 #include "compiletypes.h"
 
 #include <QList>
@@ -15,6 +16,12 @@ namespace Kp {
  * CompileService runs it on a pool thread, kpg on its main thread. The
  * in-memory virtual headers (cstdint, cassert, ...) fill gaps in what NVRTC
  * ships, and the CUDA include folders are added to every compile.
+ *
+ * Isolated (the default), NVRTC itself runs in the sandboxed kpg-compiler
+ * child (CompilerProcess): a crash or a compile past the time limit becomes a
+ * failed CompileResult with one message, and the next compile gets a fresh
+ * process. Checks, options, the cache and reading the result stay here, so a
+ * cache hit never leaves this process.
  */
 class Compiler
 {
@@ -23,6 +30,10 @@ public:
     {
         QString cacheDir; ///< empty: defaultCacheDir(); "-" : memory only
         qint64 cacheLimitBytes = 256ll * 1024 * 1024;
+        /** NVRTC in kpg-compiler (true) or in this process (tests and benchmarks compare both). */
+        bool isolated = true;
+        /** Isolated compiles past this are stopped; 0: $KPG_COMPILE_TIMEOUT seconds, else 60 s. */
+        int timeoutMs = 0;
     };
 
     Compiler();
@@ -32,6 +43,19 @@ public:
     Result<CompileResult> compile(const CompileRequest &request);
 
     CompileCache &cache() { return *m_cache; }
+
+    /** Stops the compile now running in kpg-compiler, if any; it returns Error::Code::Cancelled. Any thread. */
+    void cancelRunning();
+    /** The compile time limit in milliseconds. */
+    int timeoutMs() const { return m_timeoutMs; }
+    bool isolated() const { return m_isolated; }
+    /** How kpg-compiler is sandboxed ("sandboxed (Landlock ABI 7)" or why not); empty before the first compile. */
+    QString sandboxState() const;
+
+    /** The message of a compile stopped after timeoutMs: "compile took longer than 60 s and was stopped". */
+    static QString timeoutMessage(int timeoutMs);
+    /** The message of a compile whose kpg-compiler died. */
+    static QString crashMessage();
 
     /** $KPG_CACHE_DIR, else the user cache folder + "/kernel-playground/nvrtc". */
     static QString defaultCacheDir();
@@ -48,6 +72,9 @@ public:
 
 private:
     std::unique_ptr<CompileCache> m_cache;
+    std::unique_ptr<CompilerProcess> m_process; // null in-process
+    bool m_isolated = true;
+    int m_timeoutMs = 60000;
 };
 
 } // namespace Kp

@@ -10,6 +10,9 @@ CompileService::CompileService(Compiler::Config config, QObject *parent)
 {
     m_pool.setMaxThreadCount(1);
     m_pool.setObjectName(QStringLiteral("kpg-compile"));
+    // The pool thread starts kpg-compiler, whose PR_SET_PDEATHSIG fires when
+    // that thread ends: keep it for the service's life.
+    m_pool.setExpiryTimeout(-1);
 }
 
 CompileService::~CompileService()
@@ -31,6 +34,9 @@ void CompileService::compile(const CompileRequest &request, QObject *context, Ca
             key = QStringLiteral("\x01untagged-%1").arg(++m_untagged);
         }
         schedule = !m_pending.contains(key); // else the queued task will pick up this newer request
+        if (!tag.isEmpty() && tag == m_runningTag) {
+            m_compiler.cancelRunning(); // superseded while NVRTC works on it: no point finishing
+        }
         m_pending.insert(key, Pending{request, context, std::move(callback)});
     }
     if (!schedule) {
@@ -44,9 +50,14 @@ void CompileService::compile(const CompileRequest &request, QObject *context, Ca
                 return;
             }
             p = m_pending.take(key);
+            m_runningTag = key.startsWith(QChar(1)) ? QString() : key;
         }
         const Result<CompileResult> r = m_compiler.compile(p.request);
-        if (!p.context) {
+        {
+            QMutexLocker lock(&m_mutex);
+            m_runningTag.clear();
+        }
+        if (!p.context || (!r && r.error().code == Error::Code::Cancelled)) {
             return;
         }
         QMetaObject::invokeMethod(

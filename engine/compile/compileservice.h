@@ -18,7 +18,8 @@ namespace Kp {
  *
  * Requests with the same tag supersede each other: while one is waiting, a
  * newer one replaces it and the older callback is dropped, which is exactly
- * what compile-as-you-type wants. Thread-safe; callbacks run on context's
+ * what compile-as-you-type wants; one already running in kpg-compiler is
+ * killed (Compiler::cancelRunning) and its callback dropped too. Thread-safe; callbacks run on context's
  * thread, and not at all if context is gone.
  */
 class CompileService : public QObject
@@ -47,6 +48,7 @@ private:
     QMutex m_mutex;
     QHash<QString, Pending> m_pending;
     quint64 m_untagged = 0;
+    QString m_runningTag; // tag of the compile on the pool thread; empty when none or untagged
 };
 
 } // namespace Kp

@@ -1,0 +1,368 @@
+#include "compilerprocess.h"
+
+#include "compiler.h"
+#include "cuda/nvrtcapi.h"
+#include "sandbox.h"
+#include "worker/protocol.h"
+
+#include <QCoreApplication>
+#include <QDeadlineTimer>
+#include <QDir>
+#include <QFileInfo>
+#include <QProcessEnvironment>
+#include <QSet>
+#include <QTemporaryDir>
+
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <vector>
+
+#include <dlfcn.h>
+#include <poll.h>
+#include <spawn.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace Kp {
+
+namespace {
+
+// Replies carry PTX and cubins; a 10,000-kernel source makes tens of MiB.
+constexpr quint32 kMaxReplyBytes = 512u * 1024u * 1024u;
+constexpr int kStartTimeoutMs = 15000;
+
+Error processError(Error::Code code, const QString &message)
+{
+    return Error{QStringLiteral("kpg-compiler"), code, {}, message};
+}
+
+QString selfDir()
+{
+    if (QCoreApplication::instance()) {
+        return QCoreApplication::applicationDirPath();
+    }
+    return QFileInfo(QStringLiteral("/proc/self/exe")).canonicalFilePath().section(QLatin1Char('/'), 0, -2);
+}
+
+} // namespace
+
+CompilerProcess::CompilerProcess() = default;
+
+CompilerProcess::~CompilerProcess()
+{
+    stop();
+}
+
+QString CompilerProcess::programPath()
+{
+    const QString env = qEnvironmentVariable("KPG_COMPILER");
+    if (!env.isEmpty()) {
+        return env;
+    }
+    return QDir(selfDir()).filePath(QStringLiteral("kpg-compiler"));
+}
+
+QString CompilerProcess::sandboxState() const
+{
+    QMutexLocker lock(&m_stateMutex);
+    return m_sandboxState;
+}
+
+void CompilerProcess::cancel()
+{
+    QMutexLocker lock(&m_stateMutex);
+    // The pid is not reaped while m_pid holds it, so it cannot name another process.
+    if (m_busy && m_pid > 0) {
+        m_cancelled = true;
+        ::kill(m_pid, SIGKILL);
+    }
+}
+
+void CompilerProcess::stop()
+{
+    int pid = 0;
+    {
+        QMutexLocker lock(&m_stateMutex);
+        pid = m_pid;
+        m_pid = 0;
+    }
+    if (m_fd >= 0) {
+        ::close(m_fd); // the child reads EOF and exits
+        m_fd = -1;
+    }
+    if (pid > 0) {
+        // Give a healthy child a moment to leave on its own, then make sure.
+        for (int i = 0; i < 50; ++i) {
+            if (::waitpid(pid, nullptr, WNOHANG) == pid) {
+                pid = 0;
+                break;
+            }
+            ::usleep(1000);
+        }
+        if (pid > 0) {
+            ::kill(pid, SIGKILL);
+            ::waitpid(pid, nullptr, 0);
+        }
+    }
+    m_tempDir.reset();
+}
+
+Status CompilerProcess::start(const QStringList &userDirs)
+{
+    const QString program = programPath();
+    if (!QFileInfo(program).isExecutable()) {
+        return processError(
+            Error::Code::WorkerStart,
+            QStringLiteral("cannot start kpg-compiler: %1 is missing; set KPG_COMPILER to its path").arg(program));
+    }
+    const Result<const NvrtcApi *> nv = NvrtcApi::instance();
+    if (!nv) {
+        return nv.error();
+    }
+
+    // The sandbox: what NVRTC needs, and the user's folders of this job.
+    m_tempDir = std::make_unique<QTemporaryDir>(QDir::tempPath() + QStringLiteral("/kpg-compiler-XXXXXX"));
+    QStringList args{QStringLiteral("--serve")};
+    auto allow = [&args](const char *flag, const QString &path) {
+        if (!path.isEmpty() && QFileInfo::exists(path)) {
+            args << QString::fromLatin1(flag) << path;
+        }
+    };
+    for (const QString &d : Compiler::toolkitIncludeDirs()) {
+        allow("--read", d);
+    }
+    for (const QString &d : userDirs) {
+        allow("--read", d);
+    }
+    // NVRTC opens libnvrtc-builtins.so while compiling: its folder needs execute.
+    // libraryPath may be a bare soname the loader resolved; dladdr names the file.
+    QString libFile = (*nv)->libraryPath;
+    Dl_info info{};
+    if (dladdr(reinterpret_cast<void *>((*nv)->nvrtcVersion), &info) != 0 && info.dli_fname) {
+        libFile = QFile::decodeName(info.dli_fname);
+    }
+    const QFileInfo lib(libFile);
+    allow("--exec", lib.absolutePath());
+    allow("--exec", QFileInfo(lib.canonicalFilePath()).absolutePath());
+    for (const char *d : {"/lib", "/lib64", "/usr/lib", "/usr/lib64", "/usr/local/lib"}) {
+        allow("--exec", QString::fromLatin1(d));
+    }
+    allow("--file", QStringLiteral("/etc/ld.so.cache"));
+    if (m_tempDir->isValid()) {
+        allow("--write", m_tempDir->path());
+    }
+    if (qEnvironmentVariable("KPG_COMPILER_SANDBOX") == QLatin1String("0")) {
+        args << QStringLiteral("--no-sandbox");
+    }
+
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("KPG_NVRTC_LIBRARY"), (*nv)->libraryPath); // the library the cache key names
+    if (m_tempDir->isValid()) {
+        env.insert(QStringLiteral("TMPDIR"), m_tempDir->path());
+    }
+
+    int fds[2];
+    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) {
+        return processError(Error::Code::WorkerStart,
+                            QStringLiteral("cannot start kpg-compiler: socketpair: %1").arg(std::strerror(errno)));
+    }
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, fds[1], 0);
+    posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
+
+    QList<QByteArray> argBytes{QFile::encodeName(program)};
+    for (const QString &a : args) {
+        argBytes << QFile::encodeName(a);
+    }
+    std::vector<char *> argv;
+    for (QByteArray &a : argBytes) {
+        argv.push_back(a.data());
+    }
+    argv.push_back(nullptr);
+    QList<QByteArray> envBytes;
+    for (const QString &e : env.toStringList()) {
+        envBytes << e.toLocal8Bit();
+    }
+    std::vector<char *> envp;
+    for (QByteArray &e : envBytes) {
+        envp.push_back(e.data());
+    }
+    envp.push_back(nullptr);
+
+    pid_t pid = 0;
+    const int spawned = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), envp.data());
+    posix_spawn_file_actions_destroy(&actions);
+    ::close(fds[1]);
+    if (spawned != 0) {
+        ::close(fds[0]);
+        return processError(Error::Code::WorkerStart,
+                            QStringLiteral("cannot start %1: %2").arg(program, std::strerror(spawned)));
+    }
+    {
+        QMutexLocker lock(&m_stateMutex);
+        m_pid = pid;
+    }
+    m_fd = fds[0];
+    m_userDirs = userDirs;
+
+    Protocol::Message hello;
+    hello.type = Protocol::Type::Hello;
+    hello.id = m_nextId++;
+    const Result<QVariantMap> answer = exchange(hello, kStartTimeoutMs);
+    if (!answer) {
+        stop();
+        return processError(Error::Code::WorkerStart,
+                            QStringLiteral("kpg-compiler did not start: %1").arg(answer.error().message));
+    }
+    QString state =
+        answer->value(QStringLiteral("sandboxed")).toBool()
+            ? QStringLiteral("sandboxed (Landlock ABI %1)").arg(answer->value(QStringLiteral("landlockAbi")).toInt())
+            : QStringLiteral("not sandboxed: %1").arg(answer->value(QStringLiteral("reason")).toString());
+    {
+        QMutexLocker lock(&m_stateMutex);
+        // Said once per process of ours, not once per restart.
+        static std::atomic<bool> warned{false};
+        if (!answer->value(QStringLiteral("sandboxed")).toBool() && !warned.exchange(true)) {
+            qWarning("kpg-compiler: %s", qPrintable(state));
+        }
+        m_sandboxState = state;
+    }
+    return Unit{};
+}
+
+Result<QVariantMap> CompilerProcess::exchange(const Protocol::Message &request, int timeoutMs)
+{
+    const QByteArray frame = Protocol::encode(request);
+    qsizetype sent = 0;
+    QDeadlineTimer deadline(timeoutMs > 0 ? qint64(timeoutMs) : qint64(-1));
+    Protocol::FrameDecoder decoder(kMaxReplyBytes);
+    enum class End { Reply, Died, TimedOut } end = End::Died;
+    Result<Protocol::Message> message = processError(Error::Code::Internal, {});
+    while (true) {
+        pollfd p{m_fd, short(POLLIN | (sent < frame.size() ? POLLOUT : 0)), 0};
+        const qint64 left = deadline.remainingTime();
+        if (left == 0) {
+            end = End::TimedOut;
+            break;
+        }
+        const int r = ::poll(&p, 1, left < 0 ? -1 : int(qMin<qint64>(left, 1 << 30)));
+        if (r < 0 && errno == EINTR) {
+            continue;
+        }
+        if (r == 0) {
+            continue; // the deadline check above ends it
+        }
+        if (p.revents & POLLOUT) {
+            const ssize_t n =
+                ::send(m_fd, frame.constData() + sent, size_t(frame.size() - sent), MSG_NOSIGNAL | MSG_DONTWAIT);
+            if (n > 0) {
+                sent += n;
+            } else if (n < 0 && errno != EAGAIN && errno != EINTR) {
+                break; // died
+            }
+        }
+        if (p.revents & (POLLIN | POLLHUP | POLLERR)) {
+            char buffer[65536];
+            const ssize_t n = ::recv(m_fd, buffer, sizeof(buffer), MSG_DONTWAIT);
+            if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
+                continue;
+            }
+            if (n <= 0) {
+                break; // died
+            }
+            decoder.feed(QByteArray(buffer, n));
+            if (auto next = decoder.next()) {
+                message = *next;
+                end = End::Reply;
+                break;
+            }
+        }
+    }
+
+    if (end == End::Reply) {
+        if (!message) {
+            stopAfterFailure();
+            return message.error();
+        }
+        if (message->type == Protocol::Type::ErrorReply) {
+            return Error::fromVariant(message->body);
+        }
+        return message->body;
+    }
+    if (end == End::TimedOut) {
+        {
+            QMutexLocker lock(&m_stateMutex);
+            if (m_pid > 0) {
+                ::kill(m_pid, SIGKILL);
+            }
+        }
+        stopAfterFailure();
+        return processError(Error::Code::Timeout, QStringLiteral("timed out"));
+    }
+    const bool cancelled = m_cancelled.exchange(false);
+    stopAfterFailure();
+    return cancelled ? processError(Error::Code::Cancelled, QStringLiteral("the compile was superseded"))
+                     : processError(Error::Code::WorkerDied, QStringLiteral("the compiler crashed on this source"));
+}
+
+void CompilerProcess::stopAfterFailure()
+{
+    int pid = 0;
+    {
+        QMutexLocker lock(&m_stateMutex);
+        pid = m_pid;
+        m_pid = 0;
+    }
+    if (m_fd >= 0) {
+        ::close(m_fd);
+        m_fd = -1;
+    }
+    if (pid > 0) {
+        ::kill(pid, SIGKILL); // dead or broken either way; never leave a half-working child
+        ::waitpid(pid, nullptr, 0);
+    }
+    m_tempDir.reset();
+}
+
+Result<NvrtcOutput> CompilerProcess::run(const NvrtcJob &job, const QStringList &userDirs, int timeoutMs)
+{
+    QMutexLocker runLock(&m_runMutex);
+    QStringList dirs;
+    for (const QString &d : userDirs) {
+        const QString canonical = QFileInfo(d).canonicalFilePath();
+        dirs << (canonical.isEmpty() ? d : canonical);
+    }
+    dirs.sort();
+    dirs.removeDuplicates();
+    if (m_fd >= 0 && dirs != m_userDirs) {
+        stop(); // Landlock cannot widen a running process's rights
+    }
+    if (m_fd < 0) {
+        if (const Status s = start(dirs); !s) {
+            return s.error();
+        }
+    }
+    Protocol::Message request;
+    request.type = QStringLiteral("compile");
+    request.id = m_nextId++;
+    request.body = job.toVariant();
+    {
+        QMutexLocker lock(&m_stateMutex);
+        m_busy = true;
+        m_cancelled = false;
+    }
+    const Result<QVariantMap> answer = exchange(request, timeoutMs);
+    {
+        QMutexLocker lock(&m_stateMutex);
+        m_busy = false;
+    }
+    if (!answer) {
+        return answer.error();
+    }
+    return NvrtcOutput::fromVariant(*answer);
+}
+
+} // namespace Kp

@@ -1,0 +1,79 @@
+#pragma once
+
+#include "nvrtcjob.h"
+#include "worker/protocol.h"
+
+#include <QMutex>
+#include <QString>
+#include <QStringList>
+
+#include <atomic>
+#include <memory>
+
+class QTemporaryDir;
+
+namespace Kp {
+
+/**
+ * The parent's side of kpg-compiler: starts it once, keeps it warm (NVRTC's
+ * PCH and loaded libraries stay hot), sends one NvrtcJob at a time and waits
+ * for the answer with a time limit.
+ *
+ * Plain blocking calls on a socket pair, not a Supervisor with an event loop:
+ * Compiler::compile is synchronous and runs on whatever thread calls it (a
+ * CompileService pool thread, kpg's main thread), so no thread needs an event
+ * loop and none is added.
+ *
+ * The process is sandboxed with Landlock to the CUDA toolkit, NVRTC's and the
+ * system's library folders, a private temporary folder and the user folders
+ * of the job (Sandbox::FsPolicy). Landlock cannot be relaxed once applied, so
+ * a job with other user folders restarts the process.
+ *
+ * run() is thread-safe (jobs are serialised); cancel() may be called from any
+ * thread. Owned by Compiler.
+ */
+class CompilerProcess
+{
+public:
+    CompilerProcess();
+    ~CompilerProcess();
+
+    /**
+     * Runs the job in the child. userDirs are the folders its sources may
+     * include from (project folder, include folders). Errors: WorkerStart (no
+     * kpg-compiler), WorkerDied (it crashed), Timeout (killed after
+     * timeoutMs), Cancelled (cancel() was called), Protocol.
+     */
+    Result<NvrtcOutput> run(const NvrtcJob &job, const QStringList &userDirs, int timeoutMs);
+
+    /** Kills the job now running, if any; its run() returns Cancelled. The next job starts a fresh process. */
+    void cancel();
+
+    /** Stops the process (it is started again by the next run()). */
+    void stop();
+
+    /** One line: "sandboxed (Landlock ABI 7)", or why not; empty before the first start. */
+    QString sandboxState() const;
+
+    /** $KPG_COMPILER, else kpg-compiler next to the running program. */
+    static QString programPath();
+
+private:
+    Status start(const QStringList &userDirs);
+    /** Sends one request and waits for its answer's body; on any failure the process is gone afterwards. */
+    Result<QVariantMap> exchange(const Protocol::Message &request, int timeoutMs);
+    void stopAfterFailure();
+
+    QMutex m_runMutex;           // one job at a time
+    mutable QMutex m_stateMutex; // m_pid and m_busy, for cancel()
+    int m_pid = 0;
+    bool m_busy = false;
+    std::atomic<bool> m_cancelled{false};
+    int m_fd = -1;
+    QStringList m_userDirs;
+    QString m_sandboxState;
+    std::unique_ptr<QTemporaryDir> m_tempDir;
+    quint64 m_nextId = 1;
+};
+
+} // namespace Kp

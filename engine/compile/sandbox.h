@@ -1,0 +1,32 @@
+#pragma once
+
+#include "core/result.h"
+
+#include <QStringList>
+
+namespace Kp::Sandbox {
+
+/**
+ * The Landlock ABI version the running kernel supports, or 0 when it has none
+ * (kernel older than 5.13, Landlock disabled, or not Linux). Thread-safe.
+ */
+int landlockAbi();
+
+/** What a sandboxed process may touch on the file system. */
+struct FsPolicy
+{
+    QStringList readDirs;  ///< read files and list folders beneath
+    QStringList execDirs;  ///< read and execute (map libraries) beneath
+    QStringList readFiles; ///< single files, read only
+    QStringList writeDirs; ///< read, write, create and remove beneath (a private temporary folder)
+};
+
+/**
+ * Restricts the calling process (all its threads, and every child it starts)
+ * to the policy with Landlock, after PR_SET_NO_NEW_PRIVS. Cannot be undone.
+ * Paths that do not exist are skipped. An Error when Landlock is unavailable
+ * or a call failed; the process is then unchanged.
+ */
+Status restrictFileSystem(const FsPolicy &policy);
+
+} // namespace Kp::Sandbox
