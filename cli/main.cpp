@@ -45,6 +45,8 @@ Commands:
       --opt OPTION   pass an option to NVRTC as it is (repeatable)
       --name-expr E  instantiate a kernel template, e.g. 'matmul<16>' (repeatable)
       --no-cache     do not read or write the compile cache
+      --timeout S    stop a compile that runs longer than S seconds (default:
+                     $KPG_COMPILE_TIMEOUT, else 60)
       --json         print one JSON object (docs/kpg-compile-json.md)
       --ptx OUT      write the PTX to OUT
       --cubin OUT    write the cubin to OUT
@@ -77,6 +79,8 @@ Environment:
   KPG_NVRTC_LIBRARY  NVRTC library to load (default: libnvrtc.so.13, .so.12)
   KPG_CACHE_DIR      compile cache folder (default: ~/.cache/kernel-playground/nvrtc)
   KPG_NO_CACHE=1     disable the compile cache
+  KPG_COMPILER       path of kpg-compiler, NVRTC's sandboxed process (default: next to kpg)
+  KPG_COMPILE_TIMEOUT  compile time limit in seconds (default: 60)
 )";
 
 QJsonObject nvrtcJson()
@@ -167,6 +171,7 @@ int compile(const QStringList &args)
     bool json = false;
     QString ptxOut;
     QString cubinOut;
+    Compiler::Config config;
     for (qsizetype i = 0; i < args.size(); ++i) {
         const QString &a = args[i];
         auto value = [&](const QString &what) -> std::optional<QString> {
@@ -201,7 +206,8 @@ int compile(const QStringList &args)
         } else if (a == QLatin1String("--no-pch")) {
             req.options.pch = false;
         } else if (a == QLatin1String("--arch") || a == QLatin1String("--std") || a == QLatin1String("--opt") ||
-                   a == QLatin1String("--name-expr") || a == QLatin1String("--ptx") || a == QLatin1String("--cubin")) {
+                   a == QLatin1String("--name-expr") || a == QLatin1String("--ptx") || a == QLatin1String("--cubin") ||
+                   a == QLatin1String("--timeout")) {
             v = value(a);
             if (!v) {
                 return usageError(QStringLiteral("compile: %1 needs a value").arg(a));
@@ -214,6 +220,13 @@ int compile(const QStringList &args)
                 req.options.extra << *v;
             } else if (a == QLatin1String("--name-expr")) {
                 req.options.nameExpressions << *v;
+            } else if (a == QLatin1String("--timeout")) {
+                bool ok = false;
+                const double seconds = v->toDouble(&ok);
+                if (!ok || seconds <= 0 || seconds > 1e6) {
+                    return usageError(QStringLiteral("compile: --timeout takes seconds above 0, not '%1'").arg(*v));
+                }
+                config.timeoutMs = qMax(1, int(seconds * 1000));
             } else if (a == QLatin1String("--ptx")) {
                 ptxOut = *v;
             } else {
@@ -271,7 +284,7 @@ int compile(const QStringList &args)
         }
     }
 
-    Compiler compiler;
+    Compiler compiler(config);
     const Result<CompileResult> compiled = compiler.compile(req);
     if (!compiled) {
         err() << "kpg: " << compiled.error().message << "\n";
