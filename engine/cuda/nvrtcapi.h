@@ -24,8 +24,10 @@ namespace Kp {
     X(nvrtcGetLoweredName)
 
 /**
- * NVRTC, opened at run time. Compiling needs no GPU, so this lives in the
- * engine's process (GUI or kpg), never in kpg-worker.
+ * NVRTC, opened at run time. Compiling needs no GPU, so this never lives in
+ * kpg-worker. kpg-compiler compiles with it; the GUI and kpg open it for its
+ * version and architectures (the cache key) and compile in-process only when
+ * Compiler::Config::isolated is off.
  *
  * Looks for KPG_NVRTC_LIBRARY if set, else libnvrtc.so.13 / .so.12 / .so on
  * the loader path, else the toolkit the project was built against.
