@@ -45,7 +45,7 @@ test-gpu: build
 # libFuzzer targets with ASan+UBSan, each run for FUZZ_SECONDS on a scratch
 # copy of its corpus; fails naming the crashing input (tests/fuzz/run.sh).
 fuzz-build: deps
-	@cmake -S . -B $(FUZZ_DIR) -DKPG_FUZZ=ON -DCMAKE_CXX_COMPILER=clang++-14 -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	@cmake -S . -B $(FUZZ_DIR) -DKPG_FUZZ=ON -DCMAKE_CXX_COMPILER=clang++-14 -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKPG_WERROR=$(WERROR) \
 	  $(FUZZ_CMAKE_ARGS) --log-level=WARNING
 	@cmake --build $(FUZZ_DIR) -j $(JOBS)
 

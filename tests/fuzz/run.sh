@@ -54,10 +54,12 @@ for t in "${targets[@]}"; do
     took=$(sed -n 's/^Done [0-9]* runs in \([0-9]*\) second.*/\1/p' "$log" | tail -n 1)
     rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -n 1)
     cov=$(grep -o 'cov: [0-9]*' "$log" | tail -n 1)
-    if [ "$rc" -ne 0 ] || [ "$(ls "$crashes" | wc -l)" -ne "$before" ]; then
+    new=$(($(ls "$crashes" | wc -l) - before))
+    if [ "$rc" -ne 0 ] || [ "$new" -ne 0 ]; then
         echo "fuzz: $t FAILED (exit $rc); log: $log"
         grep -E 'ERROR: |runtime error: |SUMMARY: |invariant broken|fuzz_[a-z]*: ' "$log" | head -n 5 | sed 's/^/  /'
-        for f in $(ls -t "$crashes"); do
+        # Only this run's inputs: the folder keeps earlier runs' too.
+        for f in $(ls -t "$crashes" | head -n "$new"); do
             echo "  input: $crashes/$f  (reproduce: $bin $crashes/$f)"
         done
         failed+=("$t")
