@@ -1,6 +1,7 @@
 # The two commands for a fresh machine:
 #   make run    install what is missing, build (Release), open the GUI on the vector_add preset
 #   make test   install what is missing, build, run every test (GUI tests offscreen)
+#   make fuzz   build the libFuzzer targets (clang, ASan+UBSan) and run each for FUZZ_SECONDS
 # Warnings are errors when CI is set (as .ci/run does); override with WERROR=ON/OFF.
 
 BUILD_DIR  ?= build
@@ -8,8 +9,13 @@ BUILD_TYPE ?= Release
 WERROR     ?= $(if $(CI),ON,OFF)
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 PRESET     ?= vector_add
+# The fuzz build is a tree of its own, built with clang++ (tests/fuzz).
+FUZZ_DIR     ?= build-fuzz
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?=
+FUZZ_CMAKE_ARGS ?=
 
-.PHONY: all deps configure build run test test-gpu bench format format-check clean
+.PHONY: all deps configure build run test test-gpu fuzz fuzz-build bench format format-check clean
 
 all: build
 
@@ -36,6 +42,16 @@ test: build
 test-gpu: build
 	@cd $(BUILD_DIR) && ctest --output-on-failure -L gpu
 
+# libFuzzer targets with ASan+UBSan, each run for FUZZ_SECONDS on a scratch
+# copy of its corpus; fails naming the crashing input (tests/fuzz/run.sh).
+fuzz-build: deps
+	@cmake -S . -B $(FUZZ_DIR) -DKPG_FUZZ=ON -DCMAKE_CXX_COMPILER=clang++-14 -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKPG_WERROR=$(WERROR) \
+	  $(FUZZ_CMAKE_ARGS) --log-level=WARNING
+	@cmake --build $(FUZZ_DIR) -j $(JOBS)
+
+fuzz: fuzz-build
+	@FUZZ_SECONDS=$(FUZZ_SECONDS) bash tests/fuzz/run.sh $(FUZZ_DIR) $(FUZZ_TARGETS)
+
 format:
 	@git ls-files '*.cpp' '*.h' | xargs clang-format -i
 
@@ -43,4 +59,4 @@ format-check:
 	@git ls-files '*.cpp' '*.h' | xargs clang-format --dry-run -Werror
 
 clean:
-	rm -rf $(BUILD_DIR)
+	rm -rf $(BUILD_DIR) $(FUZZ_DIR)

@@ -12,6 +12,9 @@ packages=(
   libqscintilla2-qt6-dev
   libmuparser-dev
   xvfb xauth
+  # make fuzz: clang 14 (Debian 12's, as for clang-format) and its runtime,
+  # which holds libFuzzer and the sanitizers.
+  clang-14 libclang-rt-14-dev
 )
 
 missing=()

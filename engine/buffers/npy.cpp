@@ -42,6 +42,11 @@ Error npyError(const QString &message)
 // numpy uses; this accepts the same subset: strings, integers (with the 'L' of
 // Python 2 files), True/False/None, tuples, lists and dicts.
 
+// A dict entry is a struct of its own, declared before PyValue: a
+// std::pair<QString, PyValue> inside PyValue names the pair while PyValue is
+// incomplete, which clang with libstdc++'s C++20 vector rejects.
+struct PyDictItem;
+
 struct PyValue
 {
     enum class Type { Str, Int, Bool, None, Tuple, List, Dict };
@@ -49,19 +54,27 @@ struct PyValue
     QString str;
     qint64 integer = 0;
     bool boolean = false;
-    std::vector<PyValue> items;                         // Tuple, List
-    std::vector<std::pair<QString, PyValue>> dictItems; // Dict (string keys only)
+    std::vector<PyValue> items;        // Tuple, List
+    std::vector<PyDictItem> dictItems; // Dict (string keys only)
 
-    const PyValue *find(const QString &key) const
-    {
-        for (const auto &[k, v] : dictItems) {
-            if (k == key) {
-                return &v;
-            }
-        }
-        return nullptr;
-    }
+    const PyValue *find(const QString &key) const;
 };
+
+struct PyDictItem
+{
+    QString key;
+    PyValue value;
+};
+
+const PyValue *PyValue::find(const QString &key) const
+{
+    for (const auto &[k, v] : dictItems) {
+        if (k == key) {
+            return &v;
+        }
+    }
+    return nullptr;
+}
 
 class PyLiteralParser
 {
@@ -272,7 +285,7 @@ private:
             if (!parseValue(value, depth + 1)) {
                 return false;
             }
-            out.dictItems.emplace_back(key, std::move(value));
+            out.dictItems.push_back({key, std::move(value)});
             skipSpace();
             if (peek() == QLatin1Char(',')) {
                 ++m_pos;
