@@ -1,6 +1,7 @@
 # The two commands for a fresh machine:
 #   make run    install what is missing, build (Release), open the GUI on the vector_add preset
-#   make test   install what is missing, build, run every test (GUI tests offscreen)
+#   make test   install what is missing, build, run every test (GUI tests offscreen);
+#               with CI set (as .ci/run does) the fuzzers run first, FUZZ_SECONDS each
 #   make fuzz   build the libFuzzer targets (clang, ASan+UBSan) and run each for FUZZ_SECONDS
 # Warnings are errors when CI is set (as .ci/run does); override with WERROR=ON/OFF.
 
@@ -35,7 +36,9 @@ run: build
 	  exit 1; fi
 	$(BUILD_DIR)/bin/kernel-playground --preset $(PRESET)
 
-test: build
+# In CI the fuzzers run before ctest (a finding stops the run), so ctest's
+# closing line stays the last thing printed; developers run them with make fuzz.
+test: build $(if $(CI),fuzz)
 	@cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
 
 # Only the device tests (on a machine with an NVIDIA GPU).
