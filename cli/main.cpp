@@ -81,8 +81,7 @@ void printUsage()
 {
     out() << kUsage << "\nExit codes:\n";
     for (const Exit::CodeInfo &c : Exit::kExitCodes) {
-        out() << "  " << qSetFieldWidth(3) << Qt::right << c.code << qSetFieldWidth(0) << Qt::left << "  " << c.meaning
-              << "\n";
+        out() << qSetFieldWidth(4) << Qt::right << c.code << qSetFieldWidth(0) << Qt::left << " " << c.meaning << "\n";
     }
     out().flush();
 }

@@ -518,7 +518,7 @@ private Q_SLOTS:
         QCOMPARE(r.exitCode, 0);
         QMap<int, QString> fromHelp;
         const QString codes = r.out.mid(r.out.indexOf("Exit codes:"));
-        const QRegularExpression line(R"(^\s+(\d+)  (.+)$)", QRegularExpression::MultilineOption);
+        const QRegularExpression line(R"(^\s+(\d+) (.+)$)", QRegularExpression::MultilineOption);
         for (auto it = line.globalMatch(codes); it.hasNext();) {
             const auto m = it.next();
             fromHelp.insert(m.captured(1).toInt(), m.captured(2));
