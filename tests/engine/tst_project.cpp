@@ -57,6 +57,7 @@ private Q_SLOTS:
     void includeDirsRelativeToProject();
     void hostileFiles_data();
     void hostileFiles();
+    void saveIntoDevice();
 };
 
 namespace {
@@ -1315,6 +1316,22 @@ void TestProject::hostileFiles()
     const Result<Project> r = loadProject(path);
     QVERIFY(!r.ok());
     QCOMPARE(r.error().message, path + ": " + (message.contains("%1") ? message.arg(QDir::cleanPath(file)) : message));
+}
+
+void TestProject::saveIntoDevice()
+{
+    // QSaveFile's rename replaced a device node with a regular file (as root).
+    Project p;
+    p.sourceFile = QStringLiteral("/dev/null");
+    p.sourceText = QStringLiteral("__global__ void k() {}\n");
+    KP_VERIFY_RESULT(saveProjectSource(p, QDir::temp().filePath(QStringLiteral("p.kpg"))));
+    KP_VERIFY_RESULT(saveProject(p, QStringLiteral("/dev/null")));
+    struct stat st;
+    QCOMPARE(::stat("/dev/null", &st), 0);
+    QVERIFY(S_ISCHR(st.st_mode));
+    const Status full = saveProject(p, QStringLiteral("/dev/full"));
+    QVERIFY(!full);
+    QCOMPARE(full.error().message, QStringLiteral("cannot write '/dev/full': no space left on device"));
 }
 
 QTEST_GUILESS_MAIN(TestProject)
