@@ -4,8 +4,10 @@
 
 namespace Kp::Exit {
 
-// kpg's exit codes; every subcommand uses them (README lists them too).
-// 64, 65 and 69 are sysexits.h's EX_USAGE, EX_DATAERR and EX_UNAVAILABLE.
+// kpg's exit codes; every subcommand uses them. kExitCodes below is the one
+// list: `kpg --help` prints it, and tst_cli checks that README's table says
+// the same. 64, 65, 69, 70 and 74 are sysexits.h's EX_USAGE, EX_DATAERR,
+// EX_UNAVAILABLE, EX_SOFTWARE and EX_IOERR.
 constexpr int Ok = 0;
 constexpr int CheckFailed = 1;
 constexpr int CompileError = 2;
@@ -15,6 +17,26 @@ constexpr int Usage = 64;
 constexpr int BadInput = 65;
 constexpr int Unavailable = 69;
 constexpr int Internal = 70;
+constexpr int CannotWrite = 74;
+
+struct CodeInfo
+{
+    int code;
+    const char *meaning;
+};
+
+constexpr CodeInfo kExitCodes[] = {
+    {Ok, "ok"},
+    {CheckFailed, "a check failed"},
+    {CompileError, "compile error"},
+    {Fault, "kernel fault or launch error"},
+    {Timeout, "kernel timed out"},
+    {Usage, "usage error"},
+    {BadInput, "bad input file"},
+    {Unavailable, "no GPU, driver or NVRTC where one is required"},
+    {Internal, "internal error (e.g. a buffer that cannot be mapped)"},
+    {CannotWrite, "an output file cannot be written (e.g. no space left on device)"},
+};
 
 inline int forError(const Error &e)
 {

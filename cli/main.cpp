@@ -5,6 +5,7 @@
 #include "cliutil.h"
 #include "compile/compiler.h"
 #include "core/format.h"
+#include "core/safefile.h"
 #include "cuda/deviceinfo.h"
 #include "cuda/nvrtcapi.h"
 #include "exitcodes.h"
@@ -15,8 +16,9 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QSaveFile>
 #include <QTextStream>
+
+#include <optional>
 
 using namespace Kp;
 using namespace Kp::Cli;
@@ -68,11 +70,6 @@ Options:
   -h, --help         Show this help and exit.
   --version          Show the version and exit.
 
-Exit codes:
-  0 ok; 1 a check failed; 2 compile error; 3 kernel fault or launch error;
-  4 kernel timed out; 64 usage error; 65 bad input file;
-  69 no GPU, driver or NVRTC where one is required.
-
 Environment:
   KPG_WORKER         path of kpg-worker (default: next to kpg)
   KPG_CUDA_DRIVER    driver library to load (default: libcuda.so.1)
@@ -82,6 +79,16 @@ Environment:
   KPG_COMPILER       path of kpg-compiler, NVRTC's sandboxed process (default: next to kpg)
   KPG_COMPILE_TIMEOUT  compile time limit in seconds (default: 60)
 )";
+
+/** The usage text, then the exit codes from their one list (cli/exitcodes.h). */
+void printUsage()
+{
+    out() << kUsage << "\nExit codes:\n";
+    for (const Exit::CodeInfo &c : Exit::kExitCodes) {
+        out() << qSetFieldWidth(4) << Qt::right << c.code << qSetFieldWidth(0) << Qt::left << " " << c.meaning << "\n";
+    }
+    out().flush();
+}
 
 QJsonObject nvrtcJson()
 {
@@ -154,14 +161,22 @@ int devices(const QStringList &args)
     return Exit::Ok;
 }
 
-bool writeFile(const QString &path, const QByteArray &data, QString *why)
+/**
+ * Reports an error of kpg compile that left no compile result: on stderr, and
+ * with --json as the one object on stdout (docs/kpg-compile-json.md).
+ */
+int compileFailed(bool json, const QString &file, const Error &e, int code)
 {
-    QSaveFile f(path);
-    if (!f.open(QIODevice::WriteOnly) || f.write(data) != data.size() || !f.commit()) {
-        *why = f.errorString();
-        return false;
+    err() << "kpg: " << e.message << "\n";
+    err().flush();
+    if (json) {
+        const QJsonObject doc{{QStringLiteral("ok"), false},
+                              {QStringLiteral("file"), file},
+                              {QStringLiteral("error"), QJsonObject::fromVariantMap(e.toVariant())}};
+        out() << QJsonDocument(doc).toJson(QJsonDocument::Indented);
+        out().flush();
     }
-    return true;
+    return code;
 }
 
 int compile(const QStringList &args)
@@ -253,21 +268,24 @@ int compile(const QStringList &args)
     if (file.isEmpty()) {
         return usageError(QStringLiteral("compile: no source file given"));
     }
-    QFile f(file);
-    if (!QFileInfo(file).isFile() || !f.open(QIODevice::ReadOnly)) {
-        err() << "kpg: cannot read " << file << ": " << (QFileInfo::exists(file) ? f.errorString() : "no such file")
-              << "\n";
-        return Exit::BadInput;
+    // core/safefile: a FIFO, a device or a file over the source limit is refused before it is read.
+    const Result<QByteArray> read =
+        QFileInfo::exists(file) ? readRegularFile(file, Compiler::kMaxSourceBytes, QStringLiteral("a source file"))
+                                : Result<QByteArray>(Error{QStringLiteral("kpg"),
+                                                           Error::Code::BadInput,
+                                                           {},
+                                                           QStringLiteral("cannot read %1: no such file").arg(file)});
+    if (!read) {
+        return compileFailed(json, file, read.error(), Exit::BadInput);
     }
-    if (f.size() > Compiler::kMaxSourceBytes) {
-        err() << "kpg: " << file << " is too large to compile: " << f.size() << " bytes (the limit is "
-              << Compiler::kMaxSourceBytes << ")\n";
-        return Exit::BadInput;
-    }
-    const QByteArray bytes = f.readAll();
+    const QByteArray &bytes = *read;
     if (bytes.contains('\0')) {
-        err() << "kpg: " << file << " is not text (it contains NUL bytes)\n";
-        return Exit::BadInput;
+        return compileFailed(json, file,
+                             Error{QStringLiteral("kpg"),
+                                   Error::Code::BadInput,
+                                   {},
+                                   QStringLiteral("%1 is not text (it contains NUL bytes)").arg(file)},
+                             Exit::BadInput);
     }
     req.source = QString::fromUtf8(bytes);
     req.fileName = QFileInfo(file).fileName();
@@ -287,18 +305,24 @@ int compile(const QStringList &args)
     Compiler compiler(config);
     const Result<CompileResult> compiled = compiler.compile(req);
     if (!compiled) {
-        err() << "kpg: " << compiled.error().message << "\n";
-        return Exit::forError(compiled.error());
+        return compileFailed(json, file, compiled.error(), Exit::forError(compiled.error()));
     }
     const CompileResult &r = *compiled;
-    QString why;
-    if (!ptxOut.isEmpty() && !r.ptx.isEmpty() && !writeFile(ptxOut, r.ptx, &why)) {
-        err() << "kpg: cannot write " << ptxOut << ": " << why << "\n";
-        return Exit::BadInput;
+    // core/safefile: /dev/null or a FIFO is written into, not replaced; /dev/full fails.
+    std::optional<Error> writeError;
+    if (!ptxOut.isEmpty() && !r.ptx.isEmpty()) {
+        if (Status s = writeOutput(ptxOut, r.ptx, QStringLiteral("the PTX")); !s) {
+            writeError = s.error();
+        }
     }
-    if (!cubinOut.isEmpty() && !r.cubin.isEmpty() && !writeFile(cubinOut, r.cubin, &why)) {
-        err() << "kpg: cannot write " << cubinOut << ": " << why << "\n";
-        return Exit::BadInput;
+    if (!writeError && !cubinOut.isEmpty() && !r.cubin.isEmpty()) {
+        if (Status s = writeOutput(cubinOut, r.cubin, QStringLiteral("the cubin")); !s) {
+            writeError = s.error();
+        }
+    }
+    if (writeError) {
+        err() << "kpg: " << writeError->message << "\n";
+        err().flush();
     }
 
     if (json) {
@@ -327,9 +351,12 @@ int compile(const QStringList &args)
         if (!r.note.isEmpty()) {
             doc.insert(QStringLiteral("note"), r.note);
         }
+        if (writeError) {
+            doc.insert(QStringLiteral("error"), QJsonObject::fromVariantMap(writeError->toVariant()));
+        }
         out() << QJsonDocument(doc).toJson(QJsonDocument::Indented);
         out().flush();
-        return r.ok ? Exit::Ok : Exit::CompileError;
+        return writeError ? Exit::CannotWrite : r.ok ? Exit::Ok : Exit::CompileError;
     }
 
     // gcc-style lines, so editors and terminals can jump to them.
@@ -372,7 +399,7 @@ int compile(const QStringList &args)
         }
     }
     out().flush();
-    return r.ok ? Exit::Ok : Exit::CompileError;
+    return writeError ? Exit::CannotWrite : r.ok ? Exit::Ok : Exit::CompileError;
 }
 
 } // namespace
@@ -389,7 +416,7 @@ int main(int argc, char **argv)
     }
     const QString first = args.takeFirst();
     if (first == QLatin1String("--help") || first == QLatin1String("-h") || first == QLatin1String("help")) {
-        out() << kUsage;
+        printUsage();
         return Exit::Ok;
     }
     if (first == QLatin1String("--version")) {
@@ -398,7 +425,7 @@ int main(int argc, char **argv)
         return Exit::Ok;
     }
     if (args.contains(QLatin1String("--help")) || args.contains(QLatin1String("-h"))) {
-        out() << kUsage;
+        printUsage();
         return Exit::Ok;
     }
     if (first == QLatin1String("devices")) {

@@ -4,6 +4,7 @@
 #include "client/engineclient.h"
 #include "cliutil.h"
 #include "compile/compiler.h"
+#include "core/safefile.h"
 #include "cuda/deviceinfo.h"
 #include "project/projectio.h"
 #include "run/projectcompile.h"
@@ -16,7 +17,6 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QSaveFile>
 
 #include <optional>
 
@@ -67,16 +67,23 @@ QJsonObject resultJson(const Project &project, const CompileResult *compiled, co
     return doc;
 }
 
-bool writeText(const QString &path, const QByteArray &data)
+/**
+ * Writes an output of kpg run: "-" is standard output, anything else goes
+ * through core/safefile (atomic for a regular file, in place for /dev/null or
+ * a FIFO, every write checked). Prints the error; false when it failed.
+ */
+bool writeText(const QString &path, const QByteArray &data, const QString &what)
 {
+    Status s = Unit{};
     if (path == QLatin1String("-")) {
-        out() << data;
         out().flush();
-        return true;
+        s = writeStandardOutput(data);
+    } else {
+        s = writeOutput(path, data, what);
     }
-    QSaveFile f(path);
-    if (!f.open(QIODevice::WriteOnly) || f.write(data) != data.size() || !f.commit()) {
-        err() << "kpg: cannot write " << path << ": " << f.errorString() << "\n";
+    if (!s) {
+        err() << "kpg: " << s.error().message << "\n";
+        err().flush();
         return false;
     }
     return true;
@@ -90,7 +97,9 @@ int failEarly(const RunArgs &a, const Project &project, const Error &e, const Co
     if (!a.json.isEmpty()) {
         RunResult r;
         r.error = e;
-        writeText(a.json, QJsonDocument(resultJson(project, compiled, r)).toJson(QJsonDocument::Indented));
+        // The run's own error decides the exit code; a failed write is only reported.
+        writeText(a.json, QJsonDocument(resultJson(project, compiled, r)).toJson(QJsonDocument::Indented),
+                  QStringLiteral("the JSON result"));
     }
     return Exit::forError(e);
 }
@@ -156,15 +165,15 @@ int runCommand(const QStringList &args)
     }
     Project project = std::move(loaded).value();
     if (!a.source.isEmpty()) {
-        QFile f(a.source);
-        if (!f.open(QIODevice::ReadOnly)) {
-            return failEarly(a, project,
-                             Error{QStringLiteral("kpg"),
-                                   Error::Code::BadInput,
-                                   {},
-                                   QStringLiteral("--source: cannot read %1: %2").arg(a.source, f.errorString())});
+        // As kpg compile reads its file: no FIFO, no device, nothing over the source limit.
+        const Result<QByteArray> bytes =
+            readRegularFile(a.source, Compiler::kMaxSourceBytes, QStringLiteral("a source file"));
+        if (!bytes) {
+            Error e = bytes.error();
+            e.message = QStringLiteral("--source: ") + e.message;
+            return failEarly(a, project, e);
         }
-        project.sourceText = QString::fromUtf8(f.readAll());
+        project.sourceText = QString::fromUtf8(*bytes);
         project.sourceFile = QFileInfo(a.source).fileName();
     }
     if (a.timeout > 0) {
@@ -215,6 +224,18 @@ int runCommand(const QStringList &args)
             &*compiled);
     }
 
+    // Bindings first, against buffers with shapes but no contents (fresh
+    // shared memory costs nothing): a dtype typo in a 4 GiB project is
+    // reported before its buffers are filled.
+    {
+        HostBuffers shapes;
+        if (Status s = shapes.materialize(project, true, HostBuffers::Fill::ShapesOnly); !s) {
+            return failEarly(a, project, s.error(), &*compiled);
+        }
+        if (const Result<PreparedRun> check = prepareRun(project, *compiled, shapes, a.device); !check) {
+            return failEarly(a, project, check.error(), &*compiled);
+        }
+    }
     HostBuffers buffers;
     if (Status s = buffers.materialize(project); !s) {
         return failEarly(a, project, s.error(), &*compiled);
@@ -284,28 +305,29 @@ int runCommand(const QStringList &args)
 
     int code = r.error ? Exit::forError(*r.error) : Exit::Ok;
     if (!a.json.isEmpty() &&
-        !writeText(a.json, QJsonDocument(resultJson(project, &*compiled, r)).toJson(QJsonDocument::Indented))) {
-        code = code ? code : Exit::BadInput;
+        !writeText(a.json, QJsonDocument(resultJson(project, &*compiled, r)).toJson(QJsonDocument::Indented),
+                   QStringLiteral("the JSON result"))) {
+        code = code ? code : Exit::CannotWrite;
     }
     if (!a.csv.isEmpty()) {
         QByteArray csv = "sample,ms\n";
         for (qsizetype i = 0; i < r.samplesMs.size(); ++i) {
             csv += QByteArray::number(i) + ',' + QByteArray::number(r.samplesMs[i], 'g', 9) + '\n';
         }
-        if (!writeText(a.csv, csv)) {
-            code = code ? code : Exit::BadInput;
+        if (!writeText(a.csv, csv, QStringLiteral("the CSV samples"))) {
+            code = code ? code : Exit::CannotWrite;
         }
     }
     if (!a.saveDir.isEmpty() && !r.error) {
         if (!QDir().mkpath(a.saveDir)) {
             err() << "kpg: cannot create " << a.saveDir << "\n";
-            return code ? code : Exit::BadInput;
+            return code ? code : Exit::CannotWrite;
         }
         for (const auto &b : buffers.all()) {
             const QString path = QDir(a.saveDir).filePath(b->spec.name + QStringLiteral(".npy"));
             if (Status s = exportNpy(path, b->spec.dtype, b->shape, b->memory.data()); !s) {
                 err() << "kpg: " << s.error().message << "\n";
-                code = code ? code : Exit::BadInput;
+                code = code ? code : Exit::CannotWrite;
             }
         }
     }

@@ -3,9 +3,11 @@
 #include "buffers/bufferspec.h"
 #include "buffers/npy.h"
 
+#include "core/safefile.h"
 #include <QFileInfo>
 #include <QImage>
-#include <QSaveFile>
+
+#include <QBuffer>
 
 #include <algorithm>
 #include <cmath>
@@ -75,14 +77,6 @@ void appendComponent(QByteArray &out, DType c, const char *p)
     }
 }
 
-Status commitOrFail(QSaveFile &f, const QString &path)
-{
-    if (!f.commit()) {
-        return exportError(QStringLiteral("cannot write %1: %2").arg(path, f.errorString()));
-    }
-    return Unit{};
-}
-
 } // namespace
 
 Status exportNpy(const QString &path, DType dtype, const QList<qint64> &shape, const void *data)
@@ -98,9 +92,10 @@ Status exportCsv(const QString &path, DType dtype, const QList<qint64> &shape, c
             QStringLiteral("cannot export %1 as CSV: expected a shape of 1 to 3 positive integers, got %2")
                 .arg(path, shapeToString(shape)));
     }
-    QSaveFile f(path);
-    if (!f.open(QIODevice::WriteOnly)) {
-        return exportError(QStringLiteral("cannot write %1: %2").arg(path, f.errorString()));
+    // core/safefile: atomic for a regular file, written in place into /dev/null or a FIFO.
+    OutputFile f(path);
+    if (Status s = f.open(); !s) {
+        return s;
     }
     const DTypeInfo &info = dtypeInfo(dtype);
     const qint64 cols = shape.size() == 1 ? 1 : shape.back();
@@ -126,16 +121,14 @@ Status exportCsv(const QString &path, DType dtype, const QList<qint64> &shape, c
                 line += '\n';
             }
             if (line.size() > (1 << 20) || e + 1 == n) {
-                if (f.write(line) != line.size()) {
-                    const QString why = f.errorString();
-                    f.cancelWriting();
-                    return exportError(QStringLiteral("cannot write %1: %2").arg(path, why));
+                if (Status s = f.write(line); !s) {
+                    return s;
                 }
                 line.clear();
             }
         }
     }
-    return commitOrFail(f, path);
+    return f.commit();
 }
 
 Status exportPng(const QString &path, DType dtype, const QList<qint64> &shape, const void *data, double lo, double hi)
@@ -198,18 +191,18 @@ Status exportPng(const QString &path, DType dtype, const QList<qint64> &shape, c
     if (img.isNull()) {
         return exportError(QStringLiteral("cannot export %1: out of memory for a %2x%3 image").arg(path).arg(w).arg(h));
     }
-    QSaveFile f(path);
-    if (!f.open(QIODevice::WriteOnly)) {
-        return exportError(QStringLiteral("cannot write %1: %2").arg(path, f.errorString()));
-    }
+    // Encoded in memory (at most 32767 x 32767 pixels), then written through
+    // core/safefile, so /dev/null or a FIFO is written into, not replaced.
     const QByteArray suffix = QFileInfo(path).suffix().toLower().toLatin1();
     const QByteArray format = suffix.isEmpty() ? QByteArray("png") : suffix;
-    if (!img.save(&f, format.constData())) {
-        f.cancelWriting();
+    QByteArray encoded;
+    QBuffer buffer(&encoded);
+    buffer.open(QIODevice::WriteOnly);
+    if (!img.save(&buffer, format.constData())) {
         return exportError(QStringLiteral("cannot write %1: no image writer for '%2' (use .png)")
                                .arg(path, QString::fromLatin1(format)));
     }
-    return commitOrFail(f, path);
+    return writeOutput(path, encoded, QStringLiteral("the image"));
 }
 
 } // namespace Kp

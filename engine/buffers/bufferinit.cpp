@@ -2,8 +2,10 @@
 
 #include "buffers/npy.h"
 #include "core/expression.h"
+#include "core/safefile.h"
 
 #include <QDir>
+#include <QFile>
 #include <QFileInfo>
 #include <QImage>
 #include <QImageReader>
@@ -291,7 +293,12 @@ Status fillImage(const BufferSpec &spec, char *out, const QString &path)
         return bufError(
             QStringLiteral("%1: %2, got %3").arg(where, imageModeNeeds(spec.init.imageMode), dtypeName(spec.dtype)));
     }
-    QImageReader reader(path);
+    // Opened here, not by QImageReader, so a FIFO or a device is refused (core/safefile).
+    const Result<std::unique_ptr<QFile>> f = openRegularFile(path, kMaxImageFileBytes, QStringLiteral("an image file"));
+    if (!f) {
+        return bufError(QStringLiteral("%1: cannot read %2: %3").arg(where, path, f.error().message));
+    }
+    QImageReader reader(f->get());
     QImage img = reader.read();
     if (img.isNull()) {
         return bufError(QStringLiteral("%1: cannot read %2: %3").arg(where, path, reader.errorString()));
@@ -562,7 +569,11 @@ Result<QList<qint64>> imageShapeFor(const QString &path, BufferInit::ImageMode m
         return bufError(
             QStringLiteral("%1: %2, got %3").arg(QFileInfo(path).fileName(), imageModeNeeds(mode), dtypeName(dtype)));
     }
-    QImageReader reader(path);
+    const Result<std::unique_ptr<QFile>> f = openRegularFile(path, kMaxImageFileBytes, QStringLiteral("an image file"));
+    if (!f) {
+        return bufError(QStringLiteral("cannot read %1: %2").arg(path, f.error().message));
+    }
+    QImageReader reader(f->get());
     QSize size = reader.size();
     if (!size.isValid()) {
         // Some formats only know their size once decoded.

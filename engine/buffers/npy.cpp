@@ -1,6 +1,7 @@
 #include "npy.h"
 
 #include "buffers/bufferspec.h"
+#include "core/safefile.h"
 
 #include <QFile>
 #include <QFileInfo>
@@ -12,6 +13,7 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <vector>
 
 namespace Kp {
@@ -28,6 +30,7 @@ constexpr int kMaxDims = 32;          // numpy's NPY_MAXDIMS
 // allocate gigabytes for the header.
 constexpr qint64 kMaxHeaderBytes = 1024 * 1024;
 constexpr qint64 kChunkBytes = 1024 * 1024;
+static_assert(kMaxNpyFileBytes >= kMaxBufferBytes + 1024 * 1024 + 16, "an .npy file holds a whole buffer");
 constexpr qint64 kMaxReadBytes = 64ll * 1024 * 1024; // per QIODevice::read call
 constexpr bool kHostBigEndian = Q_BYTE_ORDER == Q_BIG_ENDIAN;
 
@@ -475,12 +478,15 @@ Status checkDtype(const NpyHeader &h, DType dtype, const QString &file, const QS
                         .arg(file, held, h.descr, bufferWord(bufferName), dtypeWithComponents(dtype), hint));
 }
 
-Result<NpyHeader> openHeader(QFile &f, const QString &path)
+/** Opens path as a regular file (never a FIFO or a device: core/safefile) and reads its header. */
+Result<NpyHeader> openHeader(std::unique_ptr<QFile> *f, const QString &path)
 {
-    if (!f.open(QIODevice::ReadOnly)) {
-        return npyError(QStringLiteral("cannot open %1: %2").arg(path, f.errorString()));
+    Result<std::unique_ptr<QFile>> opened = openRegularFile(path, kMaxNpyFileBytes, QStringLiteral("an .npy file"));
+    if (!opened) {
+        return npyError(QStringLiteral("cannot open %1: %2").arg(path, opened.error().message));
     }
-    return readNpyHeader(f, QFileInfo(path).fileName());
+    *f = std::move(opened).value();
+    return readNpyHeader(**f, QFileInfo(path).fileName());
 }
 
 } // namespace
@@ -537,7 +543,9 @@ Result<NpyHeader> readNpyHeader(QIODevice &dev, const QString &file)
     NpyHeader h;
     h.majorVersion = static_cast<unsigned char>(pre[6]);
     const int minor = static_cast<unsigned char>(pre[7]);
-    if (h.majorVersion < 1 || h.majorVersion > 3) {
+    // NumPy writes and reads only these three; a minor version other than 0
+    // is a file it refuses, so accepting it would hide a damaged header.
+    if (h.majorVersion < 1 || h.majorVersion > 3 || minor != 0) {
         return npyError(QStringLiteral("%1: .npy format version %2.%3 is not supported (only 1.0, 2.0 and 3.0)")
                             .arg(file)
                             .arg(h.majorVersion)
@@ -631,9 +639,9 @@ Result<NpyHeader> readNpyHeader(QIODevice &dev, const QString &file)
     h.fortranOrder = fortran.boolean;
 
     const PyValue &shape = *dict.find(QStringLiteral("shape"));
-    if (shape.type == PyValue::Type::Int) {
-        h.shape << shape.integer; // "(3)": a hand-written header's way to say (3,)
-    } else if (shape.type == PyValue::Type::Tuple || shape.type == PyValue::Type::List) {
+    // NumPy's reader insists on a tuple ("[4]" or "(3)", which is 3, are refused there), so
+    // a file accepted here also loads in NumPy.
+    if (shape.type == PyValue::Type::Tuple) {
         for (const PyValue &e : shape.items) {
             if (e.type != PyValue::Type::Int) {
                 return npyError(QStringLiteral("%1: header 'shape' must be a tuple of integers").arg(file));
@@ -641,7 +649,10 @@ Result<NpyHeader> readNpyHeader(QIODevice &dev, const QString &file)
             h.shape << e.integer;
         }
     } else {
-        return npyError(QStringLiteral("%1: header 'shape' must be a tuple of integers").arg(file));
+        return npyError(QStringLiteral("%1: header 'shape' must be a tuple of integers such as (4,), got %2")
+                            .arg(file, shape.type == PyValue::Type::List  ? QStringLiteral("a list")
+                                       : shape.type == PyValue::Type::Int ? QStringLiteral("an integer")
+                                                                          : QStringLiteral("another value")));
     }
     if (h.shape.size() > kMaxDims) {
         return npyError(QStringLiteral("%1: the shape has %2 dimensions; numpy allows at most %3")
@@ -801,33 +812,20 @@ Status writeNpy(const QString &path, DType dtype, const QList<qint64> &shape, co
     if (bytes > 0 && !data) {
         return npyError(QStringLiteral("cannot write %1: no data").arg(path));
     }
-    QSaveFile f(path);
-    if (!f.open(QIODevice::WriteOnly)) {
-        return npyError(QStringLiteral("cannot write %1: %2").arg(path, f.errorString()));
-    }
     const QByteArray header = npyHeaderBytes(dtype, shape);
-    bool ok = f.write(header) == header.size();
-    const char *p = static_cast<const char *>(data);
-    for (qint64 done = 0; ok && done < bytes;) {
-        const qint64 n = f.write(p + done, std::min(bytes - done, kMaxReadBytes));
-        ok = n > 0;
-        done += std::max<qint64>(n, 0);
-    }
-    if (!ok) {
-        const QString why = f.errorString();
-        f.cancelWriting();
-        return npyError(QStringLiteral("cannot write %1: %2").arg(path, why));
-    }
-    if (!f.commit()) {
-        return npyError(QStringLiteral("cannot write %1: %2").arg(path, f.errorString()));
+    // Through core/safefile: atomic for a regular file, direct into /dev/null or a FIFO.
+    if (Status s = writeOutput(path, {QByteArrayView(header), QByteArrayView(static_cast<const char *>(data), bytes)},
+                               QStringLiteral("the .npy file"));
+        !s) {
+        return npyError(s.error().message);
     }
     return Unit{};
 }
 
 Result<QList<qint64>> npyShapeFor(const QString &path, DType dtype, const QString &bufferName)
 {
-    QFile f(path);
-    Result<NpyHeader> h = openHeader(f, path);
+    std::unique_ptr<QFile> f;
+    Result<NpyHeader> h = openHeader(&f, path);
     if (!h) {
         return h.error();
     }
@@ -862,8 +860,8 @@ Result<QList<qint64>> npyShapeFor(const QString &path, DType dtype, const QStrin
 Status loadNpyInto(const QString &path, DType dtype, const QList<qint64> &shape, void *dst, qint64 dstBytes,
                    const QString &bufferName)
 {
-    QFile f(path);
-    Result<NpyHeader> h = openHeader(f, path);
+    std::unique_ptr<QFile> f;
+    Result<NpyHeader> h = openHeader(&f, path);
     if (!h) {
         return h.error();
     }
@@ -889,7 +887,7 @@ Status loadNpyInto(const QString &path, DType dtype, const QList<qint64> &shape,
                                        "shape to the file's (an empty shape takes it from the file)")
                             .arg(file, fileShapeText(*h), bufferWord(bufferName), shapeToString(shape)));
     }
-    return readNpyData(f, *h, dst, dstBytes, file);
+    return readNpyData(*f, *h, dst, dstBytes, file);
 }
 
 } // namespace Kp

@@ -12,6 +12,12 @@ class QIODevice;
 namespace Kp {
 
 /**
+ * The largest .npy file opened: a buffer's limit (kMaxBufferBytes, 64 GiB)
+ * plus room for the header (at most 1 MiB) and its length fields.
+ */
+constexpr qint64 kMaxNpyFileBytes = 64ll * 1024 * 1024 * 1024 + 2 * 1024 * 1024;
+
+/**
  * The header of a NumPy .npy file (format versions 1.0, 2.0 and 3.0).
  *
  * Only plain numeric arrays are accepted: descr '<', '>', '|' or '=' followed

@@ -1,3 +1,5 @@
+#include "compile/compiler.h"
+#include "core/safefile.h"
 #include "projectio.h"
 
 #include "project/bufferjson.h"
@@ -805,11 +807,19 @@ bool Parser::readSource()
         return true;
     }
     const QString file = QDir::cleanPath(QDir(m_dir).absoluteFilePath(m_p.sourceFile));
-    QFile f(file);
-    if (!f.open(QIODevice::ReadOnly)) {
-        return fail(QStringLiteral("source"), QStringLiteral("cannot read '%1': %2").arg(file, f.errorString()));
+    // "source": "/dev/zero" must not read without end, nor a FIFO block.
+    Result<std::unique_ptr<QFile>> f =
+        openRegularFile(file, Compiler::kMaxSourceBytes, QStringLiteral("a source file"));
+    if (!f) {
+        return fail(QStringLiteral("source"), QStringLiteral("cannot read '%1': %2").arg(file, f.error().message));
     }
-    m_p.sourceText = QString::fromUtf8(f.readAll());
+    const QByteArray bytes = (*f)->read(Compiler::kMaxSourceBytes + 1);
+    if (bytes.size() > Compiler::kMaxSourceBytes) {
+        return fail(QStringLiteral("source"), QStringLiteral("cannot read '%1': it grew past %2 bytes while being read")
+                                                  .arg(file)
+                                                  .arg(Compiler::kMaxSourceBytes));
+    }
+    m_p.sourceText = QString::fromUtf8(bytes);
     return true;
 }
 
@@ -855,11 +865,17 @@ Result<Project> loadProject(const QString &path)
     if (fi.isDir()) {
         return projectError(QStringLiteral("%1: is a folder, not a project file").arg(path));
     }
-    QFile f(path);
-    if (!f.open(QIODevice::ReadOnly)) {
-        return projectError(QStringLiteral("%1: cannot read: %2").arg(path, f.errorString()));
+    Result<std::unique_ptr<QFile>> f = openRegularFile(path, kMaxProjectFileBytes, QStringLiteral("a project file"));
+    if (!f) {
+        return projectError(QStringLiteral("%1: cannot read: %2").arg(path, f.error().message));
     }
-    Result<Project> r = parseProject(f.readAll(), fi.absolutePath());
+    const QByteArray bytes = (*f)->read(kMaxProjectFileBytes + 1);
+    if (bytes.size() > kMaxProjectFileBytes) {
+        return projectError(QStringLiteral("%1: cannot read: it grew past %2 bytes while being read")
+                                .arg(path)
+                                .arg(kMaxProjectFileBytes));
+    }
+    Result<Project> r = parseProject(bytes, fi.absolutePath());
     if (!r) {
         Error e = r.error();
         e.message = path + QStringLiteral(": ") + e.message;

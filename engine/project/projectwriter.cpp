@@ -1,3 +1,5 @@
+#include "compile/compiler.h"
+#include "core/safefile.h"
 #include "projectio.h"
 
 #include "project/bufferjson.h"
@@ -8,7 +10,6 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QRegularExpression>
-#include <QSaveFile>
 
 #include <algorithm>
 
@@ -155,12 +156,13 @@ JsonNode projectNode(const Project &p)
 
 Status writeAtomically(const QString &path, const QByteArray &data)
 {
-    QSaveFile f(path);
-    if (!f.open(QIODevice::WriteOnly)) {
-        return projectError(QStringLiteral("cannot write '%1': %2").arg(path, f.errorString()));
-    }
-    if (f.write(data) != data.size() || !f.commit()) {
-        return projectError(QStringLiteral("cannot write '%1': %2").arg(path, f.errorString()));
+    // core/safefile: atomic for a regular file; a device or FIFO is written into, never replaced.
+    const Status s = writeOutput(path, data, QStringLiteral("the project"));
+    if (!s) {
+        const QString prefix = QStringLiteral("cannot write %1: ").arg(path);
+        const QString reason =
+            s.error().message.startsWith(prefix) ? s.error().message.mid(prefix.size()) : s.error().message;
+        return projectError(QStringLiteral("cannot write '%1': %2").arg(path, reason));
     }
     return Unit{};
 }
@@ -185,11 +187,12 @@ Status saveProjectSource(const Project &project, const QString &projectPath)
     const QString file =
         QDir::cleanPath(QDir(QFileInfo(projectPath).absolutePath()).absoluteFilePath(project.sourceFile));
     const QByteArray data = project.sourceText.toUtf8();
-    QFile existing(file);
-    if (existing.open(QIODevice::ReadOnly) && existing.readAll() == data) {
+    // Compared only when it is a regular file: "source": "/dev/zero" must not be read without end.
+    const Result<QByteArray> existing =
+        readRegularFile(file, Compiler::kMaxSourceBytes, QStringLiteral("a source file"));
+    if (existing && *existing == data) {
         return Unit{};
     }
-    existing.close();
     return writeAtomically(file, data);
 }
 

@@ -2,6 +2,7 @@
 
 #include "run/runner.h"
 
+#include <QDir>
 #include <QFileInfo>
 
 namespace Kp {
@@ -21,6 +22,16 @@ CompileRequest compileRequestFor(const Project &project, int ccMajor, int ccMino
         req.projectDir = project.dir();
     }
     req.options = compileOptionsFor(project);
+    // docs/kpg-project.md: relative includeDirs are relative to the project's
+    // folder, not to wherever kpg or the GUI was started.
+    if (!req.projectDir.isEmpty()) {
+        const QDir base(req.projectDir);
+        for (QString &d : req.options.includeDirs) {
+            if (QDir::isRelativePath(d)) {
+                d = QDir::cleanPath(base.absoluteFilePath(d));
+            }
+        }
+    }
     req.deviceCcMajor = ccMajor;
     req.deviceCcMinor = ccMinor;
     return req;

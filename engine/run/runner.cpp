@@ -73,11 +73,18 @@ Result<qint64> evalInteger(Expression &ex, const QString &text, const QString &f
                               .arg(field, text)
                               .arg(v));
     }
-    if (v < double(minValue) || v > 2147483647.0) {
-        return fieldError(field, QStringLiteral("%1: '%2' gives %3; expected %4 to 2147483647")
-                                     .arg(field, text)
-                                     .arg(qint64(v))
-                                     .arg(minValue));
+    // Range-checked as a double: converting 2^63 or 1e300 to an integer is
+    // undefined behaviour (it read -9223372036854775808).
+    constexpr double kMax = 2147483647.0;
+    if (v > kMax) {
+        return fieldError(field, QStringLiteral("%1: '%2' is too large (at most 2147483647); it gives %3")
+                                     .arg(field, text, QString::number(v, 'g', 6)));
+    }
+    if (v < double(minValue)) {
+        return fieldError(field,
+                          QStringLiteral("%1: '%2' gives %3; expected %4 to 2147483647")
+                              .arg(field, text, v > -kMax ? QString::number(qint64(v)) : QString::number(v, 'g', 6))
+                              .arg(minValue));
     }
     return qint64(v);
 }
@@ -111,7 +118,7 @@ qint64 HostBuffer::byteSize() const
     return elementCount() * dtypeInfo(spec.dtype).elementBytes();
 }
 
-Status HostBuffers::materialize(const Project &project, bool reinit)
+Status HostBuffers::materialize(const Project &project, bool reinit, Fill fill)
 {
     QMap<QString, double> scalars;
     for (const ScalarSpec &s : project.scalars) {
@@ -172,7 +179,7 @@ Status HostBuffers::materialize(const Project &project, bool reinit)
         buf->shape = shape;
         // Fresh shared memory already reads as zeros; touching it would
         // commit every page of a buffer that may never be read.
-        if (!(fresh && spec.init.kind == BufferInit::Kind::Zeros)) {
+        if (fill == Fill::Contents && !(fresh && spec.init.kind == BufferInit::Kind::Zeros)) {
             if (Status st = fillBuffer(resolved, buf->memory.data(), bytes, project.dir(), scalars); !st) {
                 return st;
             }

@@ -44,12 +44,20 @@ struct HostBuffer
 class HostBuffers
 {
 public:
+    /** What materialize() does with the contents. */
+    enum class Fill {
+        Contents,  ///< fill every buffer from its init
+        ShapesOnly ///< resolve shapes and create the memory (fresh pages cost nothing) but fill nothing
+    };
+
     /**
      * Creates or refills the host copy of every buffer from its init. A
      * buffer whose spec is unchanged keeps its memory and contents unless
      * reinit is true. Buffers no longer in the project are dropped.
+     * Fill::ShapesOnly is enough for prepareRun() to check bindings, so a
+     * typo in a large project is reported before seconds of filling.
      */
-    Status materialize(const Project &project, bool reinit = true);
+    Status materialize(const Project &project, bool reinit = true, Fill fill = Fill::Contents);
 
     const HostBuffer *find(const QString &name) const;
     HostBuffer *find(const QString &name);

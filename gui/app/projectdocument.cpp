@@ -1,5 +1,6 @@
 #include "projectdocument.h"
 
+#include "core/safefile.h"
 #include "project/projectio.h"
 #include "run/projectcompile.h"
 
@@ -94,21 +95,14 @@ Status ProjectDocument::openSource(const QString &path)
 {
     const QFileInfo fi(path);
     // Only regular files of a sane size: a device node or a FIFO named by a
-    // hostile path must neither block nor fill memory.
-    if (!isResource(path) && (!fi.exists() || !fi.isFile())) {
-        return openError(tr("Cannot open %1: not a regular file").arg(path));
-    }
-    if (fi.size() > kMaxSourceBytes) {
-        return openError(tr("Cannot open %1: %2 bytes is larger than the 4 MiB a kernel source may have")
-                             .arg(path, QLocale().toString(fi.size())));
-    }
-    QFile f(path);
-    if (!f.open(QIODevice::ReadOnly)) {
-        return openError(tr("Cannot open %1: %2").arg(path, f.errorString()));
+    // hostile path must neither block nor fill memory (core/safefile).
+    const Result<QByteArray> bytes = readRegularFile(path, kMaxSourceBytes, tr("a kernel source"));
+    if (!bytes) {
+        return openError(bytes.error().message);
     }
     Project p;
     p.sourceFile = fi.fileName();
-    p.sourceText = QString::fromUtf8(f.read(kMaxSourceBytes));
+    p.sourceText = QString::fromUtf8(*bytes);
     setLoaded(std::move(p), {}, path);
     return Unit{};
 }

@@ -5,6 +5,7 @@
 #include "buffers/bufferexport.h"
 #include "buffers/bufferinit.h"
 #include "buffers/npy.h"
+#include "core/safefile.h"
 #include "project/bufferjson.h"
 #include "run/runner.h"
 
@@ -326,9 +327,9 @@ void BuffersPanel::setDocument(ProjectDocument *doc)
         const QJsonObject init = b.value(QStringLiteral("init")).toObject();
         if (init.value(QStringLiteral("kind")).toString() == QLatin1String("npy")) {
             // Adopt the file's dtype, so an import never starts with a mismatch.
-            QFile f(init.value(QStringLiteral("file")).toString());
-            if (QFileInfo(f).isFile() && f.open(QIODevice::ReadOnly)) {
-                if (const auto h = readNpyHeader(f, f.fileName())) {
+            const QString file = init.value(QStringLiteral("file")).toString();
+            if (const auto f = openRegularFile(file, kMaxNpyFileBytes, tr("an .npy file"))) {
+                if (const auto h = readNpyHeader(**f, file)) {
                     b.insert(QStringLiteral("dtype"), dtypeName(h->dtype));
                 }
             }

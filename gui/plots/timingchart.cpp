@@ -1,5 +1,6 @@
 #include "plots/timingchart.h"
 
+#include "core/safefile.h"
 #include <QAreaSeries>
 #include <QBuffer>
 #include <QChart>
@@ -11,7 +12,6 @@
 #include <QLegendMarker>
 #include <QLineSeries>
 #include <QPainter>
-#include <QSaveFile>
 #include <QStackedLayout>
 #include <QSvgGenerator>
 #include <QValueAxis>
@@ -202,12 +202,15 @@ QImage ChartWidget::toImage(QSize size)
 Status ChartWidget::exportPng(const QString &path, QSize size)
 {
     const QImage image = toImage(size);
-    QSaveFile f(path);
-    if (!f.open(QIODevice::WriteOnly)) {
-        return chartError(QStringLiteral("cannot write %1: %2").arg(path, f.errorString()));
+    QByteArray png;
+    QBuffer buffer(&png);
+    buffer.open(QIODevice::WriteOnly);
+    if (!image.save(&buffer, "PNG")) {
+        return chartError(QStringLiteral("cannot write %1: the PNG could not be encoded").arg(path));
     }
-    if (!image.save(&f, "PNG") || !f.commit()) {
-        return chartError(QStringLiteral("cannot write %1: %2").arg(path, f.errorString()));
+    // core/safefile: atomic for a regular file; /dev/null or a FIFO is written into, not replaced.
+    if (Status s = writeOutput(path, png, QStringLiteral("the chart")); !s) {
+        return chartError(s.error().message);
     }
     return Unit{};
 }
@@ -232,12 +235,8 @@ Status ChartWidget::exportSvg(const QString &path, QSize size)
     render(&painter, size);
     painter.end();
 
-    QSaveFile f(path);
-    if (!f.open(QIODevice::WriteOnly)) {
-        return chartError(QStringLiteral("cannot write %1: %2").arg(path, f.errorString()));
-    }
-    if (f.write(buffer.data()) != buffer.data().size() || !f.commit()) {
-        return chartError(QStringLiteral("cannot write %1: %2").arg(path, f.errorString()));
+    if (Status s = writeOutput(path, buffer.data(), QStringLiteral("the chart")); !s) {
+        return chartError(s.error().message);
     }
     return Unit{};
 }

@@ -3,12 +3,12 @@
 #include "core/format.h"
 #include "run/runjson.h"
 
+#include "core/safefile.h"
 #include <QBrush>
 #include <QColor>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QSaveFile>
 
 #include <cmath>
 #include <limits>
@@ -68,12 +68,9 @@ QString dimCsv(const Dim3 &d)
 
 Status writeAtomically(const QString &path, const QByteArray &bytes)
 {
-    QSaveFile f(path);
-    if (!f.open(QIODevice::WriteOnly)) {
-        return historyError(QStringLiteral("cannot write %1: %2").arg(path, f.errorString()));
-    }
-    if (f.write(bytes) != bytes.size() || !f.commit()) {
-        return historyError(QStringLiteral("cannot write %1: %2").arg(path, f.errorString()));
+    // core/safefile: atomic for a regular file; /dev/null or a FIFO is written into, not replaced.
+    if (Status s = writeOutput(path, bytes, QStringLiteral("the results")); !s) {
+        return historyError(s.error().message);
     }
     return Unit{};
 }

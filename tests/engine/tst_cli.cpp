@@ -2,11 +2,17 @@
 
 #include "testutil.h"
 
+#include <QElapsedTimer>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QtTest>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 class TestCli : public QObject
 {
@@ -264,6 +270,299 @@ private Q_SLOTS:
         const KpTest::Run r = KpTest::run("kpg", {"run", "/nonexistent/p.kpg"});
         QCOMPARE(r.exitCode, 65);
         QVERIFY2(r.err.contains("/nonexistent/p.kpg"), qPrintable(r.err));
+    }
+
+    // --- Files and safety (core/safefile): hostile paths for inputs and outputs ---
+
+    void hostileInputs_data()
+    {
+        QTest::addColumn<QString>("project");  // written to DIR/p.kpg; empty: none
+        QTest::addColumn<QStringList>("args"); // DIR is the temporary folder, which holds a FIFO named fifo.npy
+        QTest::addColumn<QString>("stderrHas");
+        const QString inlineSource = R"({"format": "kernel-playground-project", "version": 1,
+            "source": {"inline": "__global__ void k(float *p) { p[threadIdx.x] = 1; }"},
+            "buffers": [{"name": "p", "dtype": "float32", "shape": 32}],
+            "launches": [{"kernel": "k", "grid": 1, "block": 32, "args": ["p"]}]})";
+        QString devZero = inlineSource;
+        devZero.replace(R"({"inline": "__global__ void k(float *p) { p[threadIdx.x] = 1; }"})", "\"/dev/zero\"");
+        QString fifoNpy = inlineSource;
+        fifoNpy.replace(R"("shape": 32})", R"("shape": 32, "init": {"kind": "npy", "file": "fifo.npy"}})");
+        QString fifoNpyNoShape = fifoNpy;
+        fifoNpyNoShape.replace(R"("shape": 32, )", "");
+        // Read to 4.2 GB and aborted with std::bad_alloc.
+        QTest::newRow("source /dev/zero in the project")
+            << devZero << QStringList{"run", "DIR/p.kpg"}
+            << "source: cannot read '/dev/zero': it is a character device, not a regular file";
+        QTest::newRow("run --source /dev/zero")
+            << inlineSource << QStringList{"run", "DIR/p.kpg", "--source", "/dev/zero"}
+            << "--source: cannot read /dev/zero: it is a character device, not a regular file";
+        // Blocked for ever.
+        QTest::newRow("npy init is a FIFO") << fifoNpy << QStringList{"run", "DIR/p.kpg"}
+                                            << "cannot open DIR/fifo.npy: it is a FIFO (named pipe), not a regular "
+                                               "file";
+        QTest::newRow("npy init is a FIFO, shape from the file")
+            << fifoNpyNoShape << QStringList{"run", "DIR/p.kpg"}
+            << "cannot open DIR/fifo.npy: it is a FIFO (named pipe), not a regular file";
+        QTest::newRow("project is a FIFO") << QString() << QStringList{"run", "DIR/fifo.npy"}
+                                           << "cannot read: it is a FIFO (named pipe), not a regular file";
+        QTest::newRow("compile /dev/zero") << QString() << QStringList{"compile", "/dev/zero"}
+                                           << "kpg: cannot read /dev/zero: it is a character device, not a regular "
+                                              "file";
+        QTest::newRow("compile a FIFO") << QString() << QStringList{"compile", "DIR/fifo.npy"}
+                                        << "kpg: cannot read DIR/fifo.npy: it is a FIFO (named pipe), not a regular "
+                                           "file";
+    }
+
+    void hostileInputs()
+    {
+        QFETCH(QString, project);
+        QFETCH(QStringList, args);
+        QFETCH(QString, stderrHas);
+        QTemporaryDir dir;
+        QCOMPARE(::mkfifo(QFile::encodeName(dir.filePath("fifo.npy")).constData(), 0600), 0);
+        if (!project.isEmpty()) {
+            QFile f(dir.filePath("p.kpg"));
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(project.toUtf8());
+        }
+        args.replaceInStrings("DIR", dir.path());
+        // A regression must fail the test, not hang it: 30 s is far more than any of these needs.
+        const KpTest::Run r =
+            KpTest::run("kpg", args, {"KPG_CUDA_DRIVER=/nonexistent/libcuda.so.1", "KPG_NO_CACHE=1"}, 30000);
+        QVERIFY2(r.err != "timed out", "kpg blocked on a FIFO or read a device without end");
+        QCOMPARE(r.status, QProcess::NormalExit);
+        QCOMPARE(r.exitCode, 65);
+        QVERIFY2(r.err.contains(QString(stderrHas).replace("DIR", dir.path())), qPrintable(r.err));
+    }
+
+    void outputsIntoDevices_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("device");
+        QTest::addColumn<bool>("needsNvrtc");
+        // As root, --json /dev/null replaced /dev/null with a regular file (QSaveFile's rename).
+        QTest::newRow("run --json /dev/null")
+            << QStringList{"run", KPG_SOURCE_DIR "/presets/vector_add/vector_add.kpg", "--json", "/dev/null"}
+            << "/dev/null" << true;
+        QTest::newRow("run --json /dev/null, bad project")
+            << QStringList{"run", "/nonexistent/p.kpg", "--json", "/dev/null"} << "/dev/null" << false;
+        QTest::newRow("compile --ptx /dev/null")
+            << QStringList{"compile", "K", "--ptx", "/dev/null"} << "/dev/null" << true;
+        QTest::newRow("compile --cubin /dev/null")
+            << QStringList{"compile", "K", "--cubin", "/dev/null"} << "/dev/null" << true;
+    }
+
+    void outputsIntoDevices()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(QString, device);
+        QFETCH(bool, needsNvrtc);
+        QTemporaryDir dir;
+        QFile k(dir.filePath("k.cu"));
+        QVERIFY(k.open(QIODevice::WriteOnly));
+        k.write("__global__ void k(float *p) { p[threadIdx.x] = 1; }\n");
+        k.close();
+        args.replaceInStrings(QRegularExpression("^K$"), k.fileName());
+        const KpTest::Run r = KpTest::run("kpg", args, {"KPG_CUDA_DRIVER=/nonexistent/libcuda.so.1"}, 60000);
+        if (needsNvrtc && r.exitCode == 69 && r.err.contains("NVRTC")) {
+            QSKIP(qPrintable("no NVRTC: " + r.err));
+        }
+        QCOMPARE(r.status, QProcess::NormalExit);
+        QVERIFY2(!r.err.contains("cannot write"), qPrintable(r.err));
+        struct stat st;
+        QCOMPARE(::stat(QFile::encodeName(device).constData(), &st), 0);
+        QVERIFY2(S_ISCHR(st.st_mode), qPrintable(device + " is no longer a character device"));
+    }
+
+    void outputsIntoFifo()
+    {
+        // A FIFO is written into (a reader gets the bytes), never replaced by a regular file.
+        QTemporaryDir dir;
+        const QString fifo = dir.filePath("out.ptx");
+        QCOMPARE(::mkfifo(QFile::encodeName(fifo).constData(), 0600), 0);
+        QFile k(dir.filePath("k.cu"));
+        QVERIFY(k.open(QIODevice::WriteOnly));
+        k.write("__global__ void k(float *p) { p[threadIdx.x] = 1; }\n");
+        k.close();
+        QProcess p;
+        p.start(KpTest::program("kpg"), {"compile", k.fileName(), "--no-cache", "--ptx", fifo});
+        // Opened non-blocking, so the test cannot hang when kpg fails before writing.
+        const int fd = ::open(QFile::encodeName(fifo).constData(), O_RDONLY | O_NONBLOCK);
+        QVERIFY(fd >= 0);
+        QByteArray got;
+        QElapsedTimer t;
+        t.start();
+        bool finished = false;
+        while (t.elapsed() < 60000) {
+            char buf[65536];
+            const ssize_t n = ::read(fd, buf, sizeof buf);
+            if (n > 0) {
+                got.append(buf, n);
+            } else if (finished) {
+                break;
+            } else {
+                finished = p.waitForFinished(20);
+            }
+        }
+        ::close(fd);
+        if (!finished) {
+            p.kill();
+            p.waitForFinished();
+            QFAIL("kpg did not finish writing into the FIFO");
+        }
+        if (p.exitCode() == 69) {
+            QSKIP("no NVRTC");
+        }
+        QCOMPARE(p.exitCode(), 0);
+        QVERIFY2(got.contains(".entry _Z1kPf"), got.left(200).constData());
+        struct stat st;
+        QCOMPARE(::stat(QFile::encodeName(fifo).constData(), &st), 0);
+        QVERIFY(S_ISFIFO(st.st_mode));
+    }
+
+    void writeFailures_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("stderrHas");
+        // Exited 0 with nothing written.
+        QTest::newRow("compile --ptx /dev/full")
+            << QStringList{"--ptx", "/dev/full"} << "kpg: cannot write /dev/full: no space left on device";
+        QTest::newRow("compile --cubin /dev/full")
+            << QStringList{"--cubin", "/dev/full"} << "kpg: cannot write /dev/full: no space left on device";
+        QTest::newRow("compile --ptx into a folder")
+            << QStringList{"--ptx", "/tmp"} << "kpg: cannot write /tmp: it is a folder";
+    }
+
+    void writeFailures()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(QString, stderrHas);
+        QTemporaryDir dir;
+        QFile k(dir.filePath("k.cu"));
+        QVERIFY(k.open(QIODevice::WriteOnly));
+        k.write("__global__ void k(float *p) { p[threadIdx.x] = 1; }\n");
+        k.close();
+        for (const bool json : {false, true}) {
+            const QStringList all = QStringList{"compile", k.fileName(), "--no-cache"} + args +
+                                    (json ? QStringList{"--json"} : QStringList{});
+            const KpTest::Run r = KpTest::run("kpg", all, {"KPG_CUDA_DRIVER=/nonexistent/libcuda.so.1"}, 60000);
+            if (r.exitCode == 69) {
+                QSKIP(qPrintable("no NVRTC: " + r.err));
+            }
+            QCOMPARE(r.exitCode, 74); // "an output file cannot be written"
+            QVERIFY2(r.err.contains(stderrHas), qPrintable(r.err));
+            if (json) {
+                const QJsonObject doc = QJsonDocument::fromJson(r.out.toUtf8()).object();
+                QCOMPARE(doc.value("ok").toBool(), true); // the compile itself worked
+                QVERIFY2(stderrHas.endsWith(doc.value("error").toObject().value("message").toString()),
+                         qPrintable(r.out));
+            }
+        }
+    }
+
+    void compileJsonOnInputError_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<QString>("message");
+        // Printed nothing on stdout; docs/kpg-compile-json.md promises one object.
+        QTest::newRow("/dev/zero") << "/dev/zero"
+                                   << "cannot read /dev/zero: it is a character device, not a regular file";
+        QTest::newRow("missing file") << "/nonexistent/k.cu"
+                                      << "cannot read /nonexistent/k.cu: no such file";
+        QTest::newRow("binary file") << "BIN"
+                                     << "BIN is not text (it contains NUL bytes)";
+    }
+
+    void compileJsonOnInputError()
+    {
+        QFETCH(QString, file);
+        QFETCH(QString, message);
+        QTemporaryDir dir;
+        const QString bin = dir.filePath("bin.cu");
+        QFile b(bin);
+        QVERIFY(b.open(QIODevice::WriteOnly));
+        b.write(QByteArray("\x7f"
+                           "ELF\0\0",
+                           6));
+        b.close();
+        file.replace("BIN", bin);
+        message.replace("BIN", bin);
+        const KpTest::Run r = KpTest::run("kpg", {"compile", file, "--json"}, {}, 30000);
+        QCOMPARE(r.exitCode, 65);
+        QJsonParseError pe;
+        const QJsonObject doc = QJsonDocument::fromJson(r.out.toUtf8(), &pe).object();
+        QCOMPARE(pe.error, QJsonParseError::NoError);
+        QCOMPARE(doc.value("ok").toBool(true), false);
+        QCOMPARE(doc.value("file").toString(), file);
+        QCOMPARE(doc.value("error").toObject().value("code").toString(), QString("bad-input"));
+        QCOMPARE(doc.value("error").toObject().value("message").toString(), message);
+        QVERIFY2(r.err.contains("kpg: " + message), qPrintable(r.err));
+    }
+
+    void exitCodesListedOnce()
+    {
+        // README's table and kpg --help both come from one list (cli/exitcodes.h); 70 was missing from both.
+        QFile readme(KPG_SOURCE_DIR "/README.md");
+        QVERIFY(readme.open(QIODevice::ReadOnly));
+        const QString text = QString::fromUtf8(readme.readAll());
+        const qsizetype start = text.indexOf("`kpg` exit codes");
+        QVERIFY(start >= 0);
+        QMap<int, QString> fromReadme;
+        const QRegularExpression row(R"(^\| (\d+) \| (.+) \|$)", QRegularExpression::MultilineOption);
+        for (auto it = row.globalMatch(text.mid(start, text.indexOf("\n\n", text.indexOf("|", start)) - start));
+             it.hasNext();) {
+            const auto m = it.next();
+            fromReadme.insert(m.captured(1).toInt(), m.captured(2));
+        }
+        const KpTest::Run r = KpTest::run("kpg", {"--help"});
+        QCOMPARE(r.exitCode, 0);
+        QMap<int, QString> fromHelp;
+        const QString codes = r.out.mid(r.out.indexOf("Exit codes:"));
+        const QRegularExpression line(R"(^\s+(\d+) (.+)$)", QRegularExpression::MultilineOption);
+        for (auto it = line.globalMatch(codes); it.hasNext();) {
+            const auto m = it.next();
+            fromHelp.insert(m.captured(1).toInt(), m.captured(2));
+        }
+        QCOMPARE(fromHelp, fromReadme);
+        QVERIFY(fromHelp.contains(70));
+        QVERIFY(fromHelp.contains(74));
+    }
+
+    void bindingsBeforeFill()
+    {
+        // A dtype typo in a 4 GB project cost 16.5 s and 4 GB before its message. The
+        // bindings are now checked before any buffer is filled: this .npy init would fail
+        // (its data is cut short), but the binding error comes first.
+        QTemporaryDir dir;
+        QFile npy(dir.filePath("cut.npy"));
+        QVERIFY(npy.open(QIODevice::WriteOnly));
+        QByteArray header = "{'descr': '<i2', 'fortran_order': False, 'shape': (32,), }";
+        while ((10 + header.size() + 1) % 64 != 0) {
+            header += ' ';
+        }
+        header += '\n';
+        npy.write(QByteArray("\x93NUMPY\x01\x00", 8));
+        const char len[2] = {char(header.size() & 0xff), char(header.size() >> 8)};
+        npy.write(len, 2);
+        npy.write(header);
+        npy.write(QByteArray(10, 0)); // 64 bytes are needed
+        npy.close();
+        QFile f(dir.filePath("p.kpg"));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(R"({"format": "kernel-playground-project", "version": 1,
+            "source": {"inline": "__global__ void k(float *p) { p[threadIdx.x] = 1; }"},
+            "buffers": [{"name": "p", "dtype": "int16", "shape": 32, "init": {"kind": "npy", "file": "cut.npy"}}],
+            "launches": [{"kernel": "k", "grid": 1, "block": 32, "args": ["p"]}]})");
+        f.close();
+        const KpTest::Run r = KpTest::run("kpg", {"run", f.fileName()},
+                                          {"KPG_CUDA_DRIVER=/nonexistent/libcuda.so.1", "KPG_NO_CACHE=1"}, 60000);
+        if (r.exitCode == 69 && r.err.contains("NVRTC")) {
+            QSKIP("no NVRTC");
+        }
+        QCOMPARE(r.exitCode, 65);
+        QVERIFY2(r.err.contains("launches[0].args[0] (parameter 'p', float *): buffer 'p' holds int16"),
+                 qPrintable(r.err));
+        QVERIFY2(!r.err.contains("truncated"), qPrintable(r.err));
     }
 
     void missingWorker()

@@ -3,6 +3,7 @@
 
 #include "kernel/signature.h"
 #include "project/projectio.h"
+#include "run/projectcompile.h"
 
 #include <QDateTime>
 #include <QDir>
@@ -14,6 +15,8 @@
 #include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QtTest>
+
+#include <sys/stat.h>
 
 using namespace Kp;
 
@@ -50,6 +53,11 @@ private Q_SLOTS:
     void validFiles();
     void vectorAddPreset();
     void docsExample();
+    void includeDirsRelativeToProject_data();
+    void includeDirsRelativeToProject();
+    void hostileFiles_data();
+    void hostileFiles();
+    void saveIntoDevice();
 };
 
 namespace {
@@ -1215,6 +1223,115 @@ void TestProject::docsExample()
     const Result<Project> again = parseProject(serializeProject(*r));
     KP_VERIFY_RESULT(again);
     compareProjects(*r, *again);
+}
+
+void TestProject::includeDirsRelativeToProject_data()
+{
+    QTest::addColumn<QString>("dir");
+    QTest::addColumn<QString>("expected"); // relative to the project's folder, or absolute
+    QTest::newRow("relative") << "include"
+                              << "include";
+    QTest::newRow("dot-dot") << "../shared/inc"
+                             << "../shared/inc";
+    QTest::newRow("absolute") << "/opt/inc"
+                              << "/opt/inc";
+}
+
+void TestProject::includeDirsRelativeToProject()
+{
+    // docs/kpg-project.md: relative includeDirs are relative to the project's
+    // folder; they used to be passed on as they were, so NVRTC looked in the
+    // working directory.
+    QFETCH(QString, dir);
+    QFETCH(QString, expected);
+    QTemporaryDir tmp;
+    const QString projectDir = QDir(tmp.path()).filePath(QStringLiteral("proj"));
+    QVERIFY(QDir().mkpath(projectDir));
+    const QString path = QDir(projectDir).filePath(QStringLiteral("p.kpg"));
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(QStringLiteral(R"({"format": "kernel-playground-project", "version": 1,
+        "source": {"inline": "__global__ void k() {}"}, "compile": {"includeDirs": ["%1"]}})")
+                .arg(dir)
+                .toUtf8());
+    f.close();
+    const QString before = QDir::currentPath();
+    QVERIFY(QDir::setCurrent(QDir::tempPath())); // anywhere but the project's folder
+    const Result<Project> p = loadProject(path);
+    QDir::setCurrent(before);
+    KP_VERIFY_RESULT(p);
+    QCOMPARE(p->compile.includeDirs, QStringList{dir}); // the project keeps what was written
+    const CompileRequest req = compileRequestFor(*p, 0, 0);
+    QCOMPARE(req.options.includeDirs, QStringList{QDir::cleanPath(QDir(projectDir).absoluteFilePath(expected))});
+}
+
+void TestProject::hostileFiles_data()
+{
+    QTest::addColumn<QString>("source");  // the project's "source" (or the project itself: "")
+    QTest::addColumn<QString>("message"); // what the error says after the project's path
+    QTest::newRow("source /dev/zero") << "/dev/zero"
+                                      << "source: cannot read '/dev/zero': it is a character device, not a "
+                                         "regular file";
+    QTest::newRow("source FIFO") << "FIFO"
+                                 << "source: cannot read '%1': it is a FIFO (named pipe), not a regular file";
+    QTest::newRow("source folder") << "FOLDER"
+                                   << "source: cannot read '%1': it is a folder, not a regular file";
+    QTest::newRow("source over 4 MiB") << "BIG"
+                                       << "source: cannot read '%1': it is 4.0 MiB (4194305 bytes); a source file "
+                                          "may be at most 4.0 MiB (4194304 bytes)";
+    QTest::newRow("project is a FIFO") << ""
+                                       << "cannot read: it is a FIFO (named pipe), not a regular file";
+}
+
+void TestProject::hostileFiles()
+{
+    // "source": "/dev/zero" read to 4.2 GB and aborted with bad_alloc; a FIFO
+    // blocked for ever. Nothing here may block: every case is refused by
+    // stat() before the open.
+    QFETCH(QString, source);
+    QFETCH(QString, message);
+    QTemporaryDir tmp;
+    const QString fifo = tmp.filePath(QStringLiteral("fifo"));
+    QCOMPARE(::mkfifo(QFile::encodeName(fifo).constData(), 0600), 0);
+    QString file = source;
+    if (source == QLatin1String("FIFO")) {
+        file = fifo;
+    } else if (source == QLatin1String("FOLDER")) {
+        file = tmp.path();
+    } else if (source == QLatin1String("BIG")) {
+        file = tmp.filePath(QStringLiteral("big.cu"));
+        QFile big(file);
+        QVERIFY(big.open(QIODevice::WriteOnly));
+        QVERIFY(big.resize(4 * 1024 * 1024 + 1));
+    }
+    QString path = tmp.filePath(QStringLiteral("p.kpg"));
+    if (source.isEmpty()) {
+        path = fifo;
+    } else {
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(QJsonDocument(QJsonObject{{"format", "kernel-playground-project"}, {"version", 1}, {"source", file}})
+                    .toJson());
+    }
+    const Result<Project> r = loadProject(path);
+    QVERIFY(!r.ok());
+    QCOMPARE(r.error().message, path + ": " + (message.contains("%1") ? message.arg(QDir::cleanPath(file)) : message));
+}
+
+void TestProject::saveIntoDevice()
+{
+    // QSaveFile's rename replaced a device node with a regular file (as root).
+    Project p;
+    p.sourceFile = QStringLiteral("/dev/null");
+    p.sourceText = QStringLiteral("__global__ void k() {}\n");
+    KP_VERIFY_RESULT(saveProjectSource(p, QDir::temp().filePath(QStringLiteral("p.kpg"))));
+    KP_VERIFY_RESULT(saveProject(p, QStringLiteral("/dev/null")));
+    struct stat st;
+    QCOMPARE(::stat("/dev/null", &st), 0);
+    QVERIFY(S_ISCHR(st.st_mode));
+    const Status full = saveProject(p, QStringLiteral("/dev/full"));
+    QVERIFY(!full);
+    QCOMPARE(full.error().message, QStringLiteral("cannot write '/dev/full': no space left on device"));
 }
 
 QTEST_GUILESS_MAIN(TestProject)

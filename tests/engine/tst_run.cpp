@@ -291,6 +291,19 @@ private Q_SLOTS:
         QTest::newRow("block zero") << step("vector_add", QJsonArray{"a", "b", "c", "n"}, QJsonArray{1},
                                             QJsonArray{"n - 1000"})
                                     << "launches[0].block[0]: 'n - 1000' gives 0; expected 1 to 2147483647";
+        // Past 2^63 a double -> integer conversion is undefined; it read -9223372036854775808.
+        QTest::newRow("grid 2^63") << step("vector_add", QJsonArray{"a", "b", "c", "n"}, QJsonArray{"2^63"})
+                                   << "launches[0].grid[0]: '2^63' is too large (at most 2147483647); it gives "
+                                      "9.22337e+18";
+        QTest::newRow("grid floor(1e300)")
+            << step("vector_add", QJsonArray{"a", "b", "c", "n"}, QJsonArray{"floor(1e300)"})
+            << "launches[0].grid[0]: 'floor(1e300)' is too large (at most 2147483647); it gives 1e+300";
+        QTest::newRow("grid 2^31") << step("vector_add", QJsonArray{"a", "b", "c", "n"}, QJsonArray{"2^31"})
+                                   << "launches[0].grid[0]: '2^31' is too large (at most 2147483647); it gives "
+                                      "2.14748e+09";
+        QTest::newRow("block -2^63") << step("vector_add", QJsonArray{"a", "b", "c", "n"}, QJsonArray{1},
+                                             QJsonArray{"-2^63"})
+                                     << "launches[0].block[0]: '-2^63' gives -9.22337e+18; expected 1 to 2147483647";
         QTest::newRow("unknown param name")
             << step("vector_add", QJsonObject{{"a", "a"}, {"b", "b"}, {"c", "c"}, {"count", "n"}})
             << "launches[0].args.count: kernel 'vector_add' has no parameter 'count'; its parameters: a, b, c, n";
@@ -321,6 +334,11 @@ private Q_SLOTS:
         QTest::newRow("block zero") << step("vector_add", QJsonArray{"a", "b", "c", "n"}, QJsonArray{1},
                                             QJsonArray{"n - 1000"})
                                     << "launches[0].block[0]";
+        QTest::newRow("grid 2^63") << step("vector_add", QJsonArray{"a", "b", "c", "n"}, QJsonArray{"2^63"})
+                                   << "launches[0].grid[0]";
+        QTest::newRow("block -2^63") << step("vector_add", QJsonArray{"a", "b", "c", "n"}, QJsonArray{1},
+                                             QJsonArray{"-2^63"})
+                                     << "launches[0].block[0]";
         QTest::newRow("unknown param name")
             << step("vector_add", QJsonObject{{"a", "a"}, {"b", "b"}, {"c", "c"}, {"count", "n"}})
             << "launches[0].args.count";
