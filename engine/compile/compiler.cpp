@@ -1,5 +1,7 @@
 #include "compiler.h"
 
+#include "core/safefile.h"
+
 #include "cuda/nvrtcapi.h"
 #include "logparse.h"
 #include "nvrtcjob.h"
@@ -13,6 +15,7 @@
 #include <QSet>
 #include <QStandardPaths>
 
+#include <algorithm>
 #include <vector>
 
 namespace Kp {
@@ -49,19 +52,28 @@ void collectUserHeaders(const QString &text, const QString &fromDir, const QStri
             candidates << QDir(d).filePath(name);
         }
         for (const QString &c : candidates) {
-            const QString abs = QFileInfo(c).absoluteFilePath();
+            const QString abs = QDir::cleanPath(QFileInfo(c).absoluteFilePath());
             if (seen.contains(abs) || !QFileInfo(abs).isFile()) {
                 continue;
             }
             seen.insert(abs);
-            QFile f(abs);
-            if (f.open(QIODevice::ReadOnly)) {
-                const QByteArray content = f.readAll();
-                hash.addData(abs.toUtf8());
-                hash.addData(QByteArrayView("\0", 1));
-                hash.addData(content);
-                collectUserHeaders(QString::fromUtf8(content), QFileInfo(abs).absolutePath(), dirs, hash, seen,
-                                   depth + 1);
+            hash.addData(abs.toUtf8());
+            hash.addData(QByteArrayView("\0", 1));
+            // Only the user's folders are read, and only regular files within
+            // the source size limit: a hostile `#include "/etc/shadow"` or
+            // `"../../x"` is never opened here (the sandboxed compile process
+            // refuses it too); its path alone goes into the key.
+            const bool inside = std::any_of(dirs.cbegin(), dirs.cend(), [&](const QString &d) {
+                const QString root = QDir::cleanPath(QFileInfo(d).absoluteFilePath());
+                return abs.startsWith(root + QLatin1Char('/'));
+            });
+            if (inside) {
+                if (const Result<QByteArray> content =
+                        readRegularFile(abs, Compiler::kMaxSourceBytes, QStringLiteral("a header"))) {
+                    hash.addData(*content);
+                    collectUserHeaders(QString::fromUtf8(*content), QFileInfo(abs).absolutePath(), dirs, hash, seen,
+                                       depth + 1);
+                }
             }
             break;
         }
