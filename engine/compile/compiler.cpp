@@ -489,8 +489,12 @@ Result<CompileResult> Compiler::compile(const CompileRequest &request)
         result.diagnostics.append(optionsError(out.statusText));
     }
 
-    // Name-map errors are about the user's name expressions, not the source.
+    // Name-map errors are about the user's name expressions, not the source;
+    // "At end of source" is about the user's source, which NVRTC does not name.
     for (Diagnostic &d : result.diagnostics) {
+        if (d.file.isEmpty() && d.message.startsWith(QLatin1String("At end of source"))) {
+            d.file = request.fileName;
+        }
         if (d.file == QLatin1String("__nv_name_map")) {
             d.file = QStringLiteral("<name expressions>");
             d.line = 0;
@@ -546,6 +550,22 @@ Result<CompileResult> Compiler::compile(const CompileRequest &request)
     }
 
     result.ok = cr == NVRTC_SUCCESS && result.errorCount() == 0;
+    if (!result.ok && result.errorCount() == 0) {
+        // A failed compile always says why: NVRTC's log may hold only notes,
+        // or lines the parser does not know. Never "0 errors".
+        Diagnostic d;
+        d.file = request.fileName;
+        QString first;
+        for (const QString &l : result.log.split(QLatin1Char('\n'))) {
+            if (!l.trimmed().isEmpty() && !l.startsWith(QLatin1String("ptxas"))) {
+                first = l.trimmed();
+                break;
+            }
+        }
+        d.message = first.isEmpty() ? QStringLiteral("the compile failed (%1) without a message").arg(out.statusText)
+                                    : QStringLiteral("the compile failed: %1").arg(first);
+        result.diagnostics.append(d);
+    }
     if (useCache) {
         m_cache->store(key, result);
     }

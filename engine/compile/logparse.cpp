@@ -31,6 +31,14 @@ QList<Diagnostic> parseDiagnostics(const QString &log)
         QStringLiteral(R"(^(nvrtc|ptxas|nvlink)\s*:?\s*(fatal|error|warning)\s*:\s*(.*)$)"),
         QRegularExpression::CaseInsensitiveOption);
 
+    // Errors NVRTC prints without a file(line) prefix: the end of the source
+    // (an unclosed brace or parenthesis) and the command line (-D 1X=2).
+    static const QRegularExpression atEnd(
+        QStringLiteral(R"(^At end of source: (catastrophic error|error|warning|remark)(?: #(\d+)(?:-[A-Z])?)?: (.*)$)"),
+        QRegularExpression::CaseInsensitiveOption);
+    static const QRegularExpression commandLine(QStringLiteral(R"(^Command-line (error|warning): (.*)$)"),
+                                                QRegularExpression::CaseInsensitiveOption);
+
     const QStringList lines = log.split(QLatin1Char('\n'));
     QList<Diagnostic> out;
     for (qsizetype i = 0; i < lines.size(); ++i) {
@@ -42,6 +50,27 @@ QList<Diagnostic> parseDiagnostics(const QString &log)
                              : Diagnostic::Severity::Error;
             d.message = m.captured(3).trimmed();
             d.file = m.captured(1).toLower();
+            out.append(d);
+            continue;
+        }
+        if (const auto m = atEnd.match(l); m.hasMatch()) {
+            Diagnostic d;
+            const QString sev = m.captured(1).toLower();
+            d.severity = sev.contains(QLatin1String("error")) ? Diagnostic::Severity::Error
+                         : sev == QLatin1String("warning")    ? Diagnostic::Severity::Warning
+                                                              : Diagnostic::Severity::Remark;
+            d.number = m.captured(2).isEmpty() ? -1 : m.captured(2).toInt();
+            d.message = QStringLiteral("At end of source: ") + m.captured(3).trimmed();
+            out.append(d);
+            continue;
+        }
+        if (const auto m = commandLine.match(l); m.hasMatch()) {
+            Diagnostic d;
+            d.file = QStringLiteral("<options>");
+            d.severity = m.captured(1).compare(QLatin1String("warning"), Qt::CaseInsensitive) == 0
+                             ? Diagnostic::Severity::Warning
+                             : Diagnostic::Severity::Error;
+            d.message = m.captured(2).trimmed();
             out.append(d);
             continue;
         }

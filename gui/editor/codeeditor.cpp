@@ -170,6 +170,11 @@ void CodeEditor::setDiagnostics(const QList<Diagnostic> &diagnostics, const QStr
     for (const Diagnostic &d : diagnostics) {
         if (d.line > 0 && d.file == fileName && d.line <= lines()) {
             byLine[d.line - 1].append(&d);
+        } else if (d.line == 0 && (d.file.isEmpty() || d.file == fileName)) {
+            // No line from NVRTC: "At end of source" goes under the last line,
+            // everything else at the top, so no error is only in Problems.
+            const bool atEnd = d.message.startsWith(QLatin1String("At end of source"));
+            byLine[atEnd ? qMax(0, lines() - 1) : 0].append(&d);
         }
     }
     for (auto it = byLine.cbegin(); it != byLine.cend(); ++it) {

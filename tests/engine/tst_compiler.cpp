@@ -149,6 +149,40 @@ private Q_SLOTS:
         QCOMPARE(r.ok, severity != "error");
     }
 
+    // Errors NVRTC prints without a file(line): prefix still count: a failed
+    // compile never reports 0 errors.
+    void unlocatedErrors_data()
+    {
+        QTest::addColumn<QString>("source");
+        QTest::addColumn<QStringList>("defines");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("unclosed parenthesis at end of source")
+            << "__global__ void k(int *a)\n{\n    a[0] = (1 + 2;\n}\n"
+            << QStringList{} << "expected a \")\"";
+        QTest::newRow("unclosed brace at end of source")
+            << "__global__ void k(int *a)\n{\n    if (a) {\n        a[0] = 1;\n}\n"
+            << QStringList{} << "At end of source";
+        QTest::newRow("invalid macro definition") << "__global__ void k(int *a) { a[0] = 1; }\n"
+                                                  << QStringList{"1X=2"} << "1X";
+    }
+
+    void unlocatedErrors()
+    {
+        QFETCH(QString, source);
+        QFETCH(QStringList, defines);
+        QFETCH(QString, message);
+        CompileOptions o;
+        o.defines = defines;
+        const CompileResult r = compile(source, o);
+        QVERIFY(!r.ok);
+        QVERIFY2(r.errorCount() > 0, qPrintable(r.log));
+        bool found = false;
+        for (const Diagnostic &d : r.diagnostics) {
+            found = found || (d.severity == Diagnostic::Severity::Error && d.message.contains(message));
+        }
+        QVERIFY2(found, qPrintable(r.log));
+    }
+
     void headers_data()
     {
         QTest::addColumn<QString>("include");

@@ -132,6 +132,34 @@ private Q_SLOTS:
         QCOMPARE(w.editor()->text(), before);
     }
 
+    void errorWithoutALineIsShown()
+    {
+        // An unclosed brace: NVRTC says "At end of source" with no line. The
+        // error goes under the last line and into Problems; never "0 errors".
+        QTemporaryDir dir;
+        const QString path = dir.filePath("unclosed.cu");
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("__global__ void k(int *a)\n{\n    if (a) {\n        a[0] = 1;\n}\n");
+        f.close();
+        EngineClient engine;
+        MainWindow w(&engine);
+        QSignalSpy compiled(&w, &MainWindow::compileFinished);
+        KP_VERIFY_RESULT(w.openSource(path));
+        QVERIFY(compiled.wait(30000));
+        QVERIFY(!w.lastCompile().ok);
+        QVERIFY(w.lastCompile().errorCount() > 0);
+        const int last = w.editor()->lines() - 1;
+        QVERIFY(w.editor()->markedLines(Diagnostic::Severity::Error).contains(last));
+        QVERIFY2(w.editor()->annotationAt(last).contains("At end of source"),
+                 qPrintable(w.editor()->annotationAt(last)));
+        bool listed = false;
+        for (int i = 0; i < w.problems()->topLevelItemCount(); ++i) {
+            listed = listed || w.problems()->topLevelItem(i)->text(3).contains("At end of source");
+        }
+        QVERIFY(listed);
+    }
+
     void compileAnnotatesErrors()
     {
         EngineClient engine;
