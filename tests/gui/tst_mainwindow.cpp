@@ -132,6 +132,32 @@ private Q_SLOTS:
         QCOMPARE(w.editor()->text(), before);
     }
 
+    void compilerCrashCostsOneMessage()
+    {
+        // NVRTC 13.0 corrupts its heap and aborts on a 256 KiB kernel name. It
+        // runs in the compile process, so the window keeps its text and goes on.
+        EngineClient engine;
+        MainWindow w(&engine);
+        QSignalSpy compiled(&w, &MainWindow::compileFinished);
+        KP_VERIFY_RESULT(w.openSource(":/presets/vector_add/vector_add.cu"));
+        w.show();
+        QVERIFY(compiled.wait(30000));
+        QVERIFY(w.lastCompile().ok);
+        const QString hostile = "__global__ void " + QString(256 * 1024, QLatin1Char('k')) + "(int *a) { a[0] = 1; }\n";
+        w.editor()->setText(hostile);
+        QVERIFY(compiled.wait(60000));
+        QVERIFY(!w.lastCompile().ok);
+        QVERIFY(w.lastCompile().errorCount() > 0);
+        QVERIFY2(w.lastCompile().diagnostics.first().message.contains("the compiler crashed on this source"),
+                 qPrintable(w.lastCompile().diagnostics.first().message));
+        QCOMPARE(w.editor()->text(), hostile);
+        QVERIFY(w.isVisible());
+        // The next compile gets a fresh compiler process and works.
+        w.editor()->setText(presetSource());
+        QVERIFY(compiled.wait(30000));
+        QVERIFY2(w.lastCompile().ok, qPrintable(w.lastCompile().log));
+    }
+
     void errorWithoutALineIsShown()
     {
         // An unclosed brace: NVRTC says "At end of source" with no line. The
