@@ -128,6 +128,21 @@ int main(int argc, char **argv)
     // opened at compile time, which the policy's exec folders allow.
     const Result<const NvrtcApi *> nv = NvrtcApi::instance();
 
+    // What the C library and NVRTC may read about the machine and this
+    // process: the CPU count and topology, memory, the time zone. This
+    // process's own /proc entry only (/proc/self resolves to it here), never
+    // other processes'. (On a 16-core host a sandboxed warm compile still
+    // measured slower than an unsandboxed one; see docs/ARCHITECTURE.md.)
+    policy.readDirs << QStringLiteral("/proc/self") << QStringLiteral("/sys/devices/system/cpu");
+    policy.readFiles << QStringLiteral("/proc/cpuinfo") << QStringLiteral("/proc/meminfo")
+                     << QStringLiteral("/proc/stat") << QStringLiteral("/etc/localtime");
+    if (const QByteArray extra = qgetenv("KPG_COMPILER_SANDBOX_READ"); !extra.isEmpty()) {
+        // Diagnostics only: more folders to read (or write, below), ':'-separated.
+        policy.readDirs << QString::fromLocal8Bit(extra).split(QLatin1Char(':'), Qt::SkipEmptyParts);
+    }
+    if (const QByteArray extra = qgetenv("KPG_COMPILER_SANDBOX_WRITE"); !extra.isEmpty()) {
+        policy.writeDirs << QString::fromLocal8Bit(extra).split(QLatin1Char(':'), Qt::SkipEmptyParts);
+    }
     QVariantMap sandbox{{QStringLiteral("sandboxed"), false}};
     if (args.contains(QStringLiteral("--no-sandbox"))) {
         sandbox.insert(QStringLiteral("reason"), QStringLiteral("turned off (KPG_COMPILER_SANDBOX=0)"));

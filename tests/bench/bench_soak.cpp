@@ -62,16 +62,15 @@ Project makeProject(const QString &kernel, int n, quint32 seed)
         {"version", 1},
         {"source", QJsonObject{{"inline", QString::fromLatin1(kSource)}}},
         {"scalars", QJsonArray{QJsonObject{{"name", "n"}, {"type", "int32"}, {"value", n}}}},
-        {"buffers",
-         QJsonArray{QJsonObject{{"name", "a"},
-                                {"dtype", "float32"},
-                                {"shape", QJsonArray{n}},
-                                {"init", QJsonObject{{"kind", "random"}, {"seed", qint64(seed)}}}},
-                    QJsonObject{{"name", "b"},
-                                {"dtype", "float32"},
-                                {"shape", QJsonArray{n}},
-                                {"init", QJsonObject{{"kind", "random"}, {"seed", qint64(seed) + 1}}}},
-                    QJsonObject{{"name", "c"}, {"dtype", "float32"}, {"shape", QJsonArray{n}}}}},
+        {"buffers", QJsonArray{QJsonObject{{"name", "a"},
+                                           {"dtype", "float32"},
+                                           {"shape", QJsonArray{n}},
+                                           {"init", QJsonObject{{"kind", "random"}, {"seed", qint64(seed)}}}},
+                               QJsonObject{{"name", "b"},
+                                           {"dtype", "float32"},
+                                           {"shape", QJsonArray{n}},
+                                           {"init", QJsonObject{{"kind", "random"}, {"seed", qint64(seed) + 1}}}},
+                               QJsonObject{{"name", "c"}, {"dtype", "float32"}, {"shape", QJsonArray{n}}}}},
         {"launches", QJsonArray{QJsonObject{{"kernel", kernel},
                                             {"grid", "ceil_div(n, block.x)"},
                                             {"block", 256},
@@ -106,6 +105,7 @@ int main(int argc, char **argv)
     HostBuffers buffers;
     const qint64 selfStart = rssKiB(getpid());
     qint64 workerStart = -1;
+    qint64 workerLast = -1; ///< after the last run that did not fault (a fault ends its worker)
     int wrong = 0;
     int faults = 0;
     int faultsReported = 0;
@@ -141,6 +141,7 @@ int main(int argc, char **argv)
             ++wrong;
             std::printf("run %d failed: %s\n", i, qPrintable(r.error->message));
         } else {
+            workerLast = rssKiB(client.workerPid());
             const auto *a = static_cast<const float *>(buffers.find("a")->memory.data());
             const auto *b = static_cast<const float *>(buffers.find("b")->memory.data());
             const auto *c = static_cast<const float *>(buffers.find("c")->memory.data());
@@ -154,13 +155,14 @@ int main(int argc, char **argv)
         }
         if (i % blockSize == 0) {
             std::printf("| %d | %.3f | %lld KiB | %lld KiB |\n", i, double(block.nsecsElapsed()) / 1e6 / blockSize,
-                        static_cast<long long>(rssKiB(client.workerPid())), static_cast<long long>(rssKiB(getpid())));
+                        static_cast<long long>(workerLast), static_cast<long long>(rssKiB(getpid())));
             std::fflush(stdout);
             block.restart();
         }
     }
-    std::printf("\nworker RSS: %lld KiB after the first run (a fresh worker after each fault), %lld KiB at the end\n",
-                static_cast<long long>(workerStart), static_cast<long long>(rssKiB(client.workerPid())));
+    std::printf("\nworker RSS: %lld KiB after the first run, %lld KiB after the last run that did not fault "
+                "(a fresh worker after each fault)\n",
+                static_cast<long long>(workerStart), static_cast<long long>(workerLast));
     std::printf("client RSS: %lld KiB at the start, %lld KiB at the end\n", static_cast<long long>(selfStart),
                 static_cast<long long>(rssKiB(getpid())));
     std::printf("%d runs in %.1f s; faults reported as faults: %d of %d; wrong or failed results: %d\n", runs,
