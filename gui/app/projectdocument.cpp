@@ -1,11 +1,11 @@
 #include "projectdocument.h"
 
+#include "compile/compiler.h"
 #include "core/safefile.h"
 #include "project/projectio.h"
 #include "run/projectcompile.h"
 
 #include <QDir>
-#include <QFile>
 #include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -19,7 +19,7 @@ namespace {
 const QString kNewProjectPreset = QStringLiteral(":/presets/vector_add/vector_add.kpg");
 constexpr int kMaxRecent = 10;
 /** Sources larger than this are refused on open, as the compiler refuses them. */
-constexpr qint64 kMaxSourceBytes = 4 * 1024 * 1024;
+constexpr qint64 kMaxSourceBytes = Compiler::kMaxSourceBytes;
 
 bool isResource(const QString &path)
 {
@@ -207,9 +207,8 @@ QString ProjectDocument::sourceConflict(const QString &kpgPath) const
     if (!fi.exists() || samePath(target, m_sourcePath)) {
         return {};
     }
-    QFile f(target);
-    if (fi.isFile() && fi.size() <= kMaxSourceBytes && f.open(QIODevice::ReadOnly) &&
-        QString::fromUtf8(f.readAll()) == m_project.sourceText) {
+    const Result<QByteArray> existing = readRegularFile(target, kMaxSourceBytes, tr("a kernel source"));
+    if (existing && QString::fromUtf8(*existing) == m_project.sourceText) {
         return {}; // the same text: writing it loses nothing
     }
     return target;
