@@ -357,12 +357,21 @@ void LaunchPanel::setValidation(const QString &error, const QString &errorPath, 
     }
     markField(m_shared, at(QStringLiteral(".sharedBytes")) ? error : QString());
     markField(m_kernel, at(QStringLiteral(".kernel")) ? error : QString());
-    static const QRegularExpression argRe(QStringLiteral(R"(^launches\[(\d+)\]\.args(?:\[(\d+)\])?$)"));
+    // "args" (the count: every row), "args[k]" or "args[k].offset" (row k),
+    // "args.NAME..." (the row of parameter NAME).
+    static const QRegularExpression argRe(
+        QStringLiteral(R"(^launches\[(\d+)\]\.args(?:\[(\d+)\]|\.(\w+))?(?:\..*)?$)"));
     const auto m = argRe.match(errorPath);
     for (int r = 0; r < m_args->rowCount(); ++r) {
         bool mark = false;
         if (m.hasMatch() && m.captured(1).toInt() == m_step) {
-            mark = m.captured(2).isEmpty() || m.captured(2).toInt() == r; // no index: the count is wrong
+            if (!m.captured(2).isEmpty()) {
+                mark = m.captured(2).toInt() == r;
+            } else if (!m.captured(3).isEmpty()) {
+                mark = m_args->item(r, 0) && m_args->item(r, 0)->text() == m.captured(3);
+            } else {
+                mark = true; // the count is wrong: every row
+            }
         }
         for (int c = 0; c < 2; ++c) {
             if (QTableWidgetItem *it = m_args->item(r, c)) {
