@@ -4,6 +4,7 @@
 #include "client/engineclient.h"
 #include "cliutil.h"
 #include "compile/compiler.h"
+#include "compile/sandbox.h"
 #include "core/format.h"
 #include "core/safefile.h"
 #include "cuda/deviceinfo.h"
@@ -65,6 +66,8 @@ Commands:
                      the project's, else 10)
       --source FILE  use FILE.cu instead of the project's source
       --no-timing    run once, without timing samples
+      --confine      refuse a project that names files outside its folder
+                     (source, include folders, .npy and image inits)
 
 Options:
   -h, --help         Show this help and exit.
@@ -137,11 +140,15 @@ int devices(const QStringList &args)
             o.insert(QStringLiteral("arch"), d.arch());
             arr.append(o);
         }
-        const QJsonObject doc{{QStringLiteral("driver"),
-                               QJsonObject{{QStringLiteral("cudaVersion"), cudaVersionString(list.driverVersion)},
-                                           {QStringLiteral("version"), list.driverVersion}}},
-                              {QStringLiteral("nvrtc"), nvrtc},
-                              {QStringLiteral("devices"), arr}};
+        const Sandbox::Availability sandbox = Sandbox::availability();
+        const QJsonObject doc{
+            {QStringLiteral("driver"),
+             QJsonObject{{QStringLiteral("cudaVersion"), cudaVersionString(list.driverVersion)},
+                         {QStringLiteral("version"), list.driverVersion}}},
+            {QStringLiteral("nvrtc"), nvrtc},
+            {QStringLiteral("compilerSandbox"),
+             QJsonObject{{QStringLiteral("sandboxed"), sandbox.sandboxed}, {QStringLiteral("state"), sandbox.text}}},
+            {QStringLiteral("devices"), arr}};
         out() << QJsonDocument(doc).toJson(QJsonDocument::Indented);
         out().flush();
         return Exit::Ok;
@@ -153,6 +160,7 @@ int devices(const QStringList &args)
     } else {
         out() << "NVRTC:  not found; kernels cannot be compiled\n";
     }
+    out() << "Compiler sandbox: " << Sandbox::availability().text << "\n";
     for (const DeviceInfo &d : list.devices) {
         out() << "GPU " << d.ordinal << ": " << d.name << "  compute " << d.computeCapability() << " (" << d.arch()
               << ")  " << d.smCount << " SMs  " << formatBytes(d.totalMemoryBytes) << "  PCI " << d.pciBusId << "\n";

@@ -34,6 +34,7 @@ struct RunArgs
     int device = 0;
     double timeout = -1;
     bool noTiming = false;
+    bool confine = false;
 };
 
 QString rate(double perSecond, const char *unit)
@@ -119,6 +120,8 @@ int runCommand(const QStringList &args)
         };
         if (s == QLatin1String("--no-timing")) {
             a.noTiming = true;
+        } else if (s == QLatin1String("--confine")) {
+            a.confine = true;
         } else if (s == QLatin1String("--json") || s == QLatin1String("--csv") ||
                    s == QLatin1String("--save-buffers") || s == QLatin1String("--device") ||
                    s == QLatin1String("--timeout") || s == QLatin1String("--source")) {
@@ -159,7 +162,7 @@ int runCommand(const QStringList &args)
         return usageError(QStringLiteral("run: no project given (kpg run PROJECT.kpg)"));
     }
 
-    Result<Project> loaded = loadProject(a.project);
+    Result<Project> loaded = loadProject(a.project, a.confine ? PathScope::ProjectFolder : PathScope::Anywhere);
     if (!loaded) {
         return failEarly(a, Project{}, loaded.error());
     }

@@ -33,8 +33,9 @@ QString namesOrNone(const QStringList &names)
 class Parser : private FieldReader
 {
 public:
-    explicit Parser(QString dir)
+    explicit Parser(QString dir, PathScope scope = PathScope::Anywhere)
         : m_dir(std::move(dir))
+        , m_scope(scope)
     {
     }
 
@@ -64,6 +65,7 @@ private:
     QString unknownName(const QString &name) const;
 
     QString m_dir;
+    PathScope m_scope;
     Project m_p;
     QHash<QString, qsizetype> m_scalarIndex;
     QHash<QString, qsizetype> m_bufferIndex;
@@ -806,6 +808,12 @@ bool Parser::readSource()
     if (m_p.sourceFile.isEmpty() || m_dir.isEmpty()) {
         return true;
     }
+    if (m_scope == PathScope::ProjectFolder) {
+        // Refused before anything of the file is read.
+        if (const QString why = outsideFolder(m_p.sourceFile, m_dir); !why.isEmpty()) {
+            return fail(QStringLiteral("source"), why);
+        }
+    }
     const QString file = QDir::cleanPath(QDir(m_dir).absoluteFilePath(m_p.sourceFile));
     // "source": "/dev/zero" must not read without end, nor a FIFO block.
     Result<std::unique_ptr<QFile>> f =
@@ -835,7 +843,18 @@ Result<Project> parseProject(const QJsonDocument &json, const QString &dir)
     return Parser(dir).run(json);
 }
 
+namespace {
+Result<Project> parseBytes(const QByteArray &json, const QString &dir, PathScope scope);
+} // namespace
+
 Result<Project> parseProject(const QByteArray &json, const QString &dir)
+{
+    return parseBytes(json, dir, PathScope::Anywhere);
+}
+
+namespace {
+
+Result<Project> parseBytes(const QByteArray &json, const QString &dir, PathScope scope)
 {
     if (json.trimmed().isEmpty()) {
         return projectError(QStringLiteral("not valid JSON: the text is empty"));
@@ -853,10 +872,17 @@ Result<Project> parseProject(const QByteArray &json, const QString &dir)
                                 .arg(column)
                                 .arg(offset));
     }
-    return parseProject(doc, dir);
+    return Parser(dir, scope).run(doc);
 }
 
+} // namespace
+
 Result<Project> loadProject(const QString &path)
+{
+    return loadProject(path, PathScope::Anywhere);
+}
+
+Result<Project> loadProject(const QString &path, PathScope scope)
 {
     const QFileInfo fi(path);
     if (!fi.exists()) {
@@ -875,7 +901,13 @@ Result<Project> loadProject(const QString &path)
                                 .arg(path)
                                 .arg(kMaxProjectFileBytes));
     }
-    Result<Project> r = parseProject(bytes, fi.absolutePath());
+    Result<Project> r = parseBytes(bytes, fi.absolutePath(), scope);
+    if (r && scope == PathScope::ProjectFolder) {
+        r.value().path = fi.absoluteFilePath();
+        if (Status s = confineProjectPaths(*r); !s) {
+            r = s.error();
+        }
+    }
     if (!r) {
         Error e = r.error();
         e.message = path + QStringLiteral(": ") + e.message;
