@@ -232,6 +232,13 @@ CheckedRun runProjectWithChecks(const Project &original, EngineClient *engine, c
         }
         out.warnings << *valid;
     }
+    // Seed run 0's contents before the device: a bad npy or image init is
+    // reported on a machine without a GPU too.
+    HostBuffers firstBuffers;
+    if (Status s = firstBuffers.materialize(project); !s) {
+        out.error = s.error();
+        return out;
+    }
     if (!out.device) {
         out.error = devices.error();
         return out;
@@ -258,7 +265,9 @@ CheckedRun runProjectWithChecks(const Project &original, EngineClient *engine, c
             pk.timing.enabled = false;
         }
         HostBuffers buffers;
-        if (Status s = buffers.materialize(pk); !s) {
+        if (k == 0) {
+            buffers = std::move(firstBuffers);
+        } else if (Status s = buffers.materialize(pk); !s) {
             out.error = prefixed(s.error(), runPrefix);
             return out;
         }
