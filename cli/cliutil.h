@@ -31,4 +31,7 @@ inline int usageError(const QString &message)
 /** kpg run PROJECT.kpg ... (cli/run.cpp). */
 int runCommand(const QStringList &args);
 
+/** kpg check PROJECT.kpg ... (cli/check.cpp). */
+int checkCommand(const QStringList &args);
+
 } // namespace Kp::Cli

@@ -68,6 +68,22 @@ Commands:
       --no-timing    run once, without timing samples
       --confine      refuse a project that names files outside its folder
                      (source, include folders, .npy and image inits)
+                     The project's checks are evaluated after the run
+                     (docs/checks.md); a failing check makes the exit code 1.
+
+  check PROJECT.kpg [options]
+                     Compile the project (or FILE.cu in place of its source),
+                     run it, evaluate its checks and report (docs/checks.md).
+                     The reference, inputs and checks stay the project's.
+      --source FILE  check FILE.cu instead of the project's source
+      --json OUT|-   write the report as JSON to OUT, or to stdout with -
+      --device N     run on GPU N (default 0)
+      --timeout S    stop a launch that runs longer than S seconds (default:
+                     the project's, else 10)
+      --timing       also time the run (off by default)
+      --no-sandbox   compile even where the compiler sandbox is not available,
+                     and let the project name files outside its folder
+                     (docs/security.md)
 
 Options:
   -h, --help         Show this help and exit.
@@ -445,8 +461,11 @@ int main(int argc, char **argv)
     if (first == QLatin1String("run")) {
         return runCommand(args);
     }
+    if (first == QLatin1String("check")) {
+        return checkCommand(args);
+    }
     if (first.startsWith(QLatin1Char('-'))) {
         return usageError(QStringLiteral("unknown option '%1'").arg(first));
     }
-    return usageError(QStringLiteral("unknown command '%1' (commands: devices, compile, run)").arg(first));
+    return usageError(QStringLiteral("unknown command '%1' (commands: devices, compile, run, check)").arg(first));
 }

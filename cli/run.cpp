@@ -7,6 +7,7 @@
 #include "core/safefile.h"
 #include "cuda/deviceinfo.h"
 #include "project/projectio.h"
+#include "projectcli.h"
 #include "run/projectcompile.h"
 #include "run/runjson.h"
 #include "run/runner.h"
@@ -53,53 +54,37 @@ QString msText(double ms)
     return ms < 1 ? QStringLiteral("%1 us").arg(ms * 1000, 0, 'f', 2) : QStringLiteral("%1 ms").arg(ms, 0, 'f', 3);
 }
 
-QJsonObject resultJson(const Project &project, const CompileResult *compiled, const RunResult &r)
+QJsonObject resultJson(const Project &project, const CheckedRun &c)
 {
+    RunResult r = c.run;
+    if (!c.ran || (c.error && !r.error)) {
+        // Stopped before the run, or after it (a seed run, the reference): that error is the result's.
+        r.error = c.error;
+    }
     QJsonObject doc = runResultToJson(r);
     doc.insert(QStringLiteral("project"), project.path);
     doc.insert(QStringLiteral("title"), project.title);
-    if (compiled) {
-        doc.insert(QStringLiteral("compile"), QJsonObject{{QStringLiteral("ok"), compiled->ok},
-                                                          {QStringLiteral("arch"), compiled->arch},
-                                                          {QStringLiteral("nvrtcVersion"), compiled->nvrtcVersion},
-                                                          {QStringLiteral("compileMs"), compiled->compileMs},
-                                                          {QStringLiteral("cached"), compiled->cached}});
+    if (c.compiled) {
+        doc.insert(QStringLiteral("compile"), compileJson(*c.compiled));
     }
+    doc.insert(QStringLiteral("checks"), checkResultsToJson(c.checks));
+    doc.insert(QStringLiteral("checksPassed"), c.checksPassed());
+    doc.insert(QStringLiteral("seedRuns"), c.seedRuns);
     return doc;
 }
 
-/**
- * Writes an output of kpg run: "-" is standard output, anything else goes
- * through core/safefile (atomic for a regular file, in place for /dev/null or
- * a FIFO, every write checked). Prints the error; false when it failed.
- */
-bool writeText(const QString &path, const QByteArray &data, const QString &what)
-{
-    Status s = Unit{};
-    if (path == QLatin1String("-")) {
-        out().flush();
-        s = writeStandardOutput(data);
-    } else {
-        s = writeOutput(path, data, what);
-    }
-    if (!s) {
-        err() << "kpg: " << s.error().message << "\n";
-        err().flush();
-        return false;
-    }
-    return true;
-}
-
-/** Writes the JSON (if asked for) for a run that never reached the GPU, and returns the exit code. */
-int failEarly(const RunArgs &a, const Project &project, const Error &e, const CompileResult *compiled = nullptr)
+/** Prints the error, writes the JSON (if asked for) of a run that never reached the GPU, and returns the exit code. */
+int failEarly(const RunArgs &a, const Project &project, const Error &e,
+              const std::optional<CompileResult> &compiled = {})
 {
     err() << "kpg: " << e.message << "\n";
     err().flush();
     if (!a.json.isEmpty()) {
-        RunResult r;
-        r.error = e;
+        CheckedRun c;
+        c.error = e;
+        c.compiled = compiled;
         // The run's own error decides the exit code; a failed write is only reported.
-        writeText(a.json, QJsonDocument(resultJson(project, compiled, r)).toJson(QJsonDocument::Indented),
+        writeText(a.json, QJsonDocument(resultJson(project, c)).toJson(QJsonDocument::Indented),
                   QStringLiteral("the JSON result"));
     }
     return Exit::forError(e);
@@ -162,100 +147,47 @@ int runCommand(const QStringList &args)
         return usageError(QStringLiteral("run: no project given (kpg run PROJECT.kpg)"));
     }
 
-    Result<Project> loaded = loadProject(a.project, a.confine ? PathScope::ProjectFolder : PathScope::Anywhere);
+    Result<Project> loaded = loadProjectArgument(a.project, a.confine ? PathScope::ProjectFolder : PathScope::Anywhere);
     if (!loaded) {
         return failEarly(a, Project{}, loaded.error());
     }
     Project project = std::move(loaded).value();
+    CheckedRunOptions options;
+    options.device = a.device;
+    options.timing = !a.noTiming;
     if (!a.source.isEmpty()) {
-        // As kpg compile reads its file: no FIFO, no device, nothing over the source limit.
-        const Result<QByteArray> bytes =
-            readRegularFile(a.source, Compiler::kMaxSourceBytes, QStringLiteral("a source file"));
-        if (!bytes) {
-            Error e = bytes.error();
-            e.message = QStringLiteral("--source: ") + e.message;
-            return failEarly(a, project, e);
+        const Result<QString> text = readSourceArgument(a.source);
+        if (!text) {
+            return failEarly(a, project, text.error());
         }
-        project.sourceText = QString::fromUtf8(*bytes);
-        project.sourceFile = QFileInfo(a.source).fileName();
+        options.replacementSource = *text;
+        options.replacementFileName = QFileInfo(a.source).fileName();
     }
     if (a.timeout > 0) {
         project.killTimeoutSeconds = a.timeout;
     }
-    if (a.noTiming) {
-        project.timing.enabled = false;
-    }
 
-    // The device decides "auto" for the compile; without one, compile errors
-    // and binding errors are still reported before saying there is no GPU.
     EngineClient engine;
-    const Result<DeviceList> devices = engine.listDevicesSync(60000);
-    std::optional<DeviceInfo> device;
-    if (devices) {
-        const DeviceList &list = devices.value();
-        if (a.device >= list.devices.size()) {
-            return failEarly(a, project,
-                             Error{QStringLiteral("kpg"),
-                                   Error::Code::Usage,
-                                   {},
-                                   QStringLiteral("--device %1: this machine has %2 GPU%3 (0 to %4)")
-                                       .arg(a.device)
-                                       .arg(list.devices.size())
-                                       .arg(list.devices.size() == 1 ? "" : "s")
-                                       .arg(list.devices.size() - 1)});
+    const CheckedRun c = runProjectWithChecks(project, &engine, options);
+    if (c.compiled && !c.compiled->ok) {
+        printDiagnostics(*c.compiled);
+    }
+    if (!c.ran) {
+        for (const QString &w : c.warnings) {
+            err() << "kpg: warning: " << w << "\n";
         }
-        device = list.devices[a.device];
-    }
-
-    const CompileRequest req = compileRequestFor(project, device ? device->ccMajor : 0, device ? device->ccMinor : 0);
-    Compiler compiler;
-    const Result<CompileResult> compiled = compiler.compile(req);
-    if (!compiled) {
-        return failEarly(a, project, compiled.error());
-    }
-    if (!compiled->ok) {
-        for (const Diagnostic &d : compiled->diagnostics) {
-            err() << d.file << ":" << d.line << ":" << d.column << ": " << Diagnostic::severityName(d.severity) << ": "
-                  << d.message << "\n";
+        if (!c.error) {
+            return failEarly(
+                a, project,
+                Error{QStringLiteral("kpg"), Error::Code::Internal, {}, QStringLiteral("the run did not start")},
+                c.compiled);
         }
-        return failEarly(
-            a, project,
-            Error{QStringLiteral("compile"),
-                  Error::Code::CompileError,
-                  {},
-                  QStringLiteral("%1 does not compile (%2 errors)").arg(req.fileName).arg(compiled->errorCount())},
-            &*compiled);
+        return failEarly(a, project, *c.error, c.compiled);
     }
-
-    // Bindings first, against buffers with shapes but no contents (fresh
-    // shared memory costs nothing): a dtype typo in a 4 GiB project is
-    // reported before its buffers are filled.
-    {
-        HostBuffers shapes;
-        if (Status s = shapes.materialize(project, true, HostBuffers::Fill::ShapesOnly); !s) {
-            return failEarly(a, project, s.error(), &*compiled);
-        }
-        if (const Result<PreparedRun> check = prepareRun(project, *compiled, shapes, a.device); !check) {
-            return failEarly(a, project, check.error(), &*compiled);
-        }
-    }
-    HostBuffers buffers;
-    if (Status s = buffers.materialize(project); !s) {
-        return failEarly(a, project, s.error(), &*compiled);
-    }
-    const Result<PreparedRun> prepared = prepareRun(project, *compiled, buffers, a.device);
-    if (!prepared) {
-        return failEarly(a, project, prepared.error(), &*compiled);
-    }
-    for (const QString &w : prepared->warnings) {
+    for (const QString &w : c.warnings) {
         err() << "kpg: warning: " << w << "\n";
     }
-    if (!device) {
-        return failEarly(a, project, devices.error(), &*compiled);
-    }
-
-    Runner runner(&engine);
-    const RunResult r = runner.runSync(*prepared, &buffers);
+    const RunResult &r = c.run;
 
     // Human-readable summary on stdout (unless the JSON goes there).
     QTextStream &o = a.json == QLatin1String("-") ? err() : out();
@@ -303,13 +235,19 @@ int runCommand(const QStringList &args)
     for (const QString &w : r.warnings) {
         o << "  warning: " << w << "\n";
     }
+    if (!r.error && c.error) {
+        err() << "kpg: " << c.error->message << "\n";
+    }
+    if (!c.checks.isEmpty()) {
+        o << "  checks" << (c.seedRuns > 1 ? QStringLiteral(" (%1 seed runs)").arg(c.seedRuns) : QString()) << ":\n";
+        printChecks(o, c.checks);
+    }
     o.flush();
     err().flush();
 
-    int code = r.error ? Exit::forError(*r.error) : Exit::Ok;
-    if (!a.json.isEmpty() &&
-        !writeText(a.json, QJsonDocument(resultJson(project, &*compiled, r)).toJson(QJsonDocument::Indented),
-                   QStringLiteral("the JSON result"))) {
+    int code = exitCodeFor(c);
+    if (!a.json.isEmpty() && !writeText(a.json, QJsonDocument(resultJson(project, c)).toJson(QJsonDocument::Indented),
+                                        QStringLiteral("the JSON result"))) {
         code = code ? code : Exit::CannotWrite;
     }
     if (!a.csv.isEmpty()) {
@@ -326,7 +264,7 @@ int runCommand(const QStringList &args)
             err() << "kpg: cannot create " << a.saveDir << "\n";
             return code ? code : Exit::CannotWrite;
         }
-        for (const auto &b : buffers.all()) {
+        for (const auto &b : c.buffers.all()) {
             const QString path = QDir(a.saveDir).filePath(b->spec.name + QStringLiteral(".npy"));
             if (Status s = exportNpy(path, b->spec.dtype, b->shape, b->memory.data()); !s) {
                 err() << "kpg: " << s.error().message << "\n";

@@ -73,6 +73,11 @@ Status confineProjectPaths(const Project &project)
             return s;
         }
     }
+    if (project.reference && !project.reference->sourceFile.isEmpty()) {
+        if (Status s = checkInsideFolder(QStringLiteral("reference.source"), project.reference->sourceFile, dir); !s) {
+            return s;
+        }
+    }
     for (qsizetype k = 0; k < project.compile.includeDirs.size(); ++k) {
         if (Status s = checkInsideFolder(QStringLiteral("compile.includeDirs[%1]").arg(k),
                                          project.compile.includeDirs.at(k), dir);
@@ -84,6 +89,14 @@ Status confineProjectPaths(const Project &project)
         const BufferInit &init = project.buffers.at(i).init;
         if (!init.file.isEmpty()) {
             if (Status s = checkInsideFolder(QStringLiteral("buffers[%1].init.file").arg(i), init.file, dir); !s) {
+                return s;
+            }
+        }
+    }
+    for (qsizetype i = 0; i < project.checks.size(); ++i) {
+        const CheckSpec &c = project.checks.at(i);
+        if (c.kind == CheckSpec::Kind::Npy && !c.npy.isEmpty()) {
+            if (Status s = checkInsideFolder(QStringLiteral("checks[%1].npy").arg(i), c.npy, dir); !s) {
                 return s;
             }
         }

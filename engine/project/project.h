@@ -1,6 +1,7 @@
 #pragma once
 
 #include "buffers/bufferspec.h"
+#include "check/checkspec.h"
 #include "compile/compiletypes.h"
 #include "core/result.h"
 
@@ -9,6 +10,8 @@
 #include <QList>
 #include <QString>
 #include <QStringList>
+
+#include <optional>
 
 namespace Kp {
 
@@ -83,6 +86,19 @@ struct Throughput
 };
 
 /**
+ * The trusted run that "reference" checks compare with (docs/checks.md): the
+ * project with another source and/or other launches, run on the same inputs
+ * and never timed.
+ */
+struct ReferenceSpec
+{
+    QString sourceFile; ///< relative to the project's folder; empty: the project's own source as written
+    QString sourceText; ///< the file's contents once loaded (empty when sourceFile is)
+    std::optional<QList<LaunchStep>> launches; ///< none: the project's launches
+    QJsonObject unknown;
+};
+
+/**
  * A .kpg project (docs/kpg-project.md): everything needed to compile and run
  * kernels with no host code. A plain value; load() and save() are in
  * projectio.h.
@@ -102,10 +118,11 @@ struct Project
     RepeatSpec repeat;
     TimingSpec timing;
     Throughput throughput;
-    QJsonValue checks;              ///< kept as written; the presets' checks interpret it
-    QJsonObject unknown;            ///< top-level keys this version does not know
-    QString path;                   ///< the file it was loaded from (not saved)
-    double killTimeoutSeconds = 10; ///< "timeout": a launch running longer is stopped
+    std::optional<ReferenceSpec> reference; ///< "reference"; none when the project has no such key
+    QList<CheckSpec> checks;                ///< "checks" (docs/checks.md)
+    QJsonObject unknown;                    ///< top-level keys this version does not know
+    QString path;                           ///< the file it was loaded from (not saved)
+    double killTimeoutSeconds = 10;         ///< "timeout": a launch running longer is stopped
 
     QString dir() const; ///< folder of path ("." when unsaved)
     const BufferSpec *buffer(const QString &name) const;

@@ -1,3 +1,4 @@
+#include "check/checkjson.h"
 #include "compile/compiler.h"
 #include "core/safefile.h"
 #include "projectio.h"
@@ -48,7 +49,9 @@ private:
     bool parseDefines(const QJsonValue &v, const QString &path, QStringList *out);
     bool parseScalars(const QJsonValue &v);
     bool parseBuffers(const QJsonValue &v);
-    bool parseLaunches(const QJsonValue &v);
+    bool parseLaunches(const QJsonValue &v, const QString &path, QList<LaunchStep> *out);
+    bool parseReference(const QJsonValue &v);
+    bool parseChecks(const QJsonValue &v);
     bool parseDims(const QJsonValue &v, const QString &path, QStringList *out);
     bool parseSharedBytes(const QJsonValue &v, const QString &path, QString *out);
     bool parseArgs(const QJsonValue &v, const QString &path, QList<ArgBinding> *out);
@@ -61,6 +64,7 @@ private:
     bool parseThroughput(const QJsonValue &v);
     bool expressionOrNumber(const QJsonValue &v, const QString &path, QString *out);
     bool readSource();
+    bool readSourceFile(const QString &name, const QString &path, QString *out);
 
     QString unknownName(const QString &name) const;
 
@@ -95,7 +99,8 @@ Result<Project> Parser::run(const QJsonDocument &doc)
     const bool ok =
         parseHeader(top) && parseSource(top.value(QStringLiteral("source"))) &&
         parseCompile(top.value(QStringLiteral("compile"))) && parseScalars(top.value(QStringLiteral("scalars"))) &&
-        parseBuffers(top.value(QStringLiteral("buffers"))) && parseLaunches(top.value(QStringLiteral("launches"))) &&
+        parseBuffers(top.value(QStringLiteral("buffers"))) &&
+        parseLaunches(top.value(QStringLiteral("launches")), QStringLiteral("launches"), &m_p.launches) &&
         parseRepeat(top.value(QStringLiteral("repeat"))) && parseTiming(top.value(QStringLiteral("timing"))) &&
         parseThroughput(top.value(QStringLiteral("throughput")));
     if (!ok) {
@@ -106,12 +111,15 @@ Result<Project> Parser::run(const QJsonDocument &doc)
         !numberAtLeast(timeout, QStringLiteral("timeout"), 0, false, &m_p.killTimeoutSeconds)) {
         return error();
     }
-    m_p.checks = top.value(QStringLiteral("checks"));
+    if (!parseReference(top.value(QStringLiteral("reference"))) || !parseChecks(top.value(QStringLiteral("checks")))) {
+        return error();
+    }
     static const QStringList known{
-        QStringLiteral("format"),   QStringLiteral("version"), QStringLiteral("title"),   QStringLiteral("description"),
-        QStringLiteral("source"),   QStringLiteral("compile"), QStringLiteral("scalars"), QStringLiteral("buffers"),
-        QStringLiteral("launches"), QStringLiteral("repeat"),  QStringLiteral("timing"),  QStringLiteral("throughput"),
-        QStringLiteral("timeout"),  QStringLiteral("checks")};
+        QStringLiteral("format"),      QStringLiteral("version"),   QStringLiteral("title"),
+        QStringLiteral("description"), QStringLiteral("source"),    QStringLiteral("compile"),
+        QStringLiteral("scalars"),     QStringLiteral("buffers"),   QStringLiteral("launches"),
+        QStringLiteral("repeat"),      QStringLiteral("timing"),    QStringLiteral("throughput"),
+        QStringLiteral("timeout"),     QStringLiteral("reference"), QStringLiteral("checks")};
     for (auto it = top.begin(); it != top.end(); ++it) {
         if (!known.contains(it.key())) {
             m_p.unknown.insert(it.key(), it.value());
@@ -375,9 +383,8 @@ bool Parser::parseBuffers(const QJsonValue &v)
     return true;
 }
 
-bool Parser::parseLaunches(const QJsonValue &v)
+bool Parser::parseLaunches(const QJsonValue &v, const QString &path, QList<LaunchStep> *out)
 {
-    const QString path = QStringLiteral("launches");
     if (v.isUndefined()) {
         return true;
     }
@@ -423,8 +430,55 @@ bool Parser::parseLaunches(const QJsonValue &v)
                 l.unknown.insert(it.key(), it.value());
             }
         }
-        m_p.launches << l;
+        *out << l;
     }
+    return true;
+}
+
+bool Parser::parseReference(const QJsonValue &v)
+{
+    const QString path = QStringLiteral("reference");
+    if (v.isUndefined()) {
+        return true;
+    }
+    QJsonObject o;
+    if (!object(v, path, &o)) {
+        return false;
+    }
+    ReferenceSpec r;
+    const QString sourceKey = QStringLiteral("source");
+    const QString launchesKey = QStringLiteral("launches");
+    if (o.contains(sourceKey) &&
+        !nonEmptyString(o.value(sourceKey), jsonKeyPath(path, sourceKey),
+                        QStringLiteral("a kernel file beside the project (\"reference.cu\")"), &r.sourceFile)) {
+        return false;
+    }
+    if (o.contains(launchesKey)) {
+        QList<LaunchStep> launches;
+        if (!parseLaunches(o.value(launchesKey), jsonKeyPath(path, launchesKey), &launches)) {
+            return false;
+        }
+        r.launches = launches;
+    }
+    for (auto it = o.begin(); it != o.end(); ++it) {
+        if (it.key() != sourceKey && it.key() != launchesKey) {
+            r.unknown.insert(it.key(), it.value());
+        }
+    }
+    m_p.reference = r;
+    return true;
+}
+
+bool Parser::parseChecks(const QJsonValue &v)
+{
+    if (v.isUndefined()) {
+        return true;
+    }
+    Result<QList<CheckSpec>> checks = checksFromJson(v, m_p.buffers, QStringLiteral("checks"));
+    if (!checks) {
+        return adopt(checks.error());
+    }
+    m_p.checks = std::move(checks).value();
     return true;
 }
 
@@ -805,29 +859,38 @@ bool Parser::parseThroughput(const QJsonValue &v)
 
 bool Parser::readSource()
 {
-    if (m_p.sourceFile.isEmpty() || m_dir.isEmpty()) {
+    if (m_dir.isEmpty()) {
         return true;
     }
+    if (!m_p.sourceFile.isEmpty() && !readSourceFile(m_p.sourceFile, QStringLiteral("source"), &m_p.sourceText)) {
+        return false;
+    }
+    return !m_p.reference || m_p.reference->sourceFile.isEmpty() ||
+           readSourceFile(m_p.reference->sourceFile, QStringLiteral("reference.source"), &m_p.reference->sourceText);
+}
+
+bool Parser::readSourceFile(const QString &name, const QString &path, QString *out)
+{
     if (m_scope == PathScope::ProjectFolder) {
         // Refused before anything of the file is read.
-        if (const QString why = outsideFolder(m_p.sourceFile, m_dir); !why.isEmpty()) {
-            return fail(QStringLiteral("source"), why);
+        if (const QString why = outsideFolder(name, m_dir); !why.isEmpty()) {
+            return fail(path, why);
         }
     }
-    const QString file = QDir::cleanPath(QDir(m_dir).absoluteFilePath(m_p.sourceFile));
+    const QString file = QDir::cleanPath(QDir(m_dir).absoluteFilePath(name));
     // "source": "/dev/zero" must not read without end, nor a FIFO block.
     Result<std::unique_ptr<QFile>> f =
         openRegularFile(file, Compiler::kMaxSourceBytes, QStringLiteral("a source file"));
     if (!f) {
-        return fail(QStringLiteral("source"), QStringLiteral("cannot read '%1': %2").arg(file, f.error().message));
+        return fail(path, QStringLiteral("cannot read '%1': %2").arg(file, f.error().message));
     }
     const QByteArray bytes = (*f)->read(Compiler::kMaxSourceBytes + 1);
     if (bytes.size() > Compiler::kMaxSourceBytes) {
-        return fail(QStringLiteral("source"), QStringLiteral("cannot read '%1': it grew past %2 bytes while being read")
-                                                  .arg(file)
-                                                  .arg(Compiler::kMaxSourceBytes));
+        return fail(path, QStringLiteral("cannot read '%1': it grew past %2 bytes while being read")
+                              .arg(file)
+                              .arg(Compiler::kMaxSourceBytes));
     }
-    m_p.sourceText = QString::fromUtf8(bytes);
+    *out = QString::fromUtf8(bytes);
     return true;
 }
 

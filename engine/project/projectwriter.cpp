@@ -1,3 +1,4 @@
+#include "check/checkjson.h"
 #include "compile/compiler.h"
 #include "core/safefile.h"
 #include "projectio.h"
@@ -48,6 +49,34 @@ JsonNode bindingNode(const ArgBinding &b)
     return JsonNode{};
 }
 
+JsonNode launchesNode(const QList<LaunchStep> &steps)
+{
+    JsonNode launches = jsonArray();
+    for (const LaunchStep &l : steps) {
+        JsonNode o = jsonObject();
+        o.insert(QStringLiteral("kernel"), jsonString(l.kernel));
+        o.insert(QStringLiteral("grid"), dimsNode(l.grid, 1));
+        o.insert(QStringLiteral("block"), dimsNode(l.block, 1));
+        o.insert(QStringLiteral("sharedBytes"),
+                 isPlainInteger(l.sharedBytes, 0) ? jsonNumberText(l.sharedBytes) : jsonString(l.sharedBytes));
+        // By name only when every binding has a name; a mix cannot be written as either form.
+        const bool byName = !l.args.isEmpty() && std::all_of(l.args.begin(), l.args.end(),
+                                                             [](const ArgBinding &b) { return !b.param.isEmpty(); });
+        JsonNode args = byName ? jsonObject() : jsonArray();
+        for (const ArgBinding &b : l.args) {
+            if (byName) {
+                args.insert(b.param, bindingNode(b));
+            } else {
+                args.append(bindingNode(b));
+            }
+        }
+        o.insert(QStringLiteral("args"), args);
+        o.appendUnknown(l.unknown);
+        launches.append(o);
+    }
+    return launches;
+}
+
 JsonNode projectNode(const Project &p)
 {
     JsonNode top = jsonObject();
@@ -88,30 +117,7 @@ JsonNode projectNode(const Project &p)
     }
     top.insert(QStringLiteral("buffers"), buffers);
 
-    JsonNode launches = jsonArray();
-    for (const LaunchStep &l : p.launches) {
-        JsonNode o = jsonObject();
-        o.insert(QStringLiteral("kernel"), jsonString(l.kernel));
-        o.insert(QStringLiteral("grid"), dimsNode(l.grid, 1));
-        o.insert(QStringLiteral("block"), dimsNode(l.block, 1));
-        o.insert(QStringLiteral("sharedBytes"),
-                 isPlainInteger(l.sharedBytes, 0) ? jsonNumberText(l.sharedBytes) : jsonString(l.sharedBytes));
-        // By name only when every binding has a name; a mix cannot be written as either form.
-        const bool byName = !l.args.isEmpty() && std::all_of(l.args.begin(), l.args.end(),
-                                                             [](const ArgBinding &b) { return !b.param.isEmpty(); });
-        JsonNode args = byName ? jsonObject() : jsonArray();
-        for (const ArgBinding &b : l.args) {
-            if (byName) {
-                args.insert(b.param, bindingNode(b));
-            } else {
-                args.append(bindingNode(b));
-            }
-        }
-        o.insert(QStringLiteral("args"), args);
-        o.appendUnknown(l.unknown);
-        launches.append(o);
-    }
-    top.insert(QStringLiteral("launches"), launches);
+    top.insert(QStringLiteral("launches"), launchesNode(p.launches));
 
     JsonNode repeat = jsonObject();
     repeat.insert(QStringLiteral("count"), jsonInteger(p.repeat.count));
@@ -147,8 +153,23 @@ JsonNode projectNode(const Project &p)
     top.insert(QStringLiteral("throughput"), throughput);
 
     top.insert(QStringLiteral("timeout"), jsonNumber(p.killTimeoutSeconds));
-    if (!p.checks.isUndefined()) {
-        top.insert(QStringLiteral("checks"), jsonNodeFrom(p.checks));
+    if (p.reference) {
+        JsonNode r = jsonObject();
+        if (!p.reference->sourceFile.isEmpty()) {
+            r.insert(QStringLiteral("source"), jsonString(p.reference->sourceFile));
+        }
+        if (p.reference->launches) {
+            r.insert(QStringLiteral("launches"), launchesNode(*p.reference->launches));
+        }
+        r.appendUnknown(p.reference->unknown);
+        top.insert(QStringLiteral("reference"), r);
+    }
+    if (!p.checks.isEmpty()) {
+        JsonNode checks = jsonArray();
+        for (const CheckSpec &c : p.checks) {
+            checks.append(checkSpecNode(c));
+        }
+        top.insert(QStringLiteral("checks"), checks);
     }
     top.appendUnknown(p.unknown);
     return top;

@@ -124,7 +124,10 @@ const char *const kFull = R"~({
              "maxNoise": 0.01, "timeoutSeconds": 30, "batch": 8},
   "throughput": {"bytes": "12*n", "flops": 1024},
   "timeout": 2.5,
-  "checks": [{"kind": "close", "buffer": "c", "expected": "a + b", "tol": 1e-6}]
+  "reference": {"launches": [{"kernel": "add", "grid": 4, "block": 256, "args": ["a", "c"]}], "note": "kept"},
+  "checks": [{"name": "c = a + b", "buffer": "c", "expected": "a + b", "tolerance": {"abs": 1e-6, "ulp": 2},
+              "region": {"begin": [8], "end": [1000]}, "seeds": 3, "nan": true, "tol": 1e-6},
+             {"buffer": "m", "reference": "m"}]
 })~";
 
 const char *const kFullSource = "extern \"C\" __global__ void add(float *a) {}\n";
@@ -249,7 +252,13 @@ void compareProjects(const Project &a, const Project &b)
     QCOMPARE(a.throughput.bytes, b.throughput.bytes);
     QCOMPARE(a.throughput.flops, b.throughput.flops);
     QCOMPARE(a.killTimeoutSeconds, b.killTimeoutSeconds);
-    QCOMPARE(a.checks, b.checks);
+    QVERIFY(a.checks == b.checks);
+    QCOMPARE(a.reference.has_value(), b.reference.has_value());
+    if (a.reference) {
+        QCOMPARE(a.reference->sourceFile, b.reference->sourceFile);
+        QCOMPARE(a.reference->launches.has_value(), b.reference->launches.has_value());
+        QCOMPARE(a.reference->unknown, b.reference->unknown);
+    }
     QCOMPARE(a.unknown, b.unknown);
 }
 
@@ -281,7 +290,8 @@ void TestProject::defaults()
     QCOMPARE(r->timing.maxSamples, 10000);
     QCOMPARE(r->timing.maxNoise, 0.005);
     QCOMPARE(r->killTimeoutSeconds, 10.0);
-    QVERIFY(r->checks.isUndefined());
+    QVERIFY(r->checks.isEmpty());
+    QVERIFY(!r->reference);
     QVERIFY(r->unknown.isEmpty());
 }
 
@@ -381,8 +391,19 @@ void TestProject::fullRoundTrip()
     QCOMPARE(p.throughput.bytes, QString("12*n"));
     QCOMPARE(p.throughput.flops, QString("1024"));
     QCOMPARE(p.killTimeoutSeconds, 2.5);
-    QVERIFY(p.checks.isArray());
-    QCOMPARE(p.checks.toArray()[0].toObject().value("tol").toDouble(), 1e-6);
+    QCOMPARE(p.checks.size(), 2);
+    QCOMPARE(p.checks[0].name, QString("c = a + b"));
+    QCOMPARE(p.checks[0].expected, QString("a + b"));
+    QVERIFY(p.checks[0].tolerance == (CheckTolerance{1e-6, 0, 2}));
+    QVERIFY(p.checks[0].region == (CheckRegion{{8}, {1000}}));
+    QCOMPARE(p.checks[0].seeds, 3);
+    QVERIFY(p.checks[0].nan);
+    QCOMPARE(p.checks[0].unknown.value("tol").toDouble(), 1e-6);
+    QCOMPARE(p.checks[1].kind, CheckSpec::Kind::Reference);
+    QCOMPARE(p.checks[1].displayName(), QString("m == m"));
+    QVERIFY(p.reference && p.reference->launches && p.reference->launches->size() == 1);
+    QVERIFY(p.reference->sourceFile.isEmpty());
+    QCOMPARE(p.reference->unknown.value("note").toString(), QString("kept"));
     QVERIFY(p.unknown.isEmpty());
 
     // save -> load: equal; saving what save wrote: the same bytes.
@@ -409,9 +430,10 @@ void TestProject::keyOrder()
     Project p = *r;
     p.unknown.insert(QStringLiteral("aaFirst"), QStringLiteral("s"));
     p.unknown.insert(QStringLiteral("zzLast"), 1);
-    QCOMPARE(topLevelKeys(serializeProject(p)),
-             QStringList({"format", "version", "title", "description", "source", "compile", "scalars", "buffers",
-                          "launches", "repeat", "timing", "throughput", "timeout", "checks", "aaFirst", "zzLast"}));
+    QCOMPARE(
+        topLevelKeys(serializeProject(p)),
+        QStringList({"format", "version", "title", "description", "source", "compile", "scalars", "buffers", "launches",
+                     "repeat", "timing", "throughput", "timeout", "reference", "checks", "aaFirst", "zzLast"}));
     const QString text = QString::fromUtf8(serializeProject(p));
     QVERIFY(text.endsWith(QLatin1String("}\n")));
     // Known keys inside a section keep their documented order too.

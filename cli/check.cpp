@@ -1,0 +1,207 @@
+// kpg check: runs a project (or a submitted source in its place) and
+// evaluates its checks, for students and for grading.
+
+#include "client/engineclient.h"
+#include "cliutil.h"
+#include "compile/sandbox.h"
+#include "projectcli.h"
+#include "run/runjson.h"
+
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+
+#include <optional>
+
+namespace Kp::Cli {
+
+namespace {
+
+struct CheckArgs
+{
+    QString project;
+    QString source;
+    QString json;
+    int device = 0;
+    double timeout = -1;
+    bool timing = false;
+    bool noSandbox = false;
+};
+
+QJsonObject checkJson(const CheckArgs &a, const Project &project, const CheckedRun &c, const QString &sourceName,
+                      int exitCode)
+{
+    QJsonObject doc{{QStringLiteral("project"), project.path.isEmpty() ? a.project : project.path},
+                    {QStringLiteral("title"), project.title},
+                    {QStringLiteral("source"), sourceName},
+                    {QStringLiteral("passed"), exitCode == Exit::Ok},
+                    {QStringLiteral("exitCode"), exitCode},
+                    {QStringLiteral("device"), c.device ? QJsonValue(c.device->name) : QJsonValue()},
+                    {QStringLiteral("seedRuns"), c.seedRuns},
+                    {QStringLiteral("checks"), checkResultsToJson(c.checks)},
+                    {QStringLiteral("warnings"), QJsonArray::fromStringList(c.warnings)}};
+    doc.insert(QStringLiteral("compile"), c.compiled ? QJsonValue(compileJson(*c.compiled)) : QJsonValue());
+    doc.insert(QStringLiteral("run"), c.ran ? QJsonValue(runResultToJson(c.run)) : QJsonValue());
+    doc.insert(QStringLiteral("error"),
+               c.error ? QJsonValue(QJsonObject::fromVariantMap(c.error->toVariant())) : QJsonValue());
+    return doc;
+}
+
+/** Prints the error and writes the JSON of a check that stopped before anything ran. */
+int stop(const CheckArgs &a, const Project &project, const Error &e)
+{
+    err() << "kpg: " << e.message << "\n";
+    err().flush();
+    const int code = Exit::forError(e);
+    if (!a.json.isEmpty()) {
+        CheckedRun c;
+        c.error = e;
+        writeText(a.json, QJsonDocument(checkJson(a, project, c, a.source, code)).toJson(QJsonDocument::Indented),
+                  QStringLiteral("the JSON result"));
+    }
+    return code;
+}
+
+} // namespace
+
+int checkCommand(const QStringList &args)
+{
+    CheckArgs a;
+    for (qsizetype i = 0; i < args.size(); ++i) {
+        const QString &s = args[i];
+        if (s == QLatin1String("--timing")) {
+            a.timing = true;
+        } else if (s == QLatin1String("--no-sandbox")) {
+            a.noSandbox = true;
+        } else if (s == QLatin1String("--json") || s == QLatin1String("--device") || s == QLatin1String("--timeout") ||
+                   s == QLatin1String("--source")) {
+            if (i + 1 >= args.size()) {
+                return usageError(QStringLiteral("check: %1 needs a value").arg(s));
+            }
+            const QString v = args[++i];
+            bool ok = true;
+            if (s == QLatin1String("--json")) {
+                a.json = v;
+            } else if (s == QLatin1String("--source")) {
+                a.source = v;
+            } else if (s == QLatin1String("--device")) {
+                a.device = v.toInt(&ok);
+                if (!ok || a.device < 0) {
+                    return usageError(
+                        QStringLiteral("check: --device takes a GPU number (0, 1, ...), not '%1'").arg(v));
+                }
+            } else {
+                a.timeout = v.toDouble(&ok);
+                if (!ok || !(a.timeout > 0)) {
+                    return usageError(
+                        QStringLiteral("check: --timeout takes a positive number of seconds, not '%1'").arg(v));
+                }
+            }
+        } else if (s.startsWith(QLatin1Char('-')) && s != QLatin1String("-")) {
+            return usageError(QStringLiteral("check: unknown option '%1'").arg(s));
+        } else if (a.project.isEmpty()) {
+            a.project = s;
+        } else {
+            return usageError(QStringLiteral("check: one project at a time ('%1' and '%2')").arg(a.project, s));
+        }
+    }
+    if (a.project.isEmpty()) {
+        return usageError(QStringLiteral("check: no project given (kpg check PROJECT.kpg [--source FILE.cu])"));
+    }
+
+    // A check compiles a source someone else wrote: only where NVRTC cannot
+    // read the grader's files, and only from a project that names nothing
+    // outside its own folder (docs/security.md), unless told otherwise.
+    if (const Sandbox::Availability sandbox = Sandbox::availability(); !sandbox.sandboxed && !a.noSandbox) {
+        return stop(a, Project{},
+                    Error{QStringLiteral("check"),
+                          Error::Code::NoCompiler,
+                          {},
+                          QStringLiteral("kpg check compiles sources only in the compiler sandbox, and here it is %1; "
+                                         "give --no-sandbox to compile without it")
+                              .arg(sandbox.text)});
+    }
+    Result<Project> loaded =
+        loadProjectArgument(a.project, a.noSandbox ? PathScope::Anywhere : PathScope::ProjectFolder);
+    if (!loaded) {
+        return stop(a, Project{}, loaded.error());
+    }
+    Project project = std::move(loaded).value();
+    if (project.checks.isEmpty()) {
+        Error e{QStringLiteral("check"),
+                Error::Code::BadInput,
+                {},
+                QStringLiteral("%1: the project has no checks, so there is nothing to check (add a \"checks\" "
+                               "array; see docs/checks.md)")
+                    .arg(a.project)};
+        e.path = QStringLiteral("checks");
+        return stop(a, project, e);
+    }
+    CheckedRunOptions options;
+    options.device = a.device;
+    options.timing = a.timing;
+    QString sourceName = project.sourceFile;
+    if (!a.source.isEmpty()) {
+        const Result<QString> text = readSourceArgument(a.source);
+        if (!text) {
+            return stop(a, project, text.error());
+        }
+        options.replacementSource = *text;
+        options.replacementFileName = QFileInfo(a.source).fileName();
+        sourceName = a.source;
+    }
+    if (a.timeout > 0) {
+        project.killTimeoutSeconds = a.timeout;
+    }
+
+    EngineClient engine;
+    const CheckedRun c = runProjectWithChecks(project, &engine, options);
+    if (c.compiled && !c.compiled->ok) {
+        printDiagnostics(*c.compiled);
+    }
+    for (const QString &w : c.warnings) {
+        err() << "kpg: warning: " << w << "\n";
+    }
+    QTextStream &o = a.json == QLatin1String("-") ? err() : out();
+    const QString title = project.title.isEmpty() ? a.project : project.title;
+    if (c.ran) {
+        o << title << ": " << (sourceName.isEmpty() ? QStringLiteral("inline source") : sourceName) << " on "
+          << c.run.device << "\n";
+        if (c.run.timed) {
+            o << "  time: median " << QString::number(c.run.stats.medianMs, 'f', 4) << " ms (" << c.run.stats.count
+              << " samples)\n";
+        }
+    }
+    for (const StepResult &s : c.run.steps) {
+        if (!s.printfOutput.isEmpty()) {
+            o << "  printf from " << s.kernel << ":\n";
+            for (const QString &line : s.printfOutput.split(QLatin1Char('\n'), Qt::SkipEmptyParts)) {
+                o << "    | " << line << "\n";
+            }
+        }
+    }
+    printChecks(o, c.checks);
+    if (c.error) {
+        err() << "kpg: " << c.error->message << "\n";
+    } else {
+        int passed = 0;
+        for (const CheckResult &r : c.checks) {
+            passed += r.passed ? 1 : 0;
+        }
+        o << passed << " of " << c.checks.size() << " check" << (c.checks.size() == 1 ? "" : "s") << " passed"
+          << (c.seedRuns > 1 ? QStringLiteral(" (%1 seed runs)").arg(c.seedRuns) : QString()) << "\n";
+    }
+    o.flush();
+    err().flush();
+
+    int code = exitCodeFor(c);
+    if (!a.json.isEmpty() &&
+        !writeText(a.json, QJsonDocument(checkJson(a, project, c, sourceName, code)).toJson(QJsonDocument::Indented),
+                   QStringLiteral("the JSON result"))) {
+        code = code ? code : Exit::CannotWrite;
+    }
+    return code;
+}
+
+} // namespace Kp::Cli

@@ -1,0 +1,87 @@
+#include "projectcli.h"
+
+#include "cliutil.h"
+#include "compile/compiler.h"
+#include "core/safefile.h"
+#include "project/projectio.h"
+
+#include <QJsonArray>
+
+namespace Kp::Cli {
+
+Result<Project> loadProjectArgument(const QString &path, PathScope scope)
+{
+    return loadProject(path, scope);
+}
+
+Result<QString> readSourceArgument(const QString &path)
+{
+    const Result<QByteArray> bytes = readRegularFile(path, Compiler::kMaxSourceBytes, QStringLiteral("a source file"));
+    if (!bytes) {
+        Error e = bytes.error();
+        e.message = QStringLiteral("--source: ") + e.message;
+        return e;
+    }
+    return QString::fromUtf8(*bytes);
+}
+
+bool writeText(const QString &path, const QByteArray &data, const QString &what)
+{
+    Status s = Unit{};
+    if (path == QLatin1String("-")) {
+        out().flush();
+        s = writeStandardOutput(data);
+    } else {
+        s = writeOutput(path, data, what);
+    }
+    if (!s) {
+        err() << "kpg: " << s.error().message << "\n";
+        err().flush();
+        return false;
+    }
+    return true;
+}
+
+void printDiagnostics(const CompileResult &compiled)
+{
+    for (const Diagnostic &d : compiled.diagnostics) {
+        err() << d.file << ":" << d.line << ":" << d.column << ": " << Diagnostic::severityName(d.severity) << ": "
+              << d.message << "\n";
+    }
+    err().flush();
+}
+
+void printChecks(QTextStream &o, const QList<CheckResult> &checks)
+{
+    for (const CheckResult &c : checks) {
+        o << "  " << checkResultText(c);
+    }
+}
+
+QJsonObject compileJson(const CompileResult &compiled)
+{
+    QJsonArray diagnostics;
+    for (const Diagnostic &d : compiled.diagnostics) {
+        diagnostics.append(QJsonObject{{QStringLiteral("file"), d.file},
+                                       {QStringLiteral("line"), d.line},
+                                       {QStringLiteral("column"), d.column},
+                                       {QStringLiteral("severity"), Diagnostic::severityName(d.severity)},
+                                       {QStringLiteral("message"), d.message}});
+    }
+    return QJsonObject{{QStringLiteral("ok"), compiled.ok},
+                       {QStringLiteral("arch"), compiled.arch},
+                       {QStringLiteral("nvrtcVersion"), compiled.nvrtcVersion},
+                       {QStringLiteral("compileMs"), compiled.compileMs},
+                       {QStringLiteral("cached"), compiled.cached},
+                       {QStringLiteral("diagnostics"), diagnostics}};
+}
+
+int exitCodeFor(const CheckedRun &run)
+{
+    if (run.error) {
+        return Exit::forError(*run.error);
+    }
+    return run.checksPassed() ? Exit::Ok : Exit::CheckFailed;
+}
+
+} // namespace Kp::Cli

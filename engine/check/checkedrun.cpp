@@ -1,0 +1,377 @@
+#include "checkedrun.h"
+
+#include "client/engineclient.h"
+#include "compile/compiler.h"
+#include "project/fieldreader.h"
+#include "run/projectcompile.h"
+
+#include <QByteArray>
+#include <QFileInfo>
+#include <QHash>
+#include <QRegularExpression>
+
+#include <cstring>
+
+namespace Kp {
+
+namespace {
+
+Error runError(Error::Code code, const QString &message)
+{
+    return Error{QStringLiteral("check"), code, {}, message};
+}
+
+QHash<QString, BufferView> viewsOf(const HostBuffers &buffers)
+{
+    QHash<QString, BufferView> views;
+    for (const auto &b : buffers.all()) {
+        views.insert(b->spec.name, BufferView{b->spec.dtype, b->shape, b->memory.data(), b->byteSize()});
+    }
+    return views;
+}
+
+/** Buffers an expected expression may name (an identifier in its text): their initial contents are kept. */
+QStringList buffersNamedByExpressions(const Project &project)
+{
+    QStringList names;
+    static const QRegularExpression ident(QStringLiteral("[A-Za-z_][A-Za-z0-9_.]*"));
+    for (const CheckSpec &c : project.checks) {
+        if (c.kind != CheckSpec::Kind::Expected) {
+            continue;
+        }
+        for (auto it = ident.globalMatch(c.expected); it.hasNext();) {
+            const QString n = it.next().captured();
+            if (project.buffer(n) && !names.contains(n)) {
+                names << n;
+            }
+        }
+    }
+    return names;
+}
+
+QString firstDiagnostic(const CompileResult &c)
+{
+    for (const Diagnostic &d : c.diagnostics) {
+        if (d.severity == Diagnostic::Severity::Error) {
+            return QStringLiteral("%1:%2:%3: %4").arg(d.file).arg(d.line).arg(d.column).arg(d.message);
+        }
+    }
+    return c.log.section(QLatin1Char('\n'), 0, 0);
+}
+
+Error prefixed(Error e, const QString &prefix)
+{
+    e.message = prefix + e.message;
+    return e;
+}
+
+} // namespace
+
+bool CheckedRun::checksPassed() const
+{
+    if (error) {
+        return false;
+    }
+    for (const CheckResult &c : checks) {
+        if (!c.passed) {
+            return false;
+        }
+    }
+    return true;
+}
+
+Project projectForSeedRun(const Project &project, int run)
+{
+    Project p = project;
+    if (run == 0) {
+        return p;
+    }
+    for (BufferSpec &b : p.buffers) {
+        if (b.init.kind == BufferInit::Kind::Random) {
+            b.init.seed = seedForRun(b.init.seed, run);
+        }
+    }
+    return p;
+}
+
+Project referenceProjectFor(const Project &project)
+{
+    Project p = project;
+    if (project.reference) {
+        if (!project.reference->sourceFile.isEmpty()) {
+            p.sourceFile = project.reference->sourceFile;
+            p.sourceText = project.reference->sourceText;
+        }
+        if (project.reference->launches) {
+            p.launches = *project.reference->launches;
+        }
+    }
+    p.timing.enabled = false;
+    p.checks.clear();
+    return p;
+}
+
+int seedRunsNeeded(const Project &project)
+{
+    int n = 1;
+    for (const CheckSpec &c : project.checks) {
+        n = std::max(n, c.seeds);
+    }
+    return n;
+}
+
+CheckedRun runProjectWithChecks(const Project &original, EngineClient *engine, const CheckedRunOptions &options)
+{
+    CheckedRun out;
+    Project project = original;
+    if (options.replacementSource) {
+        project.sourceText = *options.replacementSource;
+        project.sourceFile =
+            options.replacementFileName.isEmpty() ? QStringLiteral("kernel.cu") : options.replacementFileName;
+    }
+    if (!options.checks) {
+        project.checks.clear();
+    }
+    project.timing.enabled = project.timing.enabled && options.timing;
+    bool needReference = false;
+    for (const CheckSpec &c : project.checks) {
+        needReference = needReference || c.kind == CheckSpec::Kind::Reference;
+    }
+    const Project reference = referenceProjectFor(original);
+
+    // The device decides "auto" for the compile; without one, compile errors,
+    // binding errors and bad checks are still reported before saying there is no GPU.
+    const Result<DeviceList> devices = engine->listDevicesSync(options.listDevicesTimeoutMs);
+    if (devices) {
+        const DeviceList &list = devices.value();
+        if (options.device >= list.devices.size()) {
+            out.error = Error{QStringLiteral("kpg"),
+                              Error::Code::Usage,
+                              {},
+                              QStringLiteral("--device %1: this machine has %2 GPU%3 (0 to %4)")
+                                  .arg(options.device)
+                                  .arg(list.devices.size())
+                                  .arg(list.devices.size() == 1 ? "" : "s")
+                                  .arg(list.devices.size() - 1)};
+            return out;
+        }
+        out.device = list.devices[options.device];
+    }
+    const int ccMajor = out.device ? out.device->ccMajor : 0;
+    const int ccMinor = out.device ? out.device->ccMinor : 0;
+
+    Compiler compiler;
+    out.request = compileRequestFor(project, ccMajor, ccMinor);
+    const Result<CompileResult> compiled = compiler.compile(out.request);
+    if (!compiled) {
+        out.error = compiled.error();
+        return out;
+    }
+    out.compiled = *compiled;
+    if (!compiled->ok) {
+        out.error = Error{QStringLiteral("compile"),
+                          Error::Code::CompileError,
+                          {},
+                          QStringLiteral("%1 does not compile (%2 error%3)")
+                              .arg(out.request.fileName)
+                              .arg(compiled->errorCount())
+                              .arg(compiled->errorCount() == 1 ? "" : "s")};
+        return out;
+    }
+    if (needReference) {
+        const CompileRequest refReq = compileRequestFor(reference, ccMajor, ccMinor);
+        const Result<CompileResult> refCompiled = compiler.compile(refReq);
+        if (!refCompiled) {
+            out.error = refCompiled.error();
+            return out;
+        }
+        out.referenceCompiled = *refCompiled;
+        if (!refCompiled->ok) {
+            // The project's own fault, not the submission's: a broken exercise is bad input.
+            Error e = runError(Error::Code::BadInput, QStringLiteral("the reference (%1) does not compile: %2")
+                                                          .arg(refReq.fileName, firstDiagnostic(*refCompiled)));
+            e.path = reference.sourceFile == original.sourceFile ? QStringLiteral("source")
+                                                                 : QStringLiteral("reference.source");
+            out.error = e;
+            return out;
+        }
+    }
+
+    // Bindings and checks first, against buffers with shapes but no contents
+    // (fresh shared memory costs nothing): a typo in a 4 GiB project is
+    // reported before its buffers are filled.
+    {
+        HostBuffers shapes;
+        if (Status s = shapes.materialize(project, true, HostBuffers::Fill::ShapesOnly); !s) {
+            out.error = s.error();
+            return out;
+        }
+        if (const Result<PreparedRun> check = prepareRun(project, *compiled, shapes, options.device); !check) {
+            out.error = check.error();
+            return out;
+        }
+        if (needReference) {
+            if (const Result<PreparedRun> check = prepareRun(reference, *out.referenceCompiled, shapes, options.device);
+                !check) {
+                Error e = check.error();
+                e.message = QStringLiteral("reference: ") + e.message;
+                if (!e.path.isEmpty() && reference.reference && reference.reference->launches) {
+                    e.path = QStringLiteral("reference.") + e.path;
+                }
+                out.error = e;
+                return out;
+            }
+        }
+        const Result<QStringList> valid =
+            validateChecks(project, viewsOf(shapes), expressionVariables(project, shapes));
+        if (!valid) {
+            out.error = valid.error();
+            return out;
+        }
+        out.warnings << *valid;
+    }
+    // Seed run 0's contents before the device: a bad npy or image init is
+    // reported on a machine without a GPU too.
+    HostBuffers firstBuffers;
+    if (Status s = firstBuffers.materialize(project); !s) {
+        out.error = s.error();
+        return out;
+    }
+    if (!out.device) {
+        out.error = devices.error();
+        return out;
+    }
+
+    Runner runner(engine);
+    const int runs = seedRunsNeeded(project);
+    const QStringList keepInitial = buffersNamedByExpressions(project);
+    QList<std::optional<CheckResult>> results(project.checks.size());
+    for (int k = 0; k < runs; ++k) {
+        // Only the checks that ask for this run and have not failed yet.
+        QList<int> due;
+        for (qsizetype i = 0; i < project.checks.size(); ++i) {
+            if (project.checks[i].seeds > k && (!results[i] || results[i]->passed)) {
+                due << int(i);
+            }
+        }
+        if (k > 0 && due.isEmpty()) {
+            break;
+        }
+        const QString runPrefix = k == 0 ? QString() : QStringLiteral("seed run %1: ").arg(k);
+        Project pk = projectForSeedRun(project, k);
+        if (k > 0) {
+            pk.timing.enabled = false;
+        }
+        HostBuffers buffers;
+        if (k == 0) {
+            buffers = std::move(firstBuffers);
+        } else if (Status s = buffers.materialize(pk); !s) {
+            out.error = prefixed(s.error(), runPrefix);
+            return out;
+        }
+        const Result<PreparedRun> prepared = prepareRun(pk, *compiled, buffers, options.device);
+        if (!prepared) {
+            out.error = prefixed(prepared.error(), runPrefix);
+            return out;
+        }
+        if (k == 0) {
+            out.warnings = prepared->warnings + out.warnings;
+        }
+
+        // The inputs as they were: for expressions, and for the reference run.
+        QHash<QString, QByteArray> initial;
+        for (const QString &n : keepInitial) {
+            const HostBuffer *b = buffers.find(n);
+            initial.insert(n, QByteArray(static_cast<const char *>(b->memory.data()), b->byteSize()));
+        }
+        bool referenceDue = false;
+        for (int i : due) {
+            referenceDue = referenceDue || project.checks[i].kind == CheckSpec::Kind::Reference;
+        }
+        HostBuffers refBuffers;
+        if (referenceDue) {
+            const Project rk = projectForSeedRun(reference, k);
+            if (Status s = refBuffers.materialize(rk, true, HostBuffers::Fill::ShapesOnly); !s) {
+                out.error = prefixed(s.error(), runPrefix + QStringLiteral("reference: "));
+                return out;
+            }
+            for (const auto &b : buffers.all()) {
+                HostBuffer *r = refBuffers.find(b->spec.name);
+                std::memcpy(r->memory.data(), b->memory.data(), size_t(b->byteSize()));
+            }
+        }
+
+        const RunResult r = runner.runSync(*prepared, &buffers);
+        if (k == 0) {
+            out.run = r;
+            out.ran = true;
+        }
+        if (r.error) {
+            out.error = prefixed(*r.error, runPrefix);
+            if (k == 0) {
+                out.buffers = std::move(buffers);
+            }
+            return out;
+        }
+        out.seedRuns = k + 1;
+
+        if (referenceDue) {
+            const Project rk = projectForSeedRun(reference, k);
+            const Result<PreparedRun> refPrepared = prepareRun(rk, *out.referenceCompiled, refBuffers, options.device);
+            if (!refPrepared) {
+                out.error = prefixed(refPrepared.error(), runPrefix + QStringLiteral("reference: "));
+                return out;
+            }
+            const RunResult rr = runner.runSync(*refPrepared, &refBuffers);
+            if (rr.error) {
+                Error e = prefixed(*rr.error, runPrefix + QStringLiteral("the reference run failed: "));
+                // A reference that faults or hangs is the project's fault; it says nothing about the submission.
+                e.code = Error::Code::BadInput;
+                out.error = e;
+                return out;
+            }
+        }
+
+        CheckData data;
+        data.after = viewsOf(buffers);
+        data.reference = viewsOf(refBuffers);
+        data.variables = expressionVariables(pk, buffers);
+        data.projectDir = project.dir();
+        for (auto it = initial.cbegin(); it != initial.cend(); ++it) {
+            const HostBuffer *b = buffers.find(it.key());
+            data.initial.insert(it.key(), BufferView{b->spec.dtype, b->shape, it.value().constData(), b->byteSize()});
+        }
+        for (int i : due) {
+            const CheckSpec &c = project.checks[i];
+            Result<CheckResult> res = evaluateCheck(c, data, k, jsonIndexPath(QStringLiteral("checks"), i));
+            CheckResult cr;
+            if (res) {
+                cr = *res;
+            } else {
+                cr.name = c.displayName();
+                cr.buffer = c.buffer;
+                cr.kind = c.kind;
+                cr.target = c.target();
+                cr.seedRuns = c.seeds;
+                cr.seedRun = k;
+                cr.error = res.error();
+            }
+            if (!results[i]) {
+                results[i] = cr;
+            } else {
+                mergeSeedRun(*results[i], cr);
+            }
+        }
+        if (k == 0) {
+            out.buffers = std::move(buffers);
+        }
+    }
+    for (const auto &r : results) {
+        if (r) {
+            out.checks << *r;
+        }
+    }
+    return out;
+}
+
+} // namespace Kp

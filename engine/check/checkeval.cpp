@@ -1,0 +1,649 @@
+#include "checkeval.h"
+
+#include "buffers/bufferinit.h"
+#include "buffers/npy.h"
+#include "check/checkjson.h"
+#include "core/expression.h"
+#include "core/safefile.h"
+#include "project/fieldreader.h"
+#include "project/project.h"
+
+#include <QLocale>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+namespace Kp {
+
+namespace {
+
+Error checkError(const QString &message, const QString &path, Error::Code code = Error::Code::BadInput)
+{
+    Error e{QStringLiteral("check"), code, {}, message};
+    e.path = path;
+    return e;
+}
+
+bool isIntegral(DType component)
+{
+    const ScalarKind k = dtypeInfo(component).kind;
+    return k == ScalarKind::SignedInt || k == ScalarKind::UnsignedInt;
+}
+
+/** Sign-magnitude bits as a monotonic integer: neighbouring floats differ by 1, +0 and -0 are equal. */
+qint64 orderedBits(quint64 bits, int width)
+{
+    const quint64 sign = quint64(1) << (width - 1);
+    return (bits & sign) ? -qint64(bits & ~sign) : qint64(bits);
+}
+
+quint64 floatBits(DType component, double v)
+{
+    switch (component) {
+    case DType::Float16: return floatToHalf(float(v));
+    case DType::BFloat16: return floatToBFloat16(float(v));
+    case DType::Float32: {
+        const float f = float(v);
+        std::uint32_t u;
+        std::memcpy(&u, &f, 4);
+        return u;
+    }
+    default: {
+        std::uint64_t u;
+        std::memcpy(&u, &v, 8);
+        return u;
+    }
+    }
+}
+
+/** Units in the last place between a and b in the component type (both finite); saturates. */
+quint64 ulpDistance(DType component, double a, double b)
+{
+    const int width = dtypeInfo(component).componentBytes * 8;
+    const qint64 oa = orderedBits(floatBits(component, a), width);
+    const qint64 ob = orderedBits(floatBits(component, b), width);
+    if ((oa < 0) != (ob < 0)) {
+        // Opposite signs: |oa| + |ob| cannot overflow an unsigned 64-bit sum of two 63-bit magnitudes.
+        return quint64(oa < 0 ? -oa : oa) + quint64(ob < 0 ? -ob : ob);
+    }
+    return oa > ob ? quint64(oa - ob) : quint64(ob - oa);
+}
+
+const char *kAxisNames[] = {"x", "y", "z"};
+
+QString coordsText(const CheckMismatch &m, int axes, int components)
+{
+    QStringList parts;
+    for (int a = 0; a < std::max(axes, 1); ++a) {
+        parts << QStringLiteral("%1=%2").arg(QLatin1String(kAxisNames[a])).arg(m.coords[a]);
+    }
+    if (components > 1) {
+        parts << QStringLiteral("c=%1").arg(m.component);
+    }
+    return QStringLiteral("[%1] (%2)").arg(m.index).arg(parts.join(QStringLiteral(", ")));
+}
+
+QJsonValue numberJson(double v)
+{
+    return std::isfinite(v) ? QJsonValue(v) : QJsonValue(checkNumberText(v));
+}
+
+struct NpyValues
+{
+    DType dtype = DType::Float32;
+    QByteArray data;
+    qint64 count = 0;
+};
+
+Result<NpyValues> readNpyValues(const QString &file, const QString &shown, const QString &path)
+{
+    Result<std::unique_ptr<QFile>> f = openRegularFile(file, kMaxNpyFileBytes, QStringLiteral("a .npy file"));
+    if (!f) {
+        return checkError(QStringLiteral("%1: cannot read '%2': %3").arg(path, shown, f.error().message), path);
+    }
+    Result<NpyHeader> h = readNpyHeader(**f, shown);
+    if (!h) {
+        return checkError(QStringLiteral("%1: %2").arg(path, h.error().message), path);
+    }
+    NpyValues v;
+    v.dtype = h->dtype;
+    v.count = h->elementCount();
+    v.data.resize(h->dataBytes);
+    if (Status s = readNpyData(**f, *h, v.data.data(), h->dataBytes, shown); !s) {
+        return checkError(QStringLiteral("%1: %2").arg(path, s.error().message), path);
+    }
+    return v;
+}
+
+/** The box a check covers, per coordinate axis (x, y, z), and how many elements are in it. */
+struct Box
+{
+    qint64 ext[3] = {1, 1, 1};
+    qint64 begin[3] = {0, 0, 0};
+    qint64 end[3] = {1, 1, 1};
+
+    qint64 count() const { return (end[0] - begin[0]) * (end[1] - begin[1]) * (end[2] - begin[2]); }
+};
+
+Result<Box> boxFor(const CheckSpec &check, const QList<qint64> &shape, const QString &path)
+{
+    Box b;
+    const int axes = int(shape.size());
+    for (int a = 0; a < axes && a < 3; ++a) {
+        b.ext[a] = shape[axes - 1 - a];
+        b.end[a] = b.ext[a];
+    }
+    if (check.region) {
+        if (Status s = checkRegionInside(*check.region, shape, jsonKeyPath(path, QStringLiteral("region"))); !s) {
+            return s.error();
+        }
+        for (int a = 0; a < axes; ++a) {
+            b.begin[a] = check.region->begin[a];
+            b.end[a] = check.region->end[a];
+        }
+    }
+    return b;
+}
+
+QString regionText(const CheckSpec &check)
+{
+    if (!check.region) {
+        return QString();
+    }
+    QStringList parts;
+    for (int a = 0; a < check.region->begin.size(); ++a) {
+        parts << QStringLiteral("%1 %2..%3")
+                     .arg(QLatin1String(kAxisNames[a]))
+                     .arg(check.region->begin[a])
+                     .arg(check.region->end[a]);
+    }
+    return QStringLiteral(" in the region %1").arg(parts.join(QStringLiteral(", ")));
+}
+
+} // namespace
+
+qint64 BufferView::elementCount() const
+{
+    return shapeElementCount(shape);
+}
+
+CheckTolerance defaultTolerance(DType dtype)
+{
+    switch (dtypeInfo(dtype).component) {
+    case DType::Float32: return {1e-6, 1e-5, 0};
+    case DType::Float64: return {1e-12, 1e-12, 0};
+    case DType::Float16:
+    case DType::BFloat16: return {1e-3, 1e-2, 0};
+    default: return {0, 0, 0};
+    }
+}
+
+QString checkNumberText(double v)
+{
+    if (std::isnan(v)) {
+        return QStringLiteral("nan");
+    }
+    if (std::isinf(v)) {
+        return v > 0 ? QStringLiteral("inf") : QStringLiteral("-inf");
+    }
+    return QString::number(v, 'g', QLocale::FloatingPointShortest);
+}
+
+QStringList checkVariableNames(const QMap<QString, double> &variables, const QHash<QString, BufferView> &buffers,
+                               const BufferView &checked)
+{
+    QStringList names{QStringLiteral("i"), QStringLiteral("x"), QStringLiteral("y"), QStringLiteral("z"),
+                      QStringLiteral("c")};
+    for (auto it = variables.begin(); it != variables.end(); ++it) {
+        if (!names.contains(it.key())) {
+            names << it.key();
+        }
+    }
+    const int comps = dtypeInfo(checked.dtype).components;
+    for (auto it = buffers.begin(); it != buffers.end(); ++it) {
+        const int bc = dtypeInfo(it->dtype).components;
+        if (it->elementCount() == checked.elementCount() && (bc == 1 || bc == comps) && !names.contains(it.key())) {
+            names << it.key();
+        }
+    }
+    return names;
+}
+
+Result<CheckResult> evaluateCheck(const CheckSpec &check, const CheckData &data, int seedRun, const QString &path)
+{
+    CheckResult r;
+    r.name = check.displayName();
+    r.buffer = check.buffer;
+    r.kind = check.kind;
+    r.target = check.target();
+    r.seedRuns = check.seeds;
+    r.seedRun = seedRun;
+
+    const auto gotIt = data.after.find(check.buffer);
+    if (gotIt == data.after.end() || !gotIt->data) {
+        return checkError(
+            QStringLiteral("%1.buffer: buffer '%2' has no contents after the run").arg(path, check.buffer),
+            jsonKeyPath(path, QStringLiteral("buffer")), Error::Code::Internal);
+    }
+    const BufferView &got = *gotIt;
+    const DTypeInfo &info = dtypeInfo(got.dtype);
+    const DType comp = info.component;
+    const int comps = info.components;
+    const int compBytes = info.componentBytes;
+    r.axes = int(got.shape.size());
+    r.components = comps;
+    r.exact = isIntegral(comp);
+    r.tolerance = r.exact ? CheckTolerance{} : check.tolerance.value_or(defaultTolerance(got.dtype));
+    if (got.bytes < got.elementCount() * info.elementBytes()) {
+        return checkError(QStringLiteral("%1: buffer '%2' holds %3 bytes, less than its shape needs")
+                              .arg(path, check.buffer)
+                              .arg(got.bytes),
+                          path, Error::Code::Internal);
+    }
+
+    Result<Box> boxResult = boxFor(check, got.shape, path);
+    if (!boxResult) {
+        return boxResult.error();
+    }
+    const Box box = *boxResult;
+    const qint64 values = box.count() * comps;
+
+    // Where expected values come from.
+    const char *gotBytes = static_cast<const char *>(got.data);
+    const char *refBytes = nullptr;
+    DType refComp = comp;
+    int refCompBytes = compBytes;
+    bool rawCompare = false; // 64-bit integers against the same dtype: compared as bits, not as doubles
+    NpyValues npy;
+    Expression ex;
+    double *vi = nullptr;
+    double *vx = nullptr;
+    double *vy = nullptr;
+    double *vz = nullptr;
+    double *vc = nullptr;
+    struct BufferVar
+    {
+        double *slot;
+        const char *bytes;
+        DType comp;
+        int compBytes;
+        int comps;
+    };
+    QList<BufferVar> bufferVars;
+    double scratch = 0; // where a coordinate hidden by a variable or buffer of its name goes
+
+    switch (check.kind) {
+    case CheckSpec::Kind::Expected: {
+        // Precedence (docs/checks.md): coordinates, then the project's
+        // variables, then buffers: "alpha*x + y" with buffers x and y means the buffers.
+        QHash<QString, int> source; // 0 built-in, 1 variable, 2 buffer
+        for (const char *n : {"i", "x", "y", "z", "c"}) {
+            source.insert(QString::fromLatin1(n), 0);
+        }
+        for (auto it = data.variables.begin(); it != data.variables.end(); ++it) {
+            source.insert(it.key(), 1);
+        }
+        for (auto it = data.initial.begin(); it != data.initial.end(); ++it) {
+            const int bc = dtypeInfo(it->dtype).components;
+            if (it->data && it->elementCount() == got.elementCount() && (bc == 1 || bc == comps)) {
+                source.insert(it.key(), 2);
+            }
+        }
+        for (auto it = source.begin(); it != source.end(); ++it) {
+            double *slot = ex.variable(it.key());
+            if (it.value() == 0) {
+                (it.key() == QLatin1String("i")   ? vi
+                 : it.key() == QLatin1String("x") ? vx
+                 : it.key() == QLatin1String("y") ? vy
+                 : it.key() == QLatin1String("z") ? vz
+                                                  : vc) = slot;
+            } else if (it.value() == 1) {
+                *slot = data.variables.value(it.key());
+            } else {
+                const BufferView &b = data.initial[it.key()];
+                const DTypeInfo &bi = dtypeInfo(b.dtype);
+                bufferVars << BufferVar{slot, static_cast<const char *>(b.data), bi.component, bi.componentBytes,
+                                        bi.components};
+            }
+        }
+        for (double **p : {&vi, &vx, &vy, &vz, &vc}) {
+            if (!*p) {
+                *p = &scratch;
+            }
+        }
+        if (Status s = ex.parse(check.expected, jsonKeyPath(path, QStringLiteral("expected"))); !s) {
+            Error e = s.error();
+            e.where = QStringLiteral("check");
+            e.path = jsonKeyPath(path, QStringLiteral("expected"));
+            return e;
+        }
+        break;
+    }
+    case CheckSpec::Kind::Reference: {
+        const auto refIt = data.reference.find(check.reference);
+        if (refIt == data.reference.end() || !refIt->data) {
+            return checkError(QStringLiteral("%1.reference: buffer '%2' has no contents after the reference run")
+                                  .arg(path, check.reference),
+                              jsonKeyPath(path, QStringLiteral("reference")), Error::Code::Internal);
+        }
+        const DTypeInfo &ri = dtypeInfo(refIt->dtype);
+        if (refIt->elementCount() * ri.components != got.elementCount() * comps) {
+            return checkError(
+                QStringLiteral("%1.reference: buffer '%2' has %3 values, '%4' has %5; they must have as many")
+                    .arg(path, check.reference)
+                    .arg(refIt->elementCount() * ri.components)
+                    .arg(check.buffer)
+                    .arg(got.elementCount() * comps),
+                jsonKeyPath(path, QStringLiteral("reference")));
+        }
+        refBytes = static_cast<const char *>(refIt->data);
+        refComp = ri.component;
+        refCompBytes = ri.componentBytes;
+        rawCompare = r.exact && refComp == comp && compBytes == 8;
+        break;
+    }
+    case CheckSpec::Kind::Npy: {
+        const QString file = resolveInitFile(check.npy, data.projectDir);
+        Result<NpyValues> n = readNpyValues(file, check.npy, jsonKeyPath(path, QStringLiteral("npy")));
+        if (!n) {
+            return n.error();
+        }
+        npy = std::move(n).value();
+        if (npy.count != values) {
+            return checkError(QStringLiteral("%1.npy: '%2' holds %3 values; the check compares %4 (buffer '%5', %6 "
+                                             "%7%8)")
+                                  .arg(path, check.npy)
+                                  .arg(npy.count)
+                                  .arg(values)
+                                  .arg(check.buffer, dtypeName(got.dtype), shapeToString(got.shape), regionText(check)),
+                              jsonKeyPath(path, QStringLiteral("npy")));
+        }
+        refBytes = npy.data.constData();
+        refComp = npy.dtype;
+        refCompBytes = dtypeInfo(npy.dtype).componentBytes;
+        rawCompare = r.exact && refComp == comp && compBytes == 8;
+        break;
+    }
+    }
+
+    const bool exact = r.exact;
+    const CheckTolerance tol = r.tolerance;
+    const bool nanPasses = check.nan;
+    double sumAbs = 0;
+    qint64 finitePairs = 0;
+    double worstError = -1;
+    qint64 seq = 0; // position in the region, for npy
+    for (qint64 z = box.begin[2]; z < box.end[2]; ++z) {
+        for (qint64 y = box.begin[1]; y < box.end[1]; ++y) {
+            for (qint64 x = box.begin[0]; x < box.end[0]; ++x) {
+                const qint64 e = (z * box.ext[1] + y) * box.ext[0] + x;
+                for (int c = 0; c < comps; ++c, ++seq) {
+                    const qint64 k = e * comps + c;
+                    const char *gp = gotBytes + k * compBytes;
+                    const double g = loadComponent(comp, gp);
+                    double expv = 0;
+                    const char *rp = nullptr;
+                    if (check.kind == CheckSpec::Kind::Expected) {
+                        *vi = double(e);
+                        *vx = double(x);
+                        *vy = double(y);
+                        *vz = double(z);
+                        *vc = double(c);
+                        for (const BufferVar &b : bufferVars) {
+                            const qint64 bk = b.comps == 1 ? e : k;
+                            *b.slot = loadComponent(b.comp, b.bytes + bk * b.compBytes);
+                        }
+                        const Result<double> v = ex.evaluate();
+                        if (!v) {
+                            Error err = v.error();
+                            err.where = QStringLiteral("check");
+                            err.path = jsonKeyPath(path, QStringLiteral("expected"));
+                            return err;
+                        }
+                        expv = *v;
+                    } else {
+                        rp = refBytes + (check.kind == CheckSpec::Kind::Npy ? seq : k) * refCompBytes;
+                        expv = loadComponent(refComp, rp);
+                    }
+
+                    bool pass;
+                    const bool finite = std::isfinite(g) && std::isfinite(expv);
+                    if (exact) {
+                        pass = rawCompare ? std::memcmp(gp, rp, 8) == 0 : g == expv;
+                    } else if (std::isnan(g) || std::isnan(expv)) {
+                        pass = nanPasses && std::isnan(g) && std::isnan(expv);
+                    } else if (!finite) {
+                        pass = g == expv;
+                    } else {
+                        const double d = std::fabs(g - expv);
+                        pass =
+                            d <= tol.abs + tol.rel * std::fabs(expv) || ulpDistance(comp, g, expv) <= quint64(tol.ulp);
+                    }
+                    double err = std::numeric_limits<double>::infinity();
+                    if (finite) {
+                        err = std::fabs(g - expv);
+                        ++finitePairs;
+                        sumAbs += err;
+                        r.maxAbsError = std::max(r.maxAbsError, err);
+                        if (expv != 0) {
+                            r.maxRelError = std::max(r.maxRelError, err / std::fabs(expv));
+                        }
+                    }
+                    ++r.compared;
+                    if (!pass) {
+                        ++r.mismatches;
+                        CheckMismatch m;
+                        m.index = e;
+                        m.component = c;
+                        m.coords = {x, y, z};
+                        m.got = g;
+                        m.expected = expv;
+                        if (r.first.size() < kMaxReportedMismatches) {
+                            r.first << m;
+                        }
+                        if (err > worstError) {
+                            worstError = err;
+                            r.worst = m;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    r.meanAbsError = finitePairs ? sumAbs / double(finitePairs) : 0;
+    r.passed = r.mismatches == 0;
+    return r;
+}
+
+Result<QStringList> validateChecks(const Project &project, const QHash<QString, BufferView> &buffers,
+                                   const QMap<QString, double> &variables)
+{
+    QStringList warnings;
+    bool anyRandom = false;
+    for (const BufferSpec &b : project.buffers) {
+        anyRandom = anyRandom || b.init.kind == BufferInit::Kind::Random;
+    }
+    for (qsizetype i = 0; i < project.checks.size(); ++i) {
+        const CheckSpec &c = project.checks[i];
+        const QString path = jsonIndexPath(QStringLiteral("checks"), i);
+        const auto bufIt = buffers.find(c.buffer);
+        if (bufIt == buffers.end()) {
+            return checkError(QStringLiteral("%1.buffer: unknown buffer '%2'").arg(path, c.buffer),
+                              jsonKeyPath(path, QStringLiteral("buffer")));
+        }
+        const BufferView &b = *bufIt;
+        Result<Box> box = boxFor(c, b.shape, path);
+        if (!box) {
+            return box.error();
+        }
+        const qint64 values = box->count() * dtypeInfo(b.dtype).components;
+        switch (c.kind) {
+        case CheckSpec::Kind::Expected: {
+            Expression ex;
+            for (const QString &n : checkVariableNames(variables, buffers, b)) {
+                ex.variable(n);
+            }
+            if (Status s = ex.parse(c.expected, jsonKeyPath(path, QStringLiteral("expected"))); !s) {
+                Error e = s.error();
+                e.where = QStringLiteral("check");
+                e.path = jsonKeyPath(path, QStringLiteral("expected"));
+                return e;
+            }
+            break;
+        }
+        case CheckSpec::Kind::Reference: {
+            const auto refIt = buffers.find(c.reference);
+            if (refIt == buffers.end()) {
+                return checkError(QStringLiteral("%1.reference: unknown buffer '%2'").arg(path, c.reference),
+                                  jsonKeyPath(path, QStringLiteral("reference")));
+            }
+            const qint64 n = refIt->elementCount() * dtypeInfo(refIt->dtype).components;
+            const qint64 m = b.elementCount() * dtypeInfo(b.dtype).components;
+            if (n != m) {
+                return checkError(
+                    QStringLiteral("%1.reference: buffer '%2' has %3 values, '%4' has %5; they must have as many")
+                        .arg(path, c.reference)
+                        .arg(n)
+                        .arg(c.buffer)
+                        .arg(m),
+                    jsonKeyPath(path, QStringLiteral("reference")));
+            }
+            break;
+        }
+        case CheckSpec::Kind::Npy: {
+            const QString npyPath = jsonKeyPath(path, QStringLiteral("npy"));
+            const QString file = resolveInitFile(c.npy, project.dir());
+            Result<std::unique_ptr<QFile>> f = openRegularFile(file, kMaxNpyFileBytes, QStringLiteral("a .npy file"));
+            if (!f) {
+                return checkError(QStringLiteral("%1: cannot read '%2': %3").arg(npyPath, c.npy, f.error().message),
+                                  npyPath);
+            }
+            Result<NpyHeader> h = readNpyHeader(**f, c.npy);
+            if (!h) {
+                return checkError(QStringLiteral("%1: %2").arg(npyPath, h.error().message), npyPath);
+            }
+            if (h->elementCount() != values) {
+                return checkError(QStringLiteral("%1: '%2' holds %3 values (shape %4); the check compares %5 (buffer "
+                                                 "'%6', %7 %8%9)")
+                                      .arg(npyPath, c.npy)
+                                      .arg(h->elementCount())
+                                      .arg(shapeToString(h->shape))
+                                      .arg(values)
+                                      .arg(c.buffer, dtypeName(b.dtype), shapeToString(b.shape), regionText(c)),
+                                  npyPath);
+            }
+            break;
+        }
+        }
+        for (auto it = c.unknown.begin(); it != c.unknown.end(); ++it) {
+            warnings << QStringLiteral("%1.%2: unknown key, ignored (known: name, buffer, expected, reference, npy, "
+                                       "tolerance, region, seeds, nan)")
+                            .arg(path, it.key());
+        }
+        if (c.seeds > 1 && !anyRandom) {
+            warnings << QStringLiteral("%1.seeds: %2 runs, but no buffer has a random init, so every run sees the "
+                                       "same inputs")
+                            .arg(path)
+                            .arg(c.seeds);
+        }
+    }
+    return warnings;
+}
+
+void mergeSeedRun(CheckResult &sofar, const CheckResult &next)
+{
+    if (!sofar.passed || sofar.error) {
+        return; // the first failing run is the one reported
+    }
+    const int runs = sofar.seedRuns;
+    sofar = next;
+    sofar.seedRuns = runs;
+}
+
+QJsonObject checkResultToJson(const CheckResult &r)
+{
+    const auto mismatchJson = [&](const CheckMismatch &m) {
+        QJsonObject o{{QStringLiteral("index"), m.index},
+                      {QStringLiteral("coords"), QJsonArray{m.coords[0], m.coords[1], m.coords[2]}},
+                      {QStringLiteral("got"), numberJson(m.got)},
+                      {QStringLiteral("expected"), numberJson(m.expected)}};
+        if (r.components > 1) {
+            o.insert(QStringLiteral("component"), m.component);
+        }
+        return o;
+    };
+    QJsonArray first;
+    for (const CheckMismatch &m : r.first) {
+        first.append(mismatchJson(m));
+    }
+    QJsonObject o{{QStringLiteral("name"), r.name},
+                  {QStringLiteral("buffer"), r.buffer},
+                  {QStringLiteral("kind"), CheckSpec::kindName(r.kind)},
+                  {QStringLiteral("target"), r.target},
+                  {QStringLiteral("passed"), r.passed},
+                  {QStringLiteral("compared"), r.compared},
+                  {QStringLiteral("mismatches"), r.mismatches},
+                  {QStringLiteral("mismatchFraction"), r.mismatchFraction()},
+                  {QStringLiteral("maxAbsError"), numberJson(r.maxAbsError)},
+                  {QStringLiteral("meanAbsError"), numberJson(r.meanAbsError)},
+                  {QStringLiteral("maxRelError"), numberJson(r.maxRelError)},
+                  {QStringLiteral("seedRun"), r.seedRun},
+                  {QStringLiteral("seedRuns"), r.seedRuns},
+                  {QStringLiteral("firstMismatches"), first}};
+    o.insert(QStringLiteral("tolerance"), r.exact ? QJsonValue(QStringLiteral("exact"))
+                                                  : QJsonValue(QJsonObject{{QStringLiteral("abs"), r.tolerance.abs},
+                                                                           {QStringLiteral("rel"), r.tolerance.rel},
+                                                                           {QStringLiteral("ulp"), r.tolerance.ulp}}));
+    o.insert(QStringLiteral("worst"), r.worst ? QJsonValue(mismatchJson(*r.worst)) : QJsonValue(QJsonValue::Null));
+    o.insert(QStringLiteral("error"),
+             r.error ? QJsonValue(QJsonObject::fromVariantMap(r.error->toVariant())) : QJsonValue(QJsonValue::Null));
+    return o;
+}
+
+QJsonArray checkResultsToJson(const QList<CheckResult> &results)
+{
+    QJsonArray a;
+    for (const CheckResult &r : results) {
+        a.append(checkResultToJson(r));
+    }
+    return a;
+}
+
+QString checkResultText(const CheckResult &r)
+{
+    const QString unit = r.components > 1 ? QStringLiteral("values") : QStringLiteral("elements");
+    const QString runs =
+        r.seedRuns > 1 ? QStringLiteral(", seed run %1 of %2").arg(r.seedRun).arg(r.seedRuns) : QString();
+    if (r.error) {
+        return QStringLiteral("FAIL %1: not evaluated: %2\n").arg(r.name, r.error->message);
+    }
+    if (r.passed) {
+        return QStringLiteral("PASS %1 (%2 %3%4)\n")
+            .arg(r.name)
+            .arg(r.compared)
+            .arg(unit, r.seedRuns > 1 ? QStringLiteral(", %1 seed runs").arg(r.seedRuns) : QString());
+    }
+    QString s = QStringLiteral("FAIL %1: %2 of %3 %4 differ (%5 %)")
+                    .arg(r.name)
+                    .arg(r.mismatches)
+                    .arg(r.compared)
+                    .arg(unit, QString::number(r.mismatchFraction() * 100, 'g', 2));
+    if (r.worst) {
+        s += QStringLiteral(", max abs err %1 at %2: got %3, expected %4")
+                 .arg(checkNumberText(std::isfinite(r.worst->got) && std::isfinite(r.worst->expected)
+                                          ? std::fabs(r.worst->got - r.worst->expected)
+                                          : std::numeric_limits<double>::infinity()),
+                      coordsText(*r.worst, r.axes, r.components), checkNumberText(r.worst->got),
+                      checkNumberText(r.worst->expected));
+    }
+    s += runs + QLatin1Char('\n');
+    s += QStringLiteral("     first mismatches:\n");
+    for (const CheckMismatch &m : r.first) {
+        s += QStringLiteral("       %1: got %2, expected %3\n")
+                 .arg(coordsText(m, r.axes, r.components), checkNumberText(m.got), checkNumberText(m.expected));
+    }
+    return s;
+}
+
+} // namespace Kp
