@@ -1,4 +1,4 @@
-// kpg-expect: fail "y = a * x + y" first 0
+// kpg-expect: fail "Y = a * X + Y" first 0
 // Bug: the old y is not added (y = a * x), wrong from the first element on.
 
 __global__ void saxpy(int n, float a, const float *__restrict__ x, float *__restrict__ y)

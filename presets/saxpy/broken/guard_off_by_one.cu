@@ -1,4 +1,4 @@
-// kpg-expect: fail "y = a * x + y" first 999999
+// kpg-expect: fail "Y = a * X + Y" first 999999
 // Bug: the guard is off by one (i < n - 1), so the last element keeps its
 // initial value.
 
