@@ -205,8 +205,10 @@ private Q_SLOTS:
                                             "}\n");
         writeFile(dir.filePath("hang.cu"), "__global__ void add(const float *a, const float *b, float *c, int n)\n"
                                            "{\n"
-                                           "    volatile int spin = 1;\n"
-                                           "    while (spin) { }\n"
+                                           "    // clock64() is volatile: the loop cannot be optimised away\n"
+                                           "    // (a spin on a local volatile was, and the kernel returned).\n"
+                                           "    const long long start = clock64();\n"
+                                           "    while (clock64() - start >= 0) { }\n"
                                            "}\n");
         const Checked fault = check({p, "--source", dir.filePath("fault.cu")});
         QVERIFY2(fault.run.exitCode == 3, qPrintable(fault.run.err));
