@@ -116,7 +116,10 @@ public:
     /** Sets `field` of item `index` of the "buffers" or "scalars" list. */
     Status editListItem(const QString &list, int index, const QString &field, const QJsonValue &value);
     Status appendListItem(const QString &list, const QJsonObject &item);
+    /** Removes item index of "buffers" or "scalars"; refused while a launch step or a swap still uses it. */
     Status removeListItem(const QString &list, int index);
+    /** Where the project uses buffer (or scalar) name: "step 2, parameter t_next", "the repeat swap t ↔ t_next". */
+    QStringList usesOf(const QString &name, bool buffer) const;
 
     QUndoStack *undoStack() { return &m_undo; }
 
@@ -138,6 +141,9 @@ public:
     /** The recently opened or saved projects, newest first. */
     static QStringList recentProjects();
 
+    /** The most threads per block any CUDA GPU runs (compute capability 2.0 and later). */
+    static constexpr qint64 kMaxThreadsPerBlock = 1024;
+
 Q_SIGNALS:
     /** Another project or source was loaded: everything is new, the editor takes sourceText. */
     void loaded();
@@ -158,6 +164,8 @@ private:
     void setProjectState(const Project &project);
     void setLoaded(Project project, const QString &kpgPath, const QString &sourcePath);
     void addRecent(const QString &path);
+    /** Fills, on their own, the buffers whose contents an edit changed and only filling can judge. */
+    Status checkChangedContents(const Project &next) const;
 
     Project m_project;
     QString m_path;       ///< the .kpg, or empty
