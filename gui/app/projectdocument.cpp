@@ -86,6 +86,7 @@ Status ProjectDocument::openProject(const QString &path)
     const QString sourcePath = p.sourceFile.isEmpty() ? QString() : QDir(p.dir()).filePath(p.sourceFile);
     // A preset is saved elsewhere: it has no .kpg of its own.
     const QString kpg = isResource(path) ? QString() : p.path;
+    m_presetName = isResource(path) ? QFileInfo(path).completeBaseName() : QString(); // before loaded(): the title
     setLoaded(std::move(p), kpg, sourcePath);
     if (!kpg.isEmpty()) {
         addRecent(kpg);
@@ -105,6 +106,7 @@ Status ProjectDocument::openSource(const QString &path)
     Project p;
     p.sourceFile = fi.fileName();
     p.sourceText = QString::fromUtf8(*bytes);
+    m_presetName.clear();
     setLoaded(std::move(p), {}, path);
     return Unit{};
 }
@@ -156,9 +158,20 @@ CompileRequest ProjectDocument::compileRequest(int ccMajor, int ccMinor) const
 
 QString ProjectDocument::displayName() const
 {
-    return !m_path.isEmpty()        ? QFileInfo(m_path).fileName()
-           : m_sourcePath.isEmpty() ? tr("untitled")
-                                    : QFileInfo(m_sourcePath).fileName();
+    // A project is named by its .kpg, a preset's unsaved copy too (it is a
+    // project, not its .cu), a bare kernel by its source file.
+    return !m_path.isEmpty()         ? QFileInfo(m_path).fileName()
+           : !m_presetName.isEmpty() ? tr("%1.kpg (preset)").arg(m_presetName)
+           : m_sourcePath.isEmpty()  ? tr("untitled")
+                                     : QFileInfo(m_sourcePath).fileName();
+}
+
+QString ProjectDocument::suggestedBaseName() const
+{
+    return !m_path.isEmpty()         ? QFileInfo(m_path).completeBaseName()
+           : !m_presetName.isEmpty() ? m_presetName
+           : m_sourcePath.isEmpty()  ? QStringLiteral("untitled")
+                                     : QFileInfo(m_sourcePath).completeBaseName();
 }
 
 void ProjectDocument::setSourceText(const QString &text)
@@ -242,6 +255,7 @@ Status ProjectDocument::saveTo(const QString &kpgPath)
     }
     p.path = QFileInfo(kpgPath).absoluteFilePath();
     m_project = p;
+    m_presetName.clear(); // saved: a project of its own now
     m_path = p.path;
     m_sourcePath = p.sourceFile.isEmpty() ? QString() : QDir(m_project.dir()).filePath(m_project.sourceFile);
     m_sourceModified = false;

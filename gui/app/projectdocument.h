@@ -92,8 +92,10 @@ public:
      * this, so their results share one cache entry.
      */
     CompileRequest compileRequest(int ccMajor, int ccMinor) const;
-    /** "vector_add.kpg", "kernel.cu", "untitled": what the title bar shows. */
+    /** "vector_add.kpg", "heat.kpg (preset)", "kernel.cu", "untitled": what the title bar shows. */
     QString displayName() const;
+    /** The name Save As proposes, without folder or extension: "heat", "kernel", "untitled". */
+    QString suggestedBaseName() const;
 
     /** The editor's text, kept here so compiles, runs and saves read one place. Not an undoable edit. */
     void setSourceText(const QString &text);
@@ -170,6 +172,7 @@ private:
     Project m_project;
     QString m_path;       ///< the .kpg, or empty
     QString m_sourcePath; ///< the kernel's file (or resource), or empty for an inline source
+    QString m_presetName; ///< "heat" while an unsaved copy of a preset is open
     HostBuffers m_host;
     QUndoStack m_undo;
     CompileResult m_compiled;

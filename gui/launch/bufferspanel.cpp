@@ -20,11 +20,13 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QLabel>
+#include <QMenu>
 #include <QPushButton>
 #include <QRegularExpression>
 #include <QStyledItemDelegate>
 #include <QTableWidget>
 #include <QTimer>
+#include <QToolButton>
 #include <QVBoxLayout>
 
 namespace Kp {
@@ -94,7 +96,7 @@ BuffersPanel::BuffersPanel(QWidget *parent)
     auto *layout = new QVBoxLayout(this);
     auto *columns = new QHBoxLayout;
     auto *left = new QVBoxLayout;
-    columns->addLayout(left, 1);
+    columns->addLayout(left, 3);
     layout->addLayout(columns, 1);
     m_table = new QTableWidget(0, ColumnCount, this);
     m_table->setObjectName(QStringLiteral("buffers"));
@@ -107,7 +109,7 @@ BuffersPanel::BuffersPanel(QWidget *parent)
     m_table->setItemDelegateForColumn(DTypeCol, new ChoiceDelegate(dtypeNames(), this));
     // Room for a few buffers before scrolling (header and four rows).
     m_table->setMinimumHeight(m_table->horizontalHeader()->sizeHint().height() +
-                              4 * m_table->verticalHeader()->defaultSectionSize() + 4);
+                              3 * m_table->verticalHeader()->defaultSectionSize() + 4);
     left->addWidget(m_table, 3);
     connect(m_table, &QTableWidget::cellChanged, this, &BuffersPanel::onCellChanged);
     connect(m_table, &QTableWidget::currentCellChanged, this, &BuffersPanel::showInit);
@@ -125,8 +127,11 @@ BuffersPanel::BuffersPanel(QWidget *parent)
     m_initEditor->setObjectName(QStringLiteral("initEditor"));
     initLayout->addWidget(m_initEditor);
     initLayout->addStretch(1);
-    m_initBox->setMinimumWidth(300);
-    m_initBox->setMaximumWidth(420);
+    m_initBox->setMinimumWidth(240);
+    m_initBox->setMaximumWidth(320);
+    // Scalars in their own column, so the panel stays short (a bottom dock) and every table shows rows.
+    auto *middle = new QVBoxLayout;
+    columns->addLayout(middle, 2);
     columns->addWidget(m_initBox);
     connect(m_initEditor, &InitEditor::committed, this, [this](const QJsonObject &init) {
         const int row = currentBuffer();
@@ -145,7 +150,7 @@ BuffersPanel::BuffersPanel(QWidget *parent)
     m_scalars->setItemDelegateForColumn(1, new ChoiceDelegate(scalarTypeNames(), this));
     m_scalars->setMinimumHeight(m_scalars->horizontalHeader()->sizeHint().height() +
                                 2 * m_scalars->verticalHeader()->defaultSectionSize() + 4);
-    left->addWidget(m_scalars, 1);
+    middle->addWidget(m_scalars, 1);
     connect(m_scalars, &QTableWidget::cellChanged, this, [this](int row, int column) {
         if (m_updating) {
             return;
@@ -169,15 +174,23 @@ BuffersPanel::BuffersPanel(QWidget *parent)
     m_message->setWordWrap(true);
     m_message->setStyleSheet(QStringLiteral("color: #d73a49;"));
     layout->addWidget(m_message);
+    m_message->setMinimumWidth(100); // wraps: a long message never widens the dock
 
     auto *buttons = new QHBoxLayout;
-    const auto button = [&](const QString &text, auto slot) {
-        auto *b = new QPushButton(text, this);
-        buttons->addWidget(b);
-        connect(b, &QPushButton::clicked, this, slot);
+    auto *scalarButtons = new QHBoxLayout;
+    left->addLayout(buttons);
+    middle->addLayout(scalarButtons);
+    QHBoxLayout *into = buttons;
+    // Tool buttons, as wide as their text: the rows fit a bottom dock beside the launch panel.
+    const auto button = [&](const QString &name, const QString &text, auto slot) {
+        auto *b = new QToolButton(this);
+        b->setText(text);
+        b->setObjectName(name);
+        into->addWidget(b);
+        connect(b, &QToolButton::clicked, this, slot);
         return b;
     };
-    button(tr("Add"), [this] {
+    button(QStringLiteral("addBuffer"), tr("Add"), [this] {
         QString name = QStringLiteral("buf");
         for (int n = 1;; ++n) {
             name = QStringLiteral("buf%1").arg(n);
@@ -194,7 +207,7 @@ BuffersPanel::BuffersPanel(QWidget *parent)
             m_table->editItem(m_table->item(last, Name));
         }
     });
-    button(tr("Duplicate"), [this] {
+    button(QStringLiteral("duplicateBuffer"), tr("Duplicate"), [this] {
         const int i = currentBuffer();
         if (i < 0) {
             return;
@@ -216,14 +229,23 @@ BuffersPanel::BuffersPanel(QWidget *parent)
         }
         Q_EMIT addRequested(o);
     });
-    button(tr("Delete"), [this] {
+    button(QStringLiteral("deleteBuffer"), tr("Delete"), [this] {
         if (currentBuffer() >= 0) {
             Q_EMIT removeRequested(currentBuffer());
         }
     });
-    button(tr("Import .npy…"), [this] { importFile(false); });
-    button(tr("Import image…"), [this] { importFile(true); });
-    button(tr("Export…"), [this] {
+    // Import is one button with a menu: the row fits a bottom dock at 1280 pixels.
+    auto *import = new QToolButton(this);
+    import->setObjectName(QStringLiteral("importBuffer"));
+    import->setText(tr("Import"));
+    import->setToolTip(tr("A new buffer filled from a NumPy file or an image"));
+    import->setPopupMode(QToolButton::InstantPopup);
+    auto *importMenu = new QMenu(import);
+    importMenu->addAction(tr(".npy file…"), this, [this] { importFile(false); });
+    importMenu->addAction(tr("Image (PNG, JPEG)…"), this, [this] { importFile(true); });
+    import->setMenu(importMenu);
+    buttons->addWidget(import);
+    button(QStringLiteral("exportBuffer"), tr("Export…"), [this] {
         const int i = currentBuffer();
         if (i < 0) {
             return;
@@ -235,7 +257,9 @@ BuffersPanel::BuffersPanel(QWidget *parent)
             Q_EMIT exportRequested(i, path);
         }
     });
-    button(tr("Add scalar"), [this] {
+    buttons->addStretch(1);
+    into = scalarButtons;
+    button(QStringLiteral("addScalar"), tr("Add"), [this] {
         QString name;
         for (int n = 1;; ++n) {
             name = QStringLiteral("s%1").arg(n);
@@ -251,14 +275,13 @@ BuffersPanel::BuffersPanel(QWidget *parent)
             m_scalars->scrollToItem(m_scalars->item(last, 0));
         }
     });
-    button(tr("Delete scalar"), [this] {
+    button(QStringLiteral("deleteScalar"), tr("Delete"), [this] {
         const int r = m_scalars->currentRow();
         if (r >= 0 && r < m_project.scalars.size()) {
             Q_EMIT scalarRemoveRequested(r);
         }
     });
-    buttons->addStretch(1);
-    layout->addLayout(buttons);
+    scalarButtons->addStretch(1);
 }
 
 void BuffersPanel::selectBuffer(int index)
@@ -338,6 +361,8 @@ void BuffersPanel::setProject(const Project &project, const HostBuffers *host)
         m_scalars->setItem(r, 1, new QTableWidgetItem(dtypeName(sc.type)));
         m_scalars->setItem(r, 2, new QTableWidgetItem(QString::number(sc.value, 'g', QLocale::FloatingPointShortest)));
     }
+    m_scalars->resizeColumnToContents(0);
+    m_scalars->resizeColumnToContents(1);
     m_updating = false;
     showInit();
 }

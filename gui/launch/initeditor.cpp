@@ -5,6 +5,7 @@
 #include <QComboBox>
 #include <QFileDialog>
 #include <QFormLayout>
+#include <QGridLayout>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
@@ -67,7 +68,7 @@ InitEditor::InitEditor(QWidget *parent)
         m_kind->addItem(label);
     }
     m_kind->setToolTip(tr("How the buffer is filled before each Run"));
-    top->addRow(tr("Initial contents"), m_kind);
+    top->addRow(tr("Kind"), m_kind);
     layout->addLayout(top);
 
     m_pages = new QStackedWidget(this);
@@ -90,18 +91,33 @@ InitEditor::InitEditor(QWidget *parent)
     QFormLayout *ramp = page(tr("Component k (flat index) is start + k·step."));
     addField(ramp, QStringLiteral("start"), tr("Start"), tr("The first component's value"));
     addField(ramp, QStringLiteral("step"), tr("Step"), tr("Added per component"));
-    m_randomForm = page();
+    // Random: two fields a row, so the form stays as short as a bottom dock.
+    auto *randomPage = new QWidget(m_pages);
+    m_randomGrid = new QGridLayout(randomPage);
+    m_randomGrid->setContentsMargins(0, 0, 0, 0);
+    m_pages->addWidget(randomPage);
     m_distribution = new QComboBox(this);
     m_distribution->setObjectName(QStringLiteral("initDistribution"));
     m_distribution->addItem(tr("uniform"), QStringLiteral("uniform"));
     m_distribution->addItem(tr("normal"), QStringLiteral("normal"));
-    m_randomForm->addRow(tr("Distribution"), m_distribution);
-    addField(m_randomForm, QStringLiteral("min"), tr("Min"), tr("Uniform values are in [min, max)"));
-    addField(m_randomForm, QStringLiteral("max"), tr("Max"), tr("Uniform values are in [min, max)"));
-    addField(m_randomForm, QStringLiteral("mean"), tr("Mean"), tr("Of the normal distribution"));
-    addField(m_randomForm, QStringLiteral("stddev"), tr("Stddev"), tr("Of the normal distribution, ≥ 0"));
-    addField(m_randomForm, QStringLiteral("seed"), tr("Seed"),
-             tr("A non-negative integer: the same seed gives the same values on every machine"));
+    const auto pair = [this](int row, int column, const QString &key, const QString &label, const QString &tip) {
+        auto *l = new QLabel(label, this);
+        QLineEdit *e = addField(nullptr, key, label, tip);
+        l->setBuddy(e);
+        e->setProperty("label", QVariant::fromValue<QObject *>(l));
+        m_randomGrid->addWidget(l, row, column);
+        m_randomGrid->addWidget(e, row, column + 1);
+    };
+    m_randomGrid->addWidget(new QLabel(tr("Distribution"), this), 0, 0);
+    m_randomGrid->addWidget(m_distribution, 0, 1);
+    pair(0, 2, QStringLiteral("seed"), tr("Seed"),
+         tr("A non-negative integer: the same seed gives the same values on every machine"));
+    pair(1, 0, QStringLiteral("min"), tr("Min"), tr("Uniform values are in [min, max)"));
+    pair(1, 2, QStringLiteral("max"), tr("Max"), tr("Uniform values are in [min, max)"));
+    pair(2, 0, QStringLiteral("mean"), tr("Mean"), tr("Of the normal distribution"));
+    pair(2, 2, QStringLiteral("stddev"), tr("Stddev"), tr("Of the normal distribution, ≥ 0"));
+    m_randomGrid->setColumnStretch(1, 1);
+    m_randomGrid->setColumnStretch(3, 1);
     connect(m_distribution, &QComboBox::activated, this, [this] {
         showDistributionFields();
         commit();
@@ -182,11 +198,14 @@ QLineEdit *InitEditor::field(const QString &key) const
 void InitEditor::showDistributionFields()
 {
     const bool normal = m_distribution->currentData().toString() == QLatin1String("normal");
-    for (const char *k : {"min", "max"}) {
-        m_randomForm->setRowVisible(field(QLatin1String(k)), !normal);
-    }
-    for (const char *k : {"mean", "stddev"}) {
-        m_randomForm->setRowVisible(field(QLatin1String(k)), normal);
+    for (const char *k : {"min", "max", "mean", "stddev"}) {
+        QLineEdit *e = field(QLatin1String(k));
+        const bool normalField = qstrcmp(k, "mean") == 0 || qstrcmp(k, "stddev") == 0;
+        const bool show = normalField == normal;
+        e->setVisible(show);
+        if (auto *l = qobject_cast<QWidget *>(e->property("label").value<QObject *>())) {
+            l->setVisible(show);
+        }
     }
 }
 

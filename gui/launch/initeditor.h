@@ -7,6 +7,7 @@
 
 class QComboBox;
 class QFormLayout;
+class QGridLayout;
 class QLabel;
 class QLineEdit;
 class QPushButton;
@@ -52,7 +53,7 @@ private:
     QStackedWidget *m_pages = nullptr;
     QComboBox *m_distribution = nullptr;
     QComboBox *m_imageMode = nullptr;
-    QFormLayout *m_randomForm = nullptr;
+    QGridLayout *m_randomGrid = nullptr;
     QMap<QString, QLineEdit *> m_fields; ///< "value", "start", "step", "min", ... "expr", "npy.file", "image.file"
     bool m_updating = false;
 };

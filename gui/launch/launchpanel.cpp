@@ -390,7 +390,8 @@ LaunchPanel::LaunchPanel(QWidget *parent)
     m_minSamples = new QSpinBox(this);
     m_minSamples->setObjectName(QStringLiteral("minSamples"));
     m_minSamples->setRange(1, 100000);
-    m_minSamples->setPrefix(tr("min samples "));
+    m_minSamples->setPrefix(tr("≥ "));
+    m_minSamples->setSuffix(tr(" samples"));
     m_minSamples->setToolTip(tr("Timing takes at least this many samples, then goes on until the noise is low "
                                 "enough or the time is up"));
     auto *timingLabel = new QLabel(tr("Timing"), this);
@@ -418,12 +419,12 @@ LaunchPanel::LaunchPanel(QWidget *parent)
     });
 
     auto *buttons = new QHBoxLayout;
-    m_run = new QPushButton(tr("Run (Ctrl+Enter)"), this);
+    m_run = new QPushButton(tr("Run"), this);
     m_run->setObjectName(QStringLiteral("run"));
-    m_abort = new QPushButton(tr("Abort (Esc)"), this);
+    m_abort = new QPushButton(tr("Abort"), this);
     m_abort->setObjectName(QStringLiteral("abort"));
     m_abort->setEnabled(false);
-    m_abort->setToolTip(tr("Stop the run in flight; the buffers keep their contents from before it"));
+    m_abort->setToolTip(tr("Stop the run in flight (Esc); the buffers keep their contents from before it"));
     m_play = new QPushButton(tr("Play"), this);
     m_play->setObjectName(QStringLiteral("play"));
     m_play->setCheckable(true);
