@@ -368,6 +368,9 @@ Status ProjectDocument::checkChangedContents(const Project &next) const
             Error e = s.error();
             const QString field = QStringLiteral("buffers[%1]").arg(i);
             e.message.replace(QStringLiteral("buffers[0]"), field);
+            // The filler names the buffer in words; the panel words the path itself.
+            e.message.replace(QStringLiteral("buffers '%1' init expression").arg(b.name),
+                              field + QStringLiteral(".init.expr"));
             e.path = e.path.isEmpty() ? field + QStringLiteral(".init")
                                       : e.path.replace(QStringLiteral("buffers[0]"), field);
             if (!e.message.startsWith(field)) {

@@ -106,6 +106,7 @@ BuffersPanel::BuffersPanel(QWidget *parent)
     m_table->verticalHeader()->hide();
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_table->setWordWrap(false);
     m_table->setItemDelegateForColumn(DTypeCol, new ChoiceDelegate(dtypeNames(), this));
     // Room for a few buffers before scrolling (header and four rows).
     m_table->setMinimumHeight(m_table->horizontalHeader()->sizeHint().height() +

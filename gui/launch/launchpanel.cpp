@@ -273,6 +273,7 @@ LaunchPanel::LaunchPanel(QWidget *parent)
     m_kernel->setToolTip(tr("The kernel this step launches; type a template instance such as matmul<16>. "
                             "Choosing a kernel when there is no step yet adds one."));
     m_kernel->setProperty("defaultToolTip", m_kernel->toolTip());
+    m_kernel->lineEdit()->setPlaceholderText(tr("choose the kernel to launch"));
     form->addRow(tr("Kernel"), m_kernel);
     // Committed when chosen or when typing ends, never per keystroke ("matmul<1" is no kernel).
     connect(m_kernel, &QComboBox::activated, this, [this] { QTimer::singleShot(0, this, &LaunchPanel::commitKernel); });
