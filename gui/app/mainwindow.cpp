@@ -358,6 +358,12 @@ void MainWindow::buildMenus()
     build->addAction(tr("&Compile Now"), this, &MainWindow::compileNow)
         ->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_B));
     QAction *runAction = build->addAction(tr("&Run"), this, &MainWindow::runNow);
+    runAction->setObjectName(QStringLiteral("runAction"));
+    // Compile-only mode: the menu entry is off like the button, and says why.
+    connect(m_device, &DeviceStatus::changed, runAction, [this, runAction] {
+        runAction->setEnabled(m_device->canRun());
+        runAction->setStatusTip(m_device->whyNoRun());
+    });
     runAction->setShortcuts({QKeySequence(Qt::CTRL | Qt::Key_Return), QKeySequence(Qt::CTRL | Qt::Key_Enter)});
     runAction->setShortcutContext(Qt::ApplicationShortcut);
     QAction *abortAction = build->addAction(tr("&Abort"), this, &MainWindow::abortRun);

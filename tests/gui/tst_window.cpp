@@ -11,6 +11,7 @@
 #include "launch/initeditor.h"
 #include "launch/launchpanel.h"
 #include "mainwindow.h"
+#include "problemspanel.h"
 #include "projectdocument.h"
 #include "results/resultspanel.h"
 #include "results/runhistory.h"
@@ -336,6 +337,7 @@ private Q_SLOTS:
             QVERIFY2(!b->isEnabled(), qPrintable(b->objectName()));
             QVERIFY2(b->toolTip().contains("Running needs an NVIDIA driver"), qPrintable(b->toolTip()));
         }
+        QVERIFY(!w.findChild<QAction *>("runAction")->isEnabled());
     }
 
     // 15. Polish: the View menu's titles, heat's alpha, the title of a preset, New's question.
@@ -374,6 +376,37 @@ private Q_SLOTS:
         newAction->trigger();
         QCOMPARE(offered, QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel);
         QCOMPARE(w.project().launches[0].block.first(), QString("16"));
+    }
+
+    // 15. Problems are listed by line, not in the compiler's order; a header click sorts.
+    void problemsSortedByLine()
+    {
+        EngineClient engine;
+        MainWindow w(&engine);
+        KP_VERIFY_RESULT(w.openSource(":/presets/vector_add/vector_add.cu"));
+        QVERIFY(waitCompiled(w));
+        const auto diag = [](int line, Diagnostic::Severity s, const QString &text) {
+            Diagnostic d;
+            d.file = "vector_add.cu";
+            d.line = line;
+            d.column = 1;
+            d.severity = s;
+            d.message = text;
+            return d;
+        };
+        auto *problems = qobject_cast<ProblemsPanel *>(w.problems());
+        QVERIFY(problems);
+        problems->setDiagnostics({diag(12, Diagnostic::Severity::Error, "twelve"),
+                                  diag(3, Diagnostic::Severity::Warning, "three"),
+                                  diag(9, Diagnostic::Severity::Error, "nine")},
+                                 "vector_add.cu");
+        QStringList order;
+        for (int i = 0; i < problems->topLevelItemCount(); ++i) {
+            order << problems->topLevelItem(i)->text(3);
+        }
+        QCOMPARE(order, (QStringList{"three", "nine", "twelve"}));
+        problems->sortByColumn(0, Qt::AscendingOrder); // by severity: errors first
+        QCOMPARE(problems->topLevelItem(2)->text(3), QString("three"));
     }
 
     // 14. The command line refuses what it does not know, and lists what it does.
