@@ -21,13 +21,15 @@ namespace Kp {
 class ProjectDocument;
 
 /**
- * The Kernel & Launch panel: the kernel of a launch step, its grid, block and
- * dynamic shared memory (numbers or expressions), one row per kernel
- * parameter with what is bound to it, and timing settings. It edits nothing
- * itself: every change is reported through edited(), the main window applies
- * it to the project (with the project's own validation) and calls
- * setValidation() with the verdict, which is shown on the field it concerns.
- * GUI thread only.
+ * The Kernel & Launch panel: the launch steps (added, removed, reordered),
+ * the kernel of the shown step, its grid, block and dynamic shared memory
+ * (numbers or expressions), one row per kernel parameter with what is bound
+ * to it, the repeat count and swaps, and timing settings. It edits nothing
+ * itself: every change is reported through a signal (edited(),
+ * kernelChanged(), addStepRequested(), ...), which setDocument() applies to
+ * the document (with the project's own validation); the verdict is shown
+ * on the field it concerns. Fields commit on Enter, on focus-out or on a
+ * choice from a list, never per keystroke. GUI thread only.
  */
 class LaunchPanel : public QWidget
 {
@@ -47,7 +49,7 @@ public:
     void setKernels(const QList<KernelInfo> &kernels);
     /**
      * The outcome of checking the launch: error is empty when it is fine. An
-     * error whose path is "launches[i].grid[k]", ".block[k]", ".sharedBytes",
+     * error whose path is "launches[i].grid[k]", ".block[k]", ".block" (all three), ".sharedBytes",
      * ".kernel", ".args[k]" or ".args" marks that field or row(s); every error
      * also goes to the message line. resolved says what the expressions give.
      */
