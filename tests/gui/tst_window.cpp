@@ -284,6 +284,8 @@ private Q_SLOTS:
         QVERIFY2(about.contains(QString::fromLatin1(qVersion())), qPrintable(about));
         QVERIFY2(about.contains("NVRTC</td><td>1"), qPrintable(about)); // a version number, not "not found"
         QVERIFY(about.contains("CUDA driver"));
+        // Help > Documentation: the copy beside the program (the build tree mirrors the installed layout).
+        QCOMPARE(QFileInfo(MainWindow::documentationPath()).fileName(), QString("README.md"));
         QStringList menus;
         for (QAction *a : w.menuBar()->actions()) {
             menus << a->text();
