@@ -1,5 +1,7 @@
 #include "mainwindow.h"
 
+#include "compile/sandbox.h"
+
 #include "client/engineclient.h"
 #include "compilecontroller.h"
 #include "core/format.h"
@@ -84,8 +86,15 @@ MainWindow::MainWindow(EngineClient *engine, QWidget *parent)
     const Result<const NvrtcApi *> nvrtc = NvrtcApi::instance();
     nvrtcLabel->setText(nvrtc ? tr("NVRTC %1").arg((*nvrtc)->versionString()) : tr("NVRTC not found: cannot compile"));
     nvrtcLabel->setToolTip(nvrtc ? (*nvrtc)->libraryPath : nvrtc.error().message);
+    // Whether a source can read this machine's files while it compiles (docs/security.md).
+    auto *sandboxLabel = new QLabel(this);
+    sandboxLabel->setObjectName(QStringLiteral("sandboxStatus"));
+    const Sandbox::Availability sandbox = Sandbox::availability();
+    sandboxLabel->setText(sandbox.sandboxed ? tr("Sandboxed") : tr("Not sandboxed"));
+    sandboxLabel->setToolTip(tr("Compiler: %1").arg(sandbox.text));
     auto *positionLabel = new QLabel(this);
     statusBar()->addPermanentWidget(nvrtcLabel);
+    statusBar()->addPermanentWidget(sandboxLabel);
     statusBar()->addPermanentWidget(positionLabel);
     connect(m_editor, &QsciScintilla::cursorPositionChanged, positionLabel, [positionLabel](int line, int index) {
         positionLabel->setText(tr("Ln %1, Col %2").arg(line + 1).arg(index + 1));
@@ -404,6 +413,15 @@ void MainWindow::buildMenus()
             QSettings().setValue(QStringLiteral("theme"), name);
         });
     }
+
+    QMenu *settings = menuBar()->addMenu(tr("&Settings"));
+    QAction *confine = settings->addAction(tr("&Confine Projects to Their Folder"));
+    confine->setObjectName(QStringLiteral("confineAction"));
+    confine->setCheckable(true);
+    confine->setChecked(ProjectDocument::confinePaths());
+    confine->setStatusTip(tr("Refuse a project that names a source, include folder or input file outside its own "
+                             "folder (applies to projects opened from now on)"));
+    connect(confine, &QAction::toggled, this, [](bool on) { ProjectDocument::setConfinePaths(on); });
 
     QMenu *help = menuBar()->addMenu(tr("&Help"));
     QAction *keys = help->addAction(tr("&Keyboard Shortcuts"), this, &MainWindow::showShortcuts);

@@ -71,6 +71,16 @@ ProjectDocument::~ProjectDocument()
     m_undo.clear();
 }
 
+bool ProjectDocument::confinePaths()
+{
+    return QSettings().value(QStringLiteral("security/confineProjectPaths"), false).toBool();
+}
+
+void ProjectDocument::setConfinePaths(bool on)
+{
+    QSettings().setValue(QStringLiteral("security/confineProjectPaths"), on);
+}
+
 Status ProjectDocument::open(const QString &path)
 {
     return path.endsWith(QLatin1String(".kpg")) ? openProject(path) : openSource(path);
@@ -78,7 +88,10 @@ Status ProjectDocument::open(const QString &path)
 
 Status ProjectDocument::openProject(const QString &path)
 {
-    Result<Project> loaded = loadProject(path);
+    // The program's own presets are trusted; a user's project is held to
+    // its folder when the setting asks for it.
+    Result<Project> loaded =
+        loadProject(path, confinePaths() && !isResource(path) ? PathScope::ProjectFolder : PathScope::Anywhere);
     if (!loaded) {
         return loaded.error();
     }

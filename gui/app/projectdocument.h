@@ -142,6 +142,12 @@ public:
 
     /** The recently opened or saved projects, newest first. */
     static QStringList recentProjects();
+    /**
+     * Settings > Confine Projects to Their Folder (docs/security.md): opened
+     * projects may name only files inside their own folder. Off by default.
+     */
+    static bool confinePaths();
+    static void setConfinePaths(bool on);
 
     /** The most threads per block any CUDA GPU runs (compute capability 2.0 and later). */
     static constexpr qint64 kMaxThreadsPerBlock = 1024;
