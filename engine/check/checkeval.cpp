@@ -368,6 +368,11 @@ Result<CheckResult> evaluateCheck(const CheckSpec &check, const CheckData &data,
     }
     }
 
+    char *mask = nullptr;
+    if (data.failedMask) {
+        data.failedMask->fill(0, qsizetype(got.elementCount()));
+        mask = data.failedMask->data();
+    }
     const bool exact = r.exact;
     const CheckTolerance tol = r.tolerance;
     const bool nanPasses = check.nan;
@@ -434,6 +439,9 @@ Result<CheckResult> evaluateCheck(const CheckSpec &check, const CheckData &data,
                     ++r.compared;
                     if (!pass) {
                         ++r.mismatches;
+                        if (mask) {
+                            mask[e] = 1;
+                        }
                         CheckMismatch m;
                         m.index = e;
                         m.component = c;

@@ -19,6 +19,10 @@ namespace Kp {
 
 class BufferInspector;
 class BuffersPanel;
+class CheckRunner;
+class ChecksPanel;
+class DescriptionView;
+class StartPage;
 class CodeEditor;
 class CompileController;
 class DeviceStatus;
@@ -86,6 +90,15 @@ public:
     void setDeviceOrdinal(int ordinal);
 
     LaunchPanel *launchPanel() const { return m_launch; }
+    // Checks, presets and the description (issue 11).
+    CheckRunner *checkRunner() const { return m_checkRunner; }
+    ChecksPanel *checksPanel() const { return m_checks; }
+    DescriptionView *descriptionView() const { return m_description; }
+    /** The start page: the central widget while no project is open. */
+    StartPage *startPage() const { return m_startPage; }
+    BufferInspector *inspector() const { return m_inspector; }
+    /** File > New from Preset: the gallery in a dialog; opens the chosen preset. */
+    void newFromPreset();
     BuffersPanel *buffersPanel() const { return m_buffersPanel; }
     QPlainTextEdit *logView() const;
 
@@ -123,6 +136,8 @@ protected:
 private:
     QDockWidget *addDock(const QString &title, const QString &name, QWidget *widget, Qt::DockWidgetArea area);
     void buildMenus();
+    /** The Checks and Description docks, the start page, and their wiring (issue 11). */
+    void buildChecksAndPresets();
     void wireCompile();
     void wireRun();
     void openFileDialog();
@@ -158,6 +173,10 @@ private:
     QWidget *m_busy = nullptr; ///< status-bar progress, shown for runs longer than half a second
     QMenu *m_recentMenu = nullptr;
     QLabel *m_compileLabel = nullptr;
+    CheckRunner *m_checkRunner = nullptr;
+    ChecksPanel *m_checks = nullptr;
+    DescriptionView *m_description = nullptr;
+    StartPage *m_startPage = nullptr;
 };
 
 } // namespace Kp

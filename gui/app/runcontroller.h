@@ -1,5 +1,6 @@
 #pragma once
 
+#include "project/project.h"
 #include "results/runhistory.h"
 #include "run/runtypes.h"
 
@@ -50,6 +51,9 @@ public:
     void setDeviceOrdinal(int ordinal);
     int deviceOrdinal() const { return m_deviceOrdinal; }
 
+    /** The project as the last Run (not a Play/Step frame) started it: source, buffers, checks. */
+    const Project &lastRunProject() const { return m_lastRunProject; }
+
     /** Every run and frame of this session, failed ones included. */
     const QList<RunResult> &runs() const { return m_runs; }
 
@@ -97,6 +101,7 @@ private:
     std::map<int, Runner *> m_deviceRunners;
     int m_deviceOrdinal = 0;
     QList<RunResult> m_runs;
+    Project m_lastRunProject;
     bool m_running = false;
     bool m_playing = false;
     qint64 m_playFrames = 0;
