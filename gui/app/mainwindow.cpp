@@ -37,8 +37,8 @@
 #include <QMessageBox>
 #include <QMouseEvent>
 #include <QProgressBar>
-#include <QStackedWidget>
 #include <QSettings>
+#include <QStackedWidget>
 #include <QStatusBar>
 #include <QTimer>
 #include <QToolButton>
@@ -397,6 +397,9 @@ void MainWindow::buildChecksAndPresets()
     if (auto *results = findChild<QDockWidget *>(QStringLiteral("resultsDock"))) {
         tabifyDockWidget(results, checksDock);
     }
+    if (auto *problems = findChild<QDockWidget *>(QStringLiteral("problemsDock"))) {
+        problems->raise(); // the Checks tab comes forward when a check fails
+    }
     m_description = new DescriptionView(this);
     QDockWidget *descriptionDock =
         addDock(tr("Description"), QStringLiteral("descriptionDock"), m_description, Qt::LeftDockWidgetArea);
@@ -406,9 +409,9 @@ void MainWindow::buildChecksAndPresets()
     }
 
     const auto noteFor = [this](const Project &p) {
-        m_checks->setNote(p.checks.isEmpty() ? tr("This project has no checks ("checks" in the .kpg).")
-                                             : tr("%n check(s): run the project to evaluate them.", nullptr,
-                                                  int(p.checks.size())));
+        m_checks->setNote(p.checks.isEmpty()
+                              ? tr("This project has no checks (\"checks\" in the .kpg).")
+                              : tr("%n check(s): run the project to evaluate them.", nullptr, int(p.checks.size())));
     };
     connect(m_doc, &ProjectDocument::loaded, this, [this, central, noteFor] {
         central->setCurrentWidget(m_editor);
@@ -431,7 +434,8 @@ void MainWindow::buildChecksAndPresets()
             return; // frames continue from the last state: checks describe a Run
         }
         if (r.error) {
-            m_checks->setNote(tr("The run failed (%1): checks were not evaluated.").arg(Error::codeName(r.error->code)));
+            m_checks->setNote(
+                tr("The run failed (%1): checks were not evaluated.").arg(Error::codeName(r.error->code)));
             return;
         }
         const Project &p = m_run->lastRunProject();
@@ -443,8 +447,8 @@ void MainWindow::buildChecksAndPresets()
         if (p.path.startsWith(QLatin1String(":/presets/"))) {
             const QString preset = QFileInfo(p.path).dir().dirName();
             if (const HostBuffer *b = m_doc->hostBuffers().find(thumbnailBufferOf(p))) {
-                storeThumbnail(preset, renderBufferThumbnail(*b, {PresetGallery::kThumbWidth,
-                                                                  PresetGallery::kThumbHeight}));
+                storeThumbnail(preset,
+                               renderBufferThumbnail(*b, {PresetGallery::kThumbWidth, PresetGallery::kThumbHeight}));
             }
         }
     });

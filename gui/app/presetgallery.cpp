@@ -69,8 +69,9 @@ public:
         QPainterPath path;
         path.addRoundedRect(card, 8, 8);
         p->fillPath(path, pal.color(QPalette::Base));
-        p->setPen(QPen(selected ? pal.color(QPalette::Highlight) : hover ? pal.color(QPalette::Mid)
-                                                                       : pal.color(QPalette::Midlight),
+        p->setPen(QPen(selected ? pal.color(QPalette::Highlight)
+                       : hover  ? pal.color(QPalette::Mid)
+                                : pal.color(QPalette::Midlight),
                        selected ? 2.5 : 1));
         p->drawPath(path);
         const QImage thumb = index.data(Qt::DecorationRole).value<QImage>();
@@ -179,7 +180,8 @@ QList<PresetInfo> listPresets(const QString &root)
             for (qint64 e : b->shape) {
                 extents << QString::number(e);
             }
-            info.output = QStringLiteral("%1 %2 [%3]").arg(b->name, dtypeName(b->dtype), extents.join(QStringLiteral(", ")));
+            info.output =
+                QStringLiteral("%1 %2 [%3]").arg(b->name, dtypeName(b->dtype), extents.join(QStringLiteral(", ")));
         }
         out << info;
     }
@@ -245,7 +247,11 @@ QImage genericThumbnail(const PresetInfo &preset, const QSize &size)
     QPainter p(&img);
     p.setRenderHint(QPainter::Antialiasing);
     // A colour of its own per preset, steady across runs.
-    const int hue = int(qHash(preset.name, 7) % 360);
+    quint32 h = 2166136261u; // FNV-1a: neighbouring names get far-apart hues
+    for (const QChar ch : preset.name) {
+        h = (h ^ ch.unicode()) * 16777619u;
+    }
+    const int hue = int(h % 360);
     QLinearGradient bg(0, 0, size.width(), size.height());
     bg.setColorAt(0, QColor::fromHsv(hue, 120, 95));
     bg.setColorAt(1, QColor::fromHsv((hue + 40) % 360, 150, 45));
@@ -334,9 +340,8 @@ PresetGallery::PresetGallery(QWidget *parent)
     setSelectionMode(QAbstractItemView::SingleSelection);
     setItemDelegate(new CardDelegate(this));
     setFrameShape(QFrame::NoFrame);
-    connect(this, &QListWidget::itemActivated, this, [this](QListWidgetItem *item) {
-        Q_EMIT presetActivated(item->data(kPathRole).toString());
-    });
+    connect(this, &QListWidget::itemActivated, this,
+            [this](QListWidgetItem *item) { Q_EMIT presetActivated(item->data(kPathRole).toString()); });
     reload();
 }
 
