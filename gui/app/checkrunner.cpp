@@ -93,7 +93,9 @@ QList<CheckOutcome> CheckRunner::evaluateOnHost(const Project &project, const Ho
         if (c.kind == CheckSpec::Kind::Reference) {
             o.pending = pendingOthers;
             if (!pendingOthers) {
-                o.result.error = Error{QStringLiteral("check"), Error::Code::NoDevice, {},
+                o.result.error = Error{QStringLiteral("check"),
+                                       Error::Code::NoDevice,
+                                       {},
                                        QStringLiteral("needs the reference run, which needs a GPU")};
             }
             out << o;
@@ -231,7 +233,9 @@ void CheckRunner::runMore(const Project &project, int device, quint64 ticket)
                         }
                         o.failedMask = mask;
                     } else {
-                        o.result.error = run.error.value_or(Error{QStringLiteral("check"), Error::Code::Internal, {},
+                        o.result.error = run.error.value_or(Error{QStringLiteral("check"),
+                                                                  Error::Code::Internal,
+                                                                  {},
                                                                   QStringLiteral("the check run gave no result")});
                     }
                 }

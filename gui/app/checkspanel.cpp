@@ -46,9 +46,10 @@ QIcon badge(const QColor &color, bool pass, bool pending)
     return QIcon(pm);
 }
 
-QString num(double v)
+/** A number for the panel: digits enough to tell values apart (9, float's round trip), errors shorter. */
+QString num(double v, int digits = 4)
 {
-    return checkNumberText(v);
+    return std::isfinite(v) ? QString::number(v, 'g', digits) : checkNumberText(v);
 }
 
 QString details(const CheckResult &r)
@@ -164,8 +165,8 @@ void ChecksPanel::setOutcomes(const QList<CheckOutcome> &outcomes)
             child->setData(NameColumn, kCheckRole, int(i));
             child->setData(NameColumn, kMismatchRole, int(m));
             child->setText(NameColumn, placeText(mm, r.axes, r.components));
-            child->setText(GotColumn, num(mm.got));
-            child->setText(ExpectedColumn, num(mm.expected));
+            child->setText(GotColumn, num(mm.got, 9));
+            child->setText(ExpectedColumn, num(mm.expected, 9));
             const double err = std::isfinite(mm.got) && std::isfinite(mm.expected)
                                    ? std::fabs(mm.got - mm.expected)
                                    : std::numeric_limits<double>::infinity();

@@ -227,9 +227,8 @@ public:
         const qint64 pixel = m_inner.pixelIndex(x, y);
         const char *a = static_cast<const char *>(m_a->memory.data());
         const qint64 ea = dtypeInfo(m_a->spec.dtype).elementBytes() * m_inner.elementsPerPixel;
-        return QStringLiteral("%1 %2")
-            .arg(pixelText(m_a->spec.dtype, a + pixel * ea, m_inner.elementsPerPixel),
-                 failed(pixel) ? QObject::tr("fails the check") : QObject::tr("passes"));
+        return QStringLiteral("%1 %2").arg(pixelText(m_a->spec.dtype, a + pixel * ea, m_inner.elementsPerPixel),
+                                           failed(pixel) ? QObject::tr("fails the check") : QObject::tr("passes"));
     }
 
     QStringList cellText(qint64 x, qint64 y) const override
@@ -473,7 +472,8 @@ void DiffView::recompute()
         }
     } else if (m_mask) {
         if (m_mask->size() != m_a->elementCount()) {
-            m_problem = tr("The failing cells of %1 are from another size of %2: run again").arg(m_check, m_a->spec.name);
+            m_problem =
+                tr("The failing cells of %1 are from another size of %2: run again").arg(m_check, m_a->spec.name);
         }
     } else if (!m_previous || m_previous->size() != m_a->byteSize()) {
         m_problem = tr("No copy of %1 from before the run (run once, or it is larger than the snapshot limit)")
@@ -554,6 +554,13 @@ void DiffView::fillTable()
 {
     m_summary->setText(summary());
     m_table->setRowCount(0);
+    // A check's failing cells have no error kind or tolerance of this view's: the check applied its own.
+    m_kindBox->setEnabled(!m_mask);
+    m_toleranceEdit->setEnabled(!m_mask);
+    const QStringList headers = m_mask ? QStringList{tr("index"), m_a ? m_a->spec.name : tr("value"), tr("check")}
+                                       : QStringList{tr("index"), tr("a"), tr("b"), tr("|a-b|"), tr("relative")};
+    m_table->setColumnCount(int(headers.size()));
+    m_table->setHorizontalHeaderLabels(headers);
     if (!m_problem.isEmpty() || !m_a) {
         return;
     }
