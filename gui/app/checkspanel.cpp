@@ -130,6 +130,9 @@ void ChecksPanel::setNote(const QString &text)
 
 void ChecksPanel::setOutcomes(const QList<CheckOutcome> &outcomes)
 {
+    if (outcomes.isEmpty() && m_outcomes.isEmpty()) {
+        return; // cleared while a note says why there is nothing
+    }
     m_outcomes = outcomes;
     m_tree->clear();
     int failed = 0;
@@ -187,7 +190,7 @@ void ChecksPanel::setOutcomes(const QList<CheckOutcome> &outcomes)
     }
     const int n = int(outcomes.size());
     if (n == 0) {
-        m_summary->setText(tr("This project has no checks."));
+        m_summary->setText(tr("No results: run the project to evaluate its checks."));
     } else if (pending > 0) {
         m_summary->setText(tr("Checking… %1 of %2 decided").arg(n - pending).arg(n) +
                            (failed ? tr(", %n failed", nullptr, failed) : QString()));

@@ -421,16 +421,19 @@ void MainWindow::buildChecksAndPresets()
         noteFor(m_doc->project());
     });
     connect(m_doc, &ProjectDocument::projectChanged, this, [this] { m_description->setProject(m_doc->project()); });
-    connect(m_run, &RunController::started, this, [this] {
+    connect(m_run, &RunController::started, this, [this](bool play) {
         // The buffers are about to change: failing cells of the last run no longer describe them.
         m_checkRunner->clear();
         m_inspector->clearFailedCells();
+        if (!m_doc->project().checks.isEmpty()) {
+            m_checks->setNote(play ? tr("Playing: checks are evaluated after a Run, not for Play or Step frames.")
+                                   : tr("Running… the checks follow the run."));
+        }
     });
     connect(m_run, &RunController::failed, this,
             [this] { m_checks->setNote(tr("The run failed before the GPU: checks were not evaluated.")); });
     connect(m_run, &RunController::finished, this, [this, noteFor](const RunResult &r, bool play) {
         if (play) {
-            noteFor(m_run->lastRunProject());
             return; // frames continue from the last state: checks describe a Run
         }
         if (r.error) {
