@@ -430,10 +430,10 @@ void TestProject::keyOrder()
     Project p = *r;
     p.unknown.insert(QStringLiteral("aaFirst"), QStringLiteral("s"));
     p.unknown.insert(QStringLiteral("zzLast"), 1);
-    QCOMPARE(topLevelKeys(serializeProject(p)),
-             QStringList({"format", "version", "title", "description", "source", "compile", "scalars", "buffers",
-                          "launches", "repeat", "timing", "throughput", "timeout", "reference", "checks", "aaFirst",
-                          "zzLast"}));
+    QCOMPARE(
+        topLevelKeys(serializeProject(p)),
+        QStringList({"format", "version", "title", "description", "source", "compile", "scalars", "buffers", "launches",
+                     "repeat", "timing", "throughput", "timeout", "reference", "checks", "aaFirst", "zzLast"}));
     const QString text = QString::fromUtf8(serializeProject(p));
     QVERIFY(text.endsWith(QLatin1String("}\n")));
     // Known keys inside a section keep their documented order too.

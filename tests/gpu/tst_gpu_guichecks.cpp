@@ -34,7 +34,7 @@ const char *kOffByOne = "extern \"C\" __global__ void vectorAdd(const float *a, 
 
 } // namespace
 
-class TestGpuChecks : public QObject
+class TestGpuGuiChecks : public QObject
 {
     Q_OBJECT
 
@@ -172,5 +172,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_MAIN(TestGpuChecks)
-#include "tst_gpu_checks.moc"
+QTEST_MAIN(TestGpuGuiChecks)
+#include "tst_gpu_guichecks.moc"
