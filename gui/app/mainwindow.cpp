@@ -376,8 +376,9 @@ void MainWindow::buildChecksAndPresets()
     // The start page stands in for the editor until a project is open.
     auto *central = new QStackedWidget(this);
     central->setObjectName(QStringLiteral("central"));
-    takeCentralWidget(); // the editor, which the stack now holds
-    central->addWidget(m_editor);
+    // Whatever holds the editor (the editor itself, or it with its bars) goes into the stack as it is.
+    QWidget *editorArea = takeCentralWidget();
+    central->addWidget(editorArea);
     m_startPage = new StartPage(central);
     central->addWidget(m_startPage);
     central->setCurrentWidget(m_startPage);
@@ -413,8 +414,8 @@ void MainWindow::buildChecksAndPresets()
                               ? tr("This project has no checks (\"checks\" in the .kpg).")
                               : tr("%n check(s): run the project to evaluate them.", nullptr, int(p.checks.size())));
     };
-    connect(m_doc, &ProjectDocument::loaded, this, [this, central, noteFor] {
-        central->setCurrentWidget(m_editor);
+    connect(m_doc, &ProjectDocument::loaded, this, [this, central, editorArea, noteFor] {
+        central->setCurrentWidget(editorArea);
         m_description->setProject(m_doc->project());
         m_checkRunner->clear();
         m_inspector->clearFailedCells();

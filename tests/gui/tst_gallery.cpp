@@ -105,7 +105,9 @@ private Q_SLOTS:
             QTest::keyClick(gallery, Qt::Key_Return);
             const QString expected = QStringLiteral(":/presets/%1/%1.kpg").arg(folders[k]);
             QCOMPARE(w.project().path, expected);
-            QCOMPARE(central->currentWidget(), static_cast<QWidget *>(w.editor()));
+            QVERIFY(central->currentWidget() != static_cast<QWidget *>(w.startPage()));
+            QVERIFY(w.editor()->isVisible());
+            QVERIFY(!w.startPage()->isVisible());
             // The Description dock shows this project's Markdown, rendered.
             const Result<Project> p = loadProject(expected);
             KP_VERIFY_RESULT(p);
