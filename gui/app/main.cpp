@@ -21,9 +21,10 @@ using namespace Kp;
 
 namespace {
 // The panels --show brings forward: the name on the command line, the dock's object name.
-const QStringList kPanels = {QStringLiteral("problems"),  QStringLiteral("kernels"), QStringLiteral("ptx"),
-                             QStringLiteral("sass"),      QStringLiteral("launch"),  QStringLiteral("buffers"),
-                             QStringLiteral("inspector"), QStringLiteral("results"), QStringLiteral("log")};
+const QStringList kPanels = {QStringLiteral("problems"),  QStringLiteral("kernels"),    QStringLiteral("ptx"),
+                             QStringLiteral("sass"),      QStringLiteral("launch"),     QStringLiteral("buffers"),
+                             QStringLiteral("inspector"), QStringLiteral("results"),    QStringLiteral("log"),
+                             QStringLiteral("checks"),    QStringLiteral("description")};
 const QStringList kViews = {QStringLiteral("grid"), QStringLiteral("image"), QStringLiteral("diff")};
 
 int usageError(const QString &message)
@@ -229,8 +230,9 @@ int main(int argc, char **argv)
         };
         QObject::connect(&window, &MainWindow::deviceStatusChanged, &window, maybeShoot);
         // With the SASS panel in front, wait for the disassembler as well.
+        // After a run, once its checks are judged (or it has none, or it failed).
         QObject::connect(&window,
-                         waitForRun    ? &MainWindow::runFinished
+                         waitForRun    ? &MainWindow::checksSettled
                          : waitForSass ? &MainWindow::sassFinished
                                        : &MainWindow::compileFinished,
                          &window, [&] {

@@ -701,8 +701,10 @@ void MainWindow::buildChecksAndPresets()
                                    : tr("Running… the checks follow the run."));
         }
     });
-    connect(m_run, &RunController::failed, this,
-            [this] { m_checks->setNote(tr("The run failed before the GPU: checks were not evaluated.")); });
+    connect(m_run, &RunController::failed, this, [this] {
+        m_checks->setNote(tr("The run failed before the GPU: checks were not evaluated."));
+        Q_EMIT checksSettled();
+    });
     connect(m_run, &RunController::finished, this, [this, noteFor](const RunResult &r, bool play) {
         if (play) {
             return; // frames continue from the last state: checks describe a Run
@@ -710,12 +712,14 @@ void MainWindow::buildChecksAndPresets()
         if (r.error) {
             m_checks->setNote(
                 tr("The run failed (%1): checks were not evaluated.").arg(Error::codeName(r.error->code)));
+            Q_EMIT checksSettled();
             return;
         }
         const Project &p = m_run->lastRunProject();
         m_checkRunner->evaluate(p, m_doc->hostBuffers().all(), m_run->deviceOrdinal());
         if (p.checks.isEmpty()) {
             noteFor(p);
+            Q_EMIT checksSettled();
         }
         // A preset's own output image becomes its card's thumbnail.
         if (p.path.startsWith(QLatin1String(":/presets/"))) {
@@ -727,6 +731,7 @@ void MainWindow::buildChecksAndPresets()
         }
     });
     connect(m_checkRunner, &CheckRunner::message, this, &MainWindow::log);
+    connect(m_checkRunner, &CheckRunner::finished, this, &MainWindow::checksSettled);
     connect(m_checkRunner, &CheckRunner::evaluated, this, [this, checksDock](const QList<CheckOutcome> &outcomes) {
         m_checks->setOutcomes(outcomes);
         bool failed = false;

@@ -143,6 +143,8 @@ Q_SIGNALS:
     void sassFinished();
     /** A run finished (its result is the last of runs()), or failed before reaching the GPU. */
     void runFinished();
+    /** After a Run: its checks are judged, or it has none, or it failed (screenshots wait for this). */
+    void checksSettled();
     /** The project changed (an edit in a panel was accepted, undone or redone). */
     void projectChanged();
 
