@@ -100,8 +100,7 @@ bool SampleStopper::entropySettled()
     m_slopeDeg = std::atan(slope) * 180 / kPi;
     // A flat window to rounding: a perfect fit of a flat line.
     m_r2 = syy <= 1e-24 * qMax(1.0, meanY * meanY) ? 1.0 : (sxy * sxy) / (sxx * syy);
-    return std::isfinite(m_slopeDeg) && m_slopeDeg <= m_rule.maxAngleDeg && std::isfinite(m_r2) &&
-           m_r2 >= m_rule.minR2;
+    return std::isfinite(m_slopeDeg) && m_slopeDeg <= m_rule.maxAngleDeg && std::isfinite(m_r2) && m_r2 >= m_rule.minR2;
 }
 
 StopCriterion SampleStopper::check(double wallSeconds)
