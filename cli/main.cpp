@@ -85,6 +85,16 @@ Commands:
                      and let the project name files outside its folder
                      (docs/security.md)
 
+  compare A.json B.json [options]
+                     Judge two timed runs (kpg run --json) from their sample
+                     distributions: B against the baseline A is faster,
+                     slower, the same or ambiguous (docs/compare.md).
+      --threshold P  the smallest difference of the medians, in percent of
+                     A's, called faster or slower (default 1)
+      --expect V     exit with 1 unless the verdict is V: same, faster,
+                     slower, not-slower or not-faster
+      --json OUT|-   write the verdict and its numbers as JSON
+
 Options:
   -h, --help         Show this help and exit.
   --version          Show the version and exit.
@@ -464,8 +474,12 @@ int main(int argc, char **argv)
     if (first == QLatin1String("check")) {
         return checkCommand(args);
     }
+    if (first == QLatin1String("compare")) {
+        return compareCommand(args);
+    }
     if (first.startsWith(QLatin1Char('-'))) {
         return usageError(QStringLiteral("unknown option '%1'").arg(first));
     }
-    return usageError(QStringLiteral("unknown command '%1' (commands: devices, compile, run, check)").arg(first));
+    return usageError(
+        QStringLiteral("unknown command '%1' (commands: devices, compile, run, check, compare)").arg(first));
 }
