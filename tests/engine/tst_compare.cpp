@@ -221,7 +221,7 @@ void TestCompare::cliVerdicts()
     const KpTest::Run r = KpTest::run("kpg", QStringList{"compare", fa, fb} + extra);
     QCOMPARE(r.exitCode, exitCode);
     QVERIFY2(r.out.contains(QStringLiteral("verdict: ") + verdict), qPrintable(r.out + r.err));
-    QVERIFY2(r.out.contains(QLatin1String("rule: ")), qPrintable(r.out));
+    QVERIFY2(r.out.contains(QLatin1String("rule (times in ms): ")), qPrintable(r.out));
     QVERIFY2(r.out.contains(QLatin1String("A (baseline) : ")) && r.out.contains(QLatin1String("vectorAdd")),
              qPrintable(r.out));
 }
