@@ -37,4 +37,7 @@ int checkCommand(const QStringList &args);
 /** kpg compare A.json B.json ... (cli/compare.cpp). */
 int compareCommand(const QStringList &args);
 
+/** kpg sweep PROJECT.kpg --axis ... (cli/sweep.cpp). */
+int sweepCommand(const QStringList &args);
+
 } // namespace Kp::Cli
