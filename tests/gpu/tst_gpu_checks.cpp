@@ -275,8 +275,9 @@ private Q_SLOTS:
         const KpTest::Run ok = KpTest::run("kpg", {"run", p, "--no-timing", "--json", dir.filePath("ok.json")});
         QVERIFY2(ok.exitCode == 0, qPrintable(ok.err));
         QVERIFY2(ok.out.contains("PASS c = a + b"), qPrintable(ok.out));
-        writeFile(dir.filePath("add.cu"), "__global__ void add(const float *a, const float *b, float *c, int n)\n"
-                                          "{ int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) c[i] = a[i]; }\n");
+        writeFile(dir.filePath("add.cu"),
+                  "__global__ void add(const float *a, const float *b, float *c, int n)\n"
+                  "{ int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) c[i] = a[i]; }\n");
         // The project's own source is now wrong: its reference is that source too, so only the expression catches it.
         const KpTest::Run bad = KpTest::run("kpg", {"run", p, "--no-timing", "--json", dir.filePath("bad.json")});
         QCOMPARE(bad.exitCode, 1);
@@ -341,8 +342,9 @@ private Q_SLOTS:
         const QString firstLine = QString::fromUtf8(f.readLine()).trimmed();
         static const QRegularExpression re(QStringLiteral("^// kpg-expect: fail \"(.+)\" first ([0-9]+|any)$"));
         const QRegularExpressionMatch m = re.match(firstLine);
-        QVERIFY2(m.hasMatch(), qPrintable(source + ": the first line must read // kpg-expect: fail \"<check>\" first "
-                                                   "<index|any>, not: " +
+        QVERIFY2(m.hasMatch(), qPrintable(source +
+                                          ": the first line must read // kpg-expect: fail \"<check>\" first "
+                                          "<index|any>, not: " +
                                           firstLine));
         const QString name = m.captured(1);
         const QString index = m.captured(2);
