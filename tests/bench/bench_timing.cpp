@@ -206,6 +206,9 @@ int main(int argc, char **argv)
             f.open(QIODevice::WriteOnly);
             f.write(QJsonDocument(vectorAddProject(sizes[i])).toJson());
             f.close();
+            std::printf("ncu: %s --target-processes all --clock-control none --cache-control all --metrics "
+                        "gpu__time_duration.sum --print-units base --csv -k regex:vectorAdd %s run %s\n",
+                        qPrintable(ncu), qPrintable(kpg), qPrintable(file));
             ncuResults[i] = ncuDuration(ncu, kpg, file);
             if (!ncuResults[i].ran || ncuResults[i].exitCode != 0 || ncuResults[i].kernels == 0) {
                 std::printf("ncu --target-processes all kpg run %s: exit code %d, %d vectorAdd kernels profiled; "

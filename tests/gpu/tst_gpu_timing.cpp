@@ -16,6 +16,8 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QStandardPaths>
+#include <QTemporaryDir>
 #include <QtTest>
 
 #include <cmath>
@@ -168,6 +170,38 @@ private Q_SLOTS:
         const float *b = static_cast<const float *>(buffers.find(QStringLiteral("b"))->memory.data());
         const float *c = static_cast<const float *>(buffers.find(QStringLiteral("c"))->memory.data());
         QCOMPARE(c[12345], a[12345] + b[12345]);
+    }
+
+    void ncuProfilesTheWorkersKernels()
+    {
+        // `ncu --target-processes all kpg run` failed on the first timing
+        // code ("application returned an error code (11)"): it must profile
+        // the kernel that kpg-worker launches and let kpg finish normally.
+        const QString ncu = QStandardPaths::findExecutable(QStringLiteral("ncu"));
+        if (ncu.isEmpty()) {
+            QSKIP("ncu is not on PATH");
+        }
+        QTemporaryDir dir;
+        const QString file = dir.filePath(QStringLiteral("vector_add.kpg"));
+        QFile f(file);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(QJsonDocument(vectorAddProject(1 << 20)).toJson());
+        f.close();
+        QProcess p;
+        p.setProcessChannelMode(QProcess::MergedChannels);
+        p.start(ncu, {"--target-processes", "all", "--metrics", "gpu__time_duration.sum", "-k", "regex:vectorAdd",
+                      QCoreApplication::applicationDirPath() + QStringLiteral("/kpg"), "run", file, "--json",
+                      dir.filePath(QStringLiteral("r.json"))});
+        QVERIFY(p.waitForFinished(300000));
+        const QString out = QString::fromLocal8Bit(p.readAll());
+        QVERIFY2(p.exitStatus() == QProcess::NormalExit && p.exitCode() == 0, qPrintable(out.right(3000)));
+        QVERIFY2(out.contains(QLatin1String("vectorAdd")) && out.contains(QLatin1String("gpu__time_duration")),
+                 qPrintable(out.right(3000)));
+        QFile json(dir.filePath(QStringLiteral("r.json")));
+        QVERIFY(json.open(QIODevice::ReadOnly));
+        const QJsonObject timing = QJsonDocument::fromJson(json.readAll()).object().value("timing").toObject();
+        QCOMPARE(timing.value("stoppedBy").toString(), QStringLiteral("profiler"));
+        QCOMPARE(timing.value("count").toInt(), 1);
     }
 };
 
