@@ -86,7 +86,7 @@ QByteArray csvOf(const QList<SweepAxis> &axes, const QList<PointResult> &points)
 }
 
 QJsonObject jsonOf(const Project &project, const QList<SweepAxis> &axes, bool zip, int total,
-                   const QList<PointResult> &points)
+                   const QList<PointResult> &points, double wallSeconds)
 {
     QJsonArray axesJson;
     for (const SweepAxis &a : axes) {
@@ -104,6 +104,9 @@ QJsonObject jsonOf(const Project &project, const QList<SweepAxis> &axes, bool zi
                       {QStringLiteral("status"), p.status},
                       {QStringLiteral("reason"), p.reason},
                       {QStringLiteral("compileCached"), p.compiledFromCache}};
+        if (p.run.compiled) {
+            o.insert(QStringLiteral("compile"), compileJson(*p.run.compiled));
+        }
         if (p.run.ran) {
             const QJsonObject run = runResultToJson(p.run.run);
             for (const char *key : {"device", "steps", "timing", "throughput", "warnings", "error"}) {
@@ -123,6 +126,7 @@ QJsonObject jsonOf(const Project &project, const QList<SweepAxis> &axes, bool zi
                        {QStringLiteral("zip"), zip},
                        {QStringLiteral("points"), pointsJson},
                        {QStringLiteral("pointsPlanned"), total},
+                       {QStringLiteral("wallSeconds"), wallSeconds},
                        {QStringLiteral("complete"), points.size() == total}};
 }
 
@@ -267,11 +271,11 @@ int sweepCommand(const QStringList &args)
     if (!csvPath.isEmpty() && !writeText(csvPath, csvOf(axes, results), QStringLiteral("the sweep CSV"))) {
         code = code ? code : Exit::CannotWrite;
     }
-    if (!jsonPath.isEmpty() &&
-        !writeText(
-            jsonPath,
-            QJsonDocument(jsonOf(project, axes, zip, int(points->size()), results)).toJson(QJsonDocument::Indented),
-            QStringLiteral("the sweep JSON"))) {
+    if (!jsonPath.isEmpty() && !writeText(jsonPath,
+                                          QJsonDocument(jsonOf(project, axes, zip, int(points->size()), results,
+                                                               double(wall.elapsed()) / 1000.0))
+                                              .toJson(QJsonDocument::Indented),
+                                          QStringLiteral("the sweep JSON"))) {
         code = code ? code : Exit::CannotWrite;
     }
     return code;
