@@ -34,4 +34,10 @@ int runCommand(const QStringList &args);
 /** kpg check PROJECT.kpg ... (cli/check.cpp). */
 int checkCommand(const QStringList &args);
 
+/** kpg compare A.json B.json ... (cli/compare.cpp). */
+int compareCommand(const QStringList &args);
+
+/** kpg sweep PROJECT.kpg --axis ... (cli/sweep.cpp). */
+int sweepCommand(const QStringList &args);
+
 } // namespace Kp::Cli

@@ -85,6 +85,29 @@ Commands:
                      and let the project name files outside its folder
                      (docs/security.md)
 
+  sweep PROJECT.kpg --axis SPEC... [options]
+                     Run the project once per point of the axes, timed and
+                     with its checks; list every point, skipped ones with the
+                     reason (docs/sweep.md).
+      --axis NAME=V1,V2,...|NAME=A:B[:STEP|:pow2]
+                     NAME: block.x|y|z, grid.x|y|z, define.NAME, template.I
+                     or a scalar's name (repeatable)
+      --zip          take the axes' i-th values together, not every combination
+      --csv OUT      write one row per point to OUT
+      --json OUT|-   write the points as JSON to OUT, or to stdout with -
+      --device N     run on GPU N (default 0)
+      --confine      refuse a project that names files outside its folder
+
+  compare A.json B.json [options]
+                     Judge two timed runs (kpg run --json) from their sample
+                     distributions: B against the baseline A is faster,
+                     slower, the same or ambiguous (docs/compare.md).
+      --threshold P  the smallest difference of the medians, in percent of
+                     A's, called faster or slower (default 1)
+      --expect V     exit with 1 unless the verdict is V: same, faster,
+                     slower, not-slower or not-faster
+      --json OUT|-   write the verdict and its numbers as JSON
+
 Options:
   -h, --help         Show this help and exit.
   --version          Show the version and exit.
@@ -464,8 +487,15 @@ int main(int argc, char **argv)
     if (first == QLatin1String("check")) {
         return checkCommand(args);
     }
+    if (first == QLatin1String("compare")) {
+        return compareCommand(args);
+    }
+    if (first == QLatin1String("sweep")) {
+        return sweepCommand(args);
+    }
     if (first.startsWith(QLatin1Char('-'))) {
         return usageError(QStringLiteral("unknown option '%1'").arg(first));
     }
-    return usageError(QStringLiteral("unknown command '%1' (commands: devices, compile, run, check)").arg(first));
+    return usageError(
+        QStringLiteral("unknown command '%1' (commands: devices, compile, run, check, compare, sweep)").arg(first));
 }

@@ -221,7 +221,12 @@ int runCommand(const QStringList &args)
           << r.stats.count << " " << r.timingMode << " samples"
           << (r.batch > 1 ? QStringLiteral(" of %1 launches").arg(r.batch) : QString()) << ")\n";
         if (!r.timingNote.isEmpty()) {
-            o << "        " << r.timingNote << "\n";
+            o << "        stopped by " << r.stopCriterion << ": " << r.timingNote << "\n";
+        }
+        if (r.eventOverheadMs > 0) {
+            o << "        median less the event overhead of " << msText(r.eventOverheadMs / r.batch)
+              << " (an estimate, to compare with a profiler's kernel duration): " << msText(r.medianLessOverheadMs)
+              << "\n";
         }
         if (r.bytes > 0) {
             o << "  memory throughput: " << rate(r.bytesPerSecond, "B") << "\n";

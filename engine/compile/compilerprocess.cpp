@@ -10,6 +10,7 @@
 #include <QDir>
 #include <QFileInfo>
 #include <QProcessEnvironment>
+#include <QRegularExpression>
 #include <QSet>
 #include <QTemporaryDir>
 
@@ -26,6 +27,36 @@
 #include <unistd.h>
 
 namespace Kp {
+
+void withoutProfilerInjection(QProcessEnvironment &env)
+{
+    // `ncu --target-processes all` (and nsys) follow the process tree by
+    // preloading their launcher library into every child and pointing the
+    // CUDA driver at their injection library. This process never touches the
+    // GPU, so there is nothing to profile in it, and Landlock seals it off
+    // from the tool's files and sockets right after start: leave it out.
+    if (!env.contains(QStringLiteral("CUDA_INJECTION64_PATH"))) {
+        return;
+    }
+    env.remove(QStringLiteral("CUDA_INJECTION64_PATH"));
+    env.remove(QStringLiteral("NVTX_INJECTION64_PATH"));
+    QStringList kept;
+    const QStringList preload =
+        env.value(QStringLiteral("LD_PRELOAD")).split(QRegularExpression(QStringLiteral("[ :]")), Qt::SkipEmptyParts);
+    for (const QString &lib : preload) {
+        const QString name = QFileInfo(lib).fileName();
+        if (!lib.contains(QLatin1String("nsight"), Qt::CaseInsensitive) &&
+            !name.contains(QLatin1String("Injection"), Qt::CaseInsensitive) &&
+            !name.contains(QLatin1String("TreeLauncher"), Qt::CaseInsensitive)) {
+            kept << lib;
+        }
+    }
+    if (kept.isEmpty()) {
+        env.remove(QStringLiteral("LD_PRELOAD"));
+    } else {
+        env.insert(QStringLiteral("LD_PRELOAD"), kept.join(QLatin1Char(':')));
+    }
+}
 
 namespace {
 
@@ -162,6 +193,7 @@ Status CompilerProcess::start(const QStringList &userDirs)
     if (m_tempDir->isValid()) {
         env.insert(QStringLiteral("TMPDIR"), m_tempDir->path());
     }
+    withoutProfilerInjection(env);
 
     int fds[2];
     if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) {

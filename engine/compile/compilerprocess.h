@@ -10,9 +10,17 @@
 #include <atomic>
 #include <memory>
 
+class QProcessEnvironment;
 class QTemporaryDir;
 
 namespace Kp {
+
+/**
+ * Takes a CUDA profiler's injection (CUDA_INJECTION64_PATH, NVTX_INJECTION64_PATH
+ * and its LD_PRELOAD libraries) out of kpg-compiler's environment; the
+ * environment is left as it is when no profiler is injected.
+ */
+void withoutProfilerInjection(QProcessEnvironment &env);
 
 /**
  * The parent's side of kpg-compiler: starts it once, keeps it warm (NVRTC's

@@ -1,6 +1,7 @@
 #include "gpusession.h"
 
 #include "cuda/driverapi.h"
+#include "run/timingstop.h"
 
 #include <QCryptographicHash>
 #include <QElapsedTimer>
@@ -22,13 +23,26 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-// Holds a stream until the host releases it, so that every launch of a sample
-// is queued before the first one starts: launch latency stays out of the timed
-// region (nvbench's blocking kernel). It gives up after timeout_ns, so a host
-// that never releases it cannot hang the GPU. Generic loads reach the
-// host-mapped flag through unified addressing. Plain PTX, so kpg-worker needs
-// no compiler; the driver JIT-compiles it once per context.
-const char *kBlockerPtx = R"(
+// The worker's own kernels, plain PTX so kpg-worker needs no compiler (the
+// driver JIT-compiles them once per context):
+//
+// kpg_block_stream holds a stream until the host releases it, so that every
+// launch of a sample is queued before the first one starts: launch latency
+// stays out of the timed region (nvbench's blocking kernel). It gives up after
+// timeout_ns, so a host that never releases it cannot hang the GPU. Generic
+// loads reach the host-mapped flag through unified addressing.
+//
+// kpg_l2_flush reads n16 16-byte words of a buffer twice the L2's size, so
+// that the L2 holds only clean lines of that buffer before a cold sample. A
+// memset flush (nvbench's, Triton's) leaves the L2 full of dirty lines that
+// the timed kernel then pays to write back: on the H200, vector add from 64K
+// to 64M elements measured 0.2 to 4.8 us more after a memset flush than after
+// this one. The xor of everything read is stored
+// only when it equals `never`, which the zeroed buffer cannot produce: the
+// store keeps ptxas from dropping the loads, and no line is ever dirtied.
+//
+// kpg_empty is the empty kernel the event overhead is measured around.
+const char *kTimingPtx = R"(
 .version 7.0
 .target sm_52
 .address_size 64
@@ -51,16 +65,56 @@ WAIT:
 DONE:
     ret;
 }
+.visible .entry kpg_l2_flush(.param .u64 buf, .param .u64 n16, .param .u32 never)
+{
+    .reg .pred %p<3>;
+    .reg .b32 %r<12>;
+    .reg .b64 %rd<10>;
+    ld.param.u64 %rd1, [buf];
+    ld.param.u64 %rd2, [n16];
+    ld.param.u32 %r10, [never];
+    cvta.to.global.u64 %rd1, %rd1;
+    mov.u32 %r1, %ctaid.x;
+    mov.u32 %r2, %ntid.x;
+    mov.u32 %r3, %tid.x;
+    mul.wide.u32 %rd3, %r1, %r2;
+    cvt.u64.u32 %rd4, %r3;
+    add.u64 %rd3, %rd3, %rd4;
+    mov.u32 %r4, %nctaid.x;
+    mul.wide.u32 %rd5, %r4, %r2;
+    mov.u32 %r5, 0;
+FLUSH_LOOP:
+    setp.ge.u64 %p1, %rd3, %rd2;
+    @%p1 bra FLUSH_DONE;
+    shl.b64 %rd6, %rd3, 4;
+    add.u64 %rd7, %rd1, %rd6;
+    ld.global.v4.u32 {%r6, %r7, %r8, %r9}, [%rd7];
+    xor.b32 %r5, %r5, %r6;
+    xor.b32 %r5, %r5, %r7;
+    xor.b32 %r5, %r5, %r8;
+    xor.b32 %r5, %r5, %r9;
+    add.u64 %rd3, %rd3, %rd5;
+    bra FLUSH_LOOP;
+FLUSH_DONE:
+    setp.ne.u32 %p2, %r5, %r10;
+    @%p2 bra FLUSH_END;
+    st.global.u32 [%rd1], %r5;
+FLUSH_END:
+    ret;
+}
+.visible .entry kpg_empty()
+{
+    ret;
+}
 )";
+/** Never the xor of a zeroed buffer (see kpg_l2_flush). */
+constexpr unsigned kFlushNever = 0x9e3779b9u;
+/** Event pairs per kind when the event overhead is measured. */
+constexpr int kOverheadRounds = 101;
 
 constexpr qint64 kPrintfLimit = 64 * 1024;
 /** Beyond this many launches per sample, queueing behind the blocker could fill the launch queue. */
 constexpr int kMaxBlockedLaunches = 256;
-/** The noise is re-estimated every this many samples once the minimums are met... */
-constexpr int kNoiseCheckEvery = 16;
-/** ...and counts as settled when the last estimates lie within 5 % of each other. */
-constexpr size_t kNoiseWindow = 8;
-constexpr double kNoiseSettled = 0.05;
 
 Error runError(Error::Code code, const QString &message)
 {
@@ -228,9 +282,12 @@ Status GpuSession::ensureContext(int ordinal)
     m_api->cuCtxSetLimit(CU_LIMIT_PRINTF_FIFO_SIZE, 8u << 20);
 
     CUmodule blocker = nullptr;
-    KP_CU(m_api->cuModuleLoadData(&blocker, kBlockerPtx));
+    KP_CU(m_api->cuModuleLoadData(&blocker, kTimingPtx));
     m_blockerModule = Cuda::Module(blocker, Cuda::ModuleUnload{m_api});
     KP_CU(m_api->cuModuleGetFunction(&m_blocker, blocker, "kpg_block_stream"));
+    KP_CU(m_api->cuModuleGetFunction(&m_flushKernel, blocker, "kpg_l2_flush"));
+    KP_CU(m_api->cuModuleGetFunction(&m_emptyKernel, blocker, "kpg_empty"));
+    m_smCount = qMax(1, attr(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT));
     void *flag = nullptr;
     KP_CU(m_api->cuMemHostAlloc(&flag, 64, CU_MEMHOSTALLOC_DEVICEMAP | CU_MEMHOSTALLOC_PORTABLE));
     m_blockFlagMemory = Cuda::PinnedHostMemory(flag, Cuda::HostFree{m_api});
@@ -242,6 +299,9 @@ Status GpuSession::ensureContext(int ordinal)
     CUdeviceptr l2 = 0;
     KP_CU(m_api->cuMemAlloc(&l2, static_cast<size_t>(m_l2FlushBytes)));
     m_l2Flush = Cuda::DeviceMemory(Cuda::DevicePointer(l2), Cuda::DeviceFree{m_api});
+    // Zeroed once, so kpg_l2_flush's xor never meets its `never` value.
+    KP_CU(m_api->cuMemsetD8Async(l2, 0, static_cast<size_t>(m_l2FlushBytes), m_stream.get()));
+    KP_CU(m_api->cuStreamSynchronize(m_stream.get()));
     return Unit{};
 }
 
@@ -769,16 +829,105 @@ Status GpuSession::launchAll(Plan &plan, int repeat)
     return Unit{};
 }
 
+Status GpuSession::holdStream()
+{
+    *m_blockFlag = 0;
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    CUdeviceptr flag = m_blockFlagDev;
+    quint64 timeoutNs = 2000000000ull;
+    void *bp[] = {&flag, &timeoutNs};
+    KP_CU(m_api->cuLaunchKernel(m_blocker, 1, 1, 1, 1, 1, 1, 0, m_stream.get(), bp, nullptr));
+    return Unit{};
+}
+
+void GpuSession::releaseStream()
+{
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    *m_blockFlag = 1;
+}
+
+Status GpuSession::flushL2()
+{
+    CUdeviceptr buf = Cuda::address(m_l2Flush);
+    quint64 n16 = quint64(m_l2FlushBytes) / 16;
+    unsigned never = kFlushNever;
+    void *params[] = {&buf, &n16, &never};
+    KP_CU(m_api->cuLaunchKernel(m_flushKernel, unsigned(m_smCount * 8), 1, 1, 256, 1, 1, 0, m_stream.get(), params,
+                                nullptr));
+    return Unit{};
+}
+
+Status GpuSession::measureEventOverhead()
+{
+    if (m_eventOverheadMs >= 0) {
+        return Unit{};
+    }
+    // Measured exactly as a cold sample is taken (blocker, flush, event,
+    // launches, event), once around an empty kernel and once around nothing,
+    // interleaved so that clock or power drift touches both alike.
+    CUstream stream = m_stream.get();
+    std::vector<double> aroundKernel, aroundNothing;
+    for (int i = 0; i < 2 * kOverheadRounds; ++i) {
+        const bool withKernel = i % 2 == 0;
+        if (Status st = holdStream(); !st) {
+            return st;
+        }
+        Status st = flushL2();
+        if (st) {
+            st = m_api->cuEventRecord(m_ev[2].get(), stream) == CUDA_SUCCESS
+                     ? Status(Unit{})
+                     : Status(runError(Error::Code::Internal, QStringLiteral("cuEventRecord failed")));
+        }
+        if (st && withKernel) {
+            if (const CUresult r = m_api->cuLaunchKernel(m_emptyKernel, 1, 1, 1, 1, 1, 1, 0, stream, nullptr, nullptr);
+                r != CUDA_SUCCESS) {
+                st = cudaError(r, "cuLaunchKernel (empty kernel)");
+            }
+        }
+        m_api->cuEventRecord(m_ev[3].get(), stream);
+        releaseStream();
+        if (!st) {
+            return st;
+        }
+        if (Status w = waitEvent(m_ev[3].get(), Clock::now() + std::chrono::seconds(5),
+                                 QStringLiteral("measuring the event overhead ran past 5 s"));
+            !w) {
+            return w;
+        }
+        float ms = 0;
+        m_api->cuEventElapsedTime(&ms, m_ev[2].get(), m_ev[3].get());
+        (withKernel ? aroundKernel : aroundNothing).push_back(ms);
+    }
+    const auto median = [](std::vector<double> &v) {
+        std::nth_element(v.begin(), v.begin() + std::ptrdiff_t(v.size() / 2), v.end());
+        return v[v.size() / 2];
+    };
+    m_eventOverheadMs = median(aroundKernel);
+    m_eventPairMs = median(aroundNothing);
+    return Unit{};
+}
+
 void GpuSession::timingRun(const RunTiming &timing, Plan &plan, RunResult &result)
 {
     const bool cold = timing.mode != RunTiming::Mode::Hot;
     result.timingMode = cold ? QStringLiteral("cold") : QStringLiteral("hot");
+    QString toolWhy;
+    // Under a profiler every launch is serialised and replayed: the blocker
+    // would spin to its time-out on every replay pass, and the flush and the
+    // overhead kernels would be profiled as if they were the user's. Take one
+    // sample of the user's kernels and let the profiler's numbers speak.
+    const bool profiled = cudaToolAttached(&toolWhy);
+    StopRule rule;
+    rule.minSamples = qMax(1, timing.minSamples);
+    rule.maxSamples = qMax(rule.minSamples, timing.maxSamples);
+    rule.minSeconds = timing.minSeconds;
+    rule.maxNoise = timing.maxNoise;
+    rule.timeoutSeconds = timing.timeoutSeconds;
+    if (profiled) {
+        rule.minSamples = rule.maxSamples = 1;
+    }
+    SampleStopper stopper(rule);
     const int warmup = qMax(0, timing.warmup);
-    const int minSamples = qMax(1, timing.minSamples);
-    const int maxSamples = qMax(minSamples, timing.maxSamples);
-    const double minSeconds = timing.minSeconds;
-    const double maxNoise = timing.maxNoise;
-    const double timeoutSeconds = timing.timeoutSeconds;
     const double killMs = plan.killMs;
     const int launchesPerRun = int(plan.steps.size()) * result.repeat;
     CUstream stream = m_stream.get();
@@ -795,8 +944,13 @@ void GpuSession::timingRun(const RunTiming &timing, Plan &plan, RunResult &resul
             batch = int(qBound(1.0, std::ceil(1.0 / qMax(firstRunMs, 1e-4)), 10000.0));
         }
     }
+    if (profiled) {
+        batch = 1;
+    }
     result.batch = batch;
-    const bool useBlocker = launchesPerRun * batch <= kMaxBlockedLaunches;
+    const bool flush = cold && !profiled;
+    result.l2Flush = flush ? QStringLiteral("read") : QStringLiteral("none");
+    const bool useBlocker = !profiled && launchesPerRun * batch <= kMaxBlockedLaunches;
 
     QElapsedTimer wall;
     wall.start();
@@ -817,33 +971,31 @@ void GpuSession::timingRun(const RunTiming &timing, Plan &plan, RunResult &resul
         fail(result, st.error());
         return;
     }
+    if (!profiled) {
+        if (Status st = measureEventOverhead(); !st) {
+            m_mustExit = true;
+            fail(result, st.error());
+            return;
+        }
+        result.eventOverheadMs = m_eventOverheadMs;
+        result.eventPairMs = m_eventPairMs;
+    }
     std::fflush(stdout);
     resetPrintf(); // printf during timing is not kept: only the first run's is
 
-    double gpuSeconds = 0;
-    QString stopReason;
-    std::vector<double> noiseHistory;
+    StopCriterion stop = StopCriterion::None;
     double enqueueNs = 0;
     double enqueued = 0;
-    while (true) {
+    while (stop == StopCriterion::None) {
         if (useBlocker) {
-            *m_blockFlag = 0;
-            std::atomic_thread_fence(std::memory_order_seq_cst);
-            CUdeviceptr flag = m_blockFlagDev;
-            quint64 timeoutNs = 2000000000ull;
-            void *bp[] = {&flag, &timeoutNs};
-            if (const CUresult r = m_api->cuLaunchKernel(m_blocker, 1, 1, 1, 1, 1, 1, 0, stream, bp, nullptr);
-                r != CUDA_SUCCESS) {
+            if (Status st = holdStream(); !st) {
                 m_mustExit = true;
-                fail(result, cudaError(r, "cuLaunchKernel (stream blocker)"));
+                fail(result, st.error());
                 return;
             }
         }
-        if (cold) {
-            m_api->cuMemsetD8Async(Cuda::address(m_l2Flush), 0, static_cast<size_t>(m_l2FlushBytes), stream);
-        }
+        Status st = flush ? flushL2() : Status(Unit{});
         m_api->cuEventRecord(m_ev[2].get(), stream);
-        Status st = Unit{};
         const auto enqueueStart = Clock::now();
         for (int b = 0; b < batch && st; ++b) {
             st = launchAll(plan, result.repeat);
@@ -852,8 +1004,7 @@ void GpuSession::timingRun(const RunTiming &timing, Plan &plan, RunResult &resul
         enqueued += double(batch) * launchesPerRun;
         m_api->cuEventRecord(m_ev[3].get(), stream);
         if (useBlocker) {
-            std::atomic_thread_fence(std::memory_order_seq_cst);
-            *m_blockFlag = 1;
+            releaseStream();
         }
         if (!st) {
             m_mustExit = true;
@@ -869,53 +1020,24 @@ void GpuSession::timingRun(const RunTiming &timing, Plan &plan, RunResult &resul
         }
         float ms = 0;
         m_api->cuEventElapsedTime(&ms, m_ev[2].get(), m_ev[3].get());
-        result.samplesMs << double(ms) / batch;
-        gpuSeconds += ms / 1000.0;
-        const int n = int(result.samplesMs.size());
-        if (n >= minSamples && gpuSeconds >= minSeconds && (n - minSamples) % kNoiseCheckEvery == 0) {
-            const TimingStats st2 = computeStats(result.samplesMs);
-            if (st2.noise <= maxNoise) {
-                result.converged = true;
-                stopReason = QStringLiteral("%1 samples, noise %2 % under the bound of %3 %")
-                                 .arg(n)
-                                 .arg(st2.noise * 100, 0, 'f', 2)
-                                 .arg(maxNoise * 100, 0, 'f', 2);
-                break;
-            }
-            // Like nvbench's stdrel criterion: a kernel whose noise is above
-            // the bound but no longer changing will not get better with more
-            // samples, so stop once the estimate has settled.
-            noiseHistory.push_back(st2.noise);
-            if (noiseHistory.size() >= kNoiseWindow) {
-                const auto first = noiseHistory.end() - kNoiseWindow;
-                const auto [lo, hi] = std::minmax_element(first, noiseHistory.end());
-                if (*hi - *lo <= kNoiseSettled * *hi) {
-                    result.converged = true;
-                    stopReason = QStringLiteral("%1 samples; the noise settled at %2 % (above the bound of %3 %, "
-                                                "more samples would not lower it)")
-                                     .arg(n)
-                                     .arg(st2.noise * 100, 0, 'f', 2)
-                                     .arg(maxNoise * 100, 0, 'f', 2);
-                    break;
-                }
-            }
-        }
-        if (n >= maxSamples) {
-            stopReason = QStringLiteral("stopped at the maximum of %1 samples before the noise fell under %2 %")
-                             .arg(maxSamples)
-                             .arg(maxNoise * 100, 0, 'f', 2);
-            break;
-        }
-        if (wall.elapsed() / 1000.0 >= timeoutSeconds) {
-            stopReason =
-                QStringLiteral("stopped after the timing time-out of %1 s with %2 samples").arg(timeoutSeconds).arg(n);
-            break;
-        }
+        const double sample = double(ms) / batch;
+        result.samplesMs << sample;
+        stopper.add(sample);
+        stop = stopper.check(double(wall.nsecsElapsed()) / 1e9);
+    }
+    if (profiled) {
+        stop = StopCriterion::Profiler;
     }
     std::fflush(stdout);
     resetPrintf();
     result.stats = computeStats(result.samplesMs);
-    result.timingNote = stopReason;
+    result.converged = stop == StopCriterion::Noise || stop == StopCriterion::Entropy;
+    result.stopCriterion = stopCriterionName(stop);
+    result.timingNote = stopper.note(stop);
+    if (profiled) {
+        result.timingNote += QStringLiteral(" (%1)").arg(toolWhy);
+    }
+    result.medianLessOverheadMs = qMax(0.0, result.stats.medianMs - result.eventOverheadMs / batch);
     result.hostLaunchUs = enqueued > 0 ? enqueueNs / enqueued / 1000.0 : 0;
 }
 

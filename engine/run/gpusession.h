@@ -82,6 +82,13 @@ private:
     bool correctnessRun(Plan &plan, RunResult &result);
     bool downloadBuffers(const Plan &plan, RunResult &result);
     void timingRun(const RunTiming &timing, Plan &plan, RunResult &result);
+    /** Queues the blocking kernel; releaseStream() lets the queued work start. */
+    Status holdStream();
+    void releaseStream();
+    /** Queues kpg_l2_flush: reads the 2x-L2 buffer so the L2 holds clean lines only. */
+    Status flushL2();
+    /** Once per session: the event time of a cold sample of an empty kernel, and of nothing. */
+    Status measureEventOverhead();
     /** Launches every step once per repetition, without waiting (timing). */
     Status launchAll(Plan &plan, int repeat);
     bool fail(RunResult &result, const Error &error, int step = -1);
@@ -109,7 +116,12 @@ private:
     Cuda::Stream m_stream;
     std::array<Cuda::Event, 4> m_ev;
     Cuda::Module m_blockerModule;
-    CUfunction m_blocker = nullptr; ///< owned by m_blockerModule
+    CUfunction m_blocker = nullptr;     ///< owned by m_blockerModule
+    CUfunction m_flushKernel = nullptr; ///< owned by m_blockerModule
+    CUfunction m_emptyKernel = nullptr; ///< owned by m_blockerModule
+    int m_smCount = 1;
+    double m_eventOverheadMs = -1; ///< -1: not measured yet
+    double m_eventPairMs = -1;
     Cuda::PinnedHostMemory m_blockFlagMemory;
     volatile unsigned *m_blockFlag = nullptr; ///< m_blockFlagMemory
     CUdeviceptr m_blockFlagDev = 0;           ///< its device alias

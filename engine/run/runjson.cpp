@@ -59,6 +59,11 @@ QJsonObject runResultToJson(const RunResult &r)
         t.insert(QStringLiteral("batch"), r.batch);
         t.insert(QStringLiteral("converged"), r.converged);
         t.insert(QStringLiteral("note"), r.timingNote);
+        t.insert(QStringLiteral("stoppedBy"), r.stopCriterion);
+        t.insert(QStringLiteral("l2Flush"), r.l2Flush);
+        t.insert(QStringLiteral("eventOverheadMs"), r.eventOverheadMs);
+        t.insert(QStringLiteral("eventPairMs"), r.eventPairMs);
+        t.insert(QStringLiteral("medianLessOverheadMs"), r.medianLessOverheadMs);
         t.insert(QStringLiteral("samplesMs"), samples);
         doc.insert(QStringLiteral("timing"), t);
         doc.insert(QStringLiteral("throughput"), QJsonObject{{QStringLiteral("bytes"), r.bytes},

@@ -299,6 +299,11 @@ QVariantMap RunResult::toVariant() const
     m.insert(QStringLiteral("stats"), stats.toVariant());
     m.insert(QStringLiteral("converged"), converged);
     m.insert(QStringLiteral("timingNote"), timingNote);
+    m.insert(QStringLiteral("stopCriterion"), stopCriterion);
+    m.insert(QStringLiteral("l2Flush"), l2Flush);
+    m.insert(QStringLiteral("eventOverheadMs"), eventOverheadMs);
+    m.insert(QStringLiteral("eventPairMs"), eventPairMs);
+    m.insert(QStringLiteral("medianLessOverheadMs"), medianLessOverheadMs);
     m.insert(QStringLiteral("uploadMs"), uploadMs);
     m.insert(QStringLiteral("downloadMs"), downloadMs);
     m.insert(QStringLiteral("uploadBytes"), uploadBytes);
@@ -334,6 +339,11 @@ RunResult RunResult::fromVariant(const QVariantMap &m)
     r.stats = TimingStats::fromVariant(m.value(QStringLiteral("stats")).toMap());
     r.converged = m.value(QStringLiteral("converged")).toBool();
     r.timingNote = m.value(QStringLiteral("timingNote")).toString();
+    r.stopCriterion = m.value(QStringLiteral("stopCriterion")).toString();
+    r.l2Flush = m.value(QStringLiteral("l2Flush")).toString();
+    r.eventOverheadMs = m.value(QStringLiteral("eventOverheadMs")).toDouble();
+    r.eventPairMs = m.value(QStringLiteral("eventPairMs")).toDouble();
+    r.medianLessOverheadMs = m.value(QStringLiteral("medianLessOverheadMs")).toDouble();
     r.uploadMs = m.value(QStringLiteral("uploadMs")).toDouble();
     r.downloadMs = m.value(QStringLiteral("downloadMs")).toDouble();
     r.uploadBytes = m.value(QStringLiteral("uploadBytes")).toLongLong();

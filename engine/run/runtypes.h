@@ -119,8 +119,20 @@ struct RunResult
     int batch = 1;      ///< launches per sample (hot)
     QList<double> samplesMs;
     TimingStats stats;
-    bool converged = false; ///< noise under the bound with enough samples and time
-    QString timingNote;     ///< why sampling stopped
+    bool converged = false; ///< stopped by the noise or the entropy criterion
+    QString timingNote;     ///< why sampling stopped, in words
+    QString stopCriterion;  ///< stopCriterionName() of run/timingstop.h: noise, entropy, max-samples, ...
+    QString l2Flush;        ///< cold: "read" (a 2x-L2 buffer read before each sample, clean lines); hot: "none"
+    /**
+     * Measured once per worker and device: the median event time of an event
+     * pair around an empty one-thread kernel after an L2 flush, the floor
+     * every cold sample includes, and of an event pair with nothing between.
+     * 0 when not measured (under a profiler).
+     */
+    double eventOverheadMs = 0;
+    double eventPairMs = 0;
+    /** max(0, median - eventOverheadMs / batch): an estimate of the kernel's own time, not a measurement. */
+    double medianLessOverheadMs = 0;
     double uploadMs = 0;
     double downloadMs = 0;
     qint64 uploadBytes = 0;

@@ -1,0 +1,289 @@
+// Sweep axes (engine/sweep/sweep.h): parsing, expansion (cartesian and
+// zipped), applying a point to a project, the compile key, what counts as a
+// skip; and `kpg sweep`'s usage errors and its behaviour without a GPU.
+
+#include "project/projectio.h"
+#include "sweep/sweep.h"
+#include "testutil.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace Kp;
+
+namespace {
+
+Project templatedProject()
+{
+    Project p;
+    p.scalars << ScalarSpec{QStringLiteral("n"), DType::Int32, 1024, {}};
+    LaunchStep a;
+    a.kernel = QStringLiteral("matmul<16, float>");
+    a.grid = {QStringLiteral("ceil_div(n, block.x)")};
+    a.block = {QStringLiteral("256")};
+    LaunchStep b;
+    b.kernel = QStringLiteral("finish");
+    b.grid = {QStringLiteral("1")};
+    b.block = {QStringLiteral("32"), QStringLiteral("4")};
+    p.launches << a << b;
+    p.compile.defines = {QStringLiteral("TILE=8"), QStringLiteral("USE_X"), QStringLiteral("TILEX=3")};
+    p.compile.nameExpressions = {QStringLiteral("matmul<16, float>")};
+    return p;
+}
+
+SweepAxis axis(const QString &spec)
+{
+    const Result<SweepAxis> a = parseSweepAxis(spec);
+    if (!a) {
+        qFatal("%s", qPrintable(a.error().message));
+    }
+    return *a;
+}
+
+} // namespace
+
+class TestSweep : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void parse_data()
+    {
+        QTest::addColumn<QString>("spec");
+        QTest::addColumn<int>("kind");
+        QTest::addColumn<QString>("key");
+        QTest::addColumn<int>("component");
+        QTest::addColumn<QStringList>("values");
+        QTest::newRow("block list") << "block.x=128,256, 512" << int(SweepAxis::Kind::Block) << "" << 0
+                                    << QStringList{"128", "256", "512"};
+        QTest::newRow("block.y range") << "block.y=1:4" << int(SweepAxis::Kind::Block) << "" << 1
+                                       << QStringList{"1", "2", "3", "4"};
+        QTest::newRow("stepped range") << "block.z=2:11:3" << int(SweepAxis::Kind::Block) << "" << 2
+                                       << QStringList{"2", "5", "8", "11"};
+        QTest::newRow("pow2") << "block.x=32:1024:pow2" << int(SweepAxis::Kind::Block) << "" << 0
+                              << QStringList{"32", "64", "128", "256", "512", "1024"};
+        QTest::newRow("pow2 from a non-power")
+            << "n=100:1000:pow2" << int(SweepAxis::Kind::Scalar) << "n" << 0 << QStringList{"128", "256", "512"};
+        QTest::newRow("grid expressions keep their commas")
+            << "grid.x=ceil_div(n, block.x),1024, min(64, n)" << int(SweepAxis::Kind::Grid) << "" << 0
+            << QStringList{"ceil_div(n, block.x)", "1024", "min(64, n)"};
+        QTest::newRow("define") << "define.TILE=8,16,32" << int(SweepAxis::Kind::Define) << "TILE" << 0
+                                << QStringList{"8", "16", "32"};
+        QTest::newRow("template") << "template.1=float,double" << int(SweepAxis::Kind::Template) << "" << 1
+                                  << QStringList{"float", "double"};
+        QTest::newRow("scalar. prefix") << "scalar.alpha=0.5,2.5e3" << int(SweepAxis::Kind::Scalar) << "alpha" << 0
+                                        << QStringList{"0.5", "2.5e3"};
+        QTest::newRow("negative range") << "offset=-2:1" << int(SweepAxis::Kind::Scalar) << "offset" << 0
+                                        << QStringList{"-2", "-1", "0", "1"};
+    }
+    void parse()
+    {
+        QFETCH(QString, spec);
+        QFETCH(int, kind);
+        QFETCH(QString, key);
+        QFETCH(int, component);
+        QFETCH(QStringList, values);
+        const Result<SweepAxis> a = parseSweepAxis(spec);
+        QVERIFY2(a, qPrintable(a ? QString() : a.error().message));
+        QCOMPARE(int(a->kind), kind);
+        QCOMPARE(a->key, key);
+        QCOMPARE(a->component, component);
+        QCOMPARE(a->values, values);
+        QCOMPARE(a->recompiles(), kind == int(SweepAxis::Kind::Define) || kind == int(SweepAxis::Kind::Template));
+    }
+
+    void parseErrors_data()
+    {
+        QTest::addColumn<QString>("spec");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("no =") << "block.x"
+                              << "--axis 'block.x': write NAME=V1,V2,... or NAME=A:B[:STEP|:pow2]";
+        QTest::newRow("no values") << "block.x="
+                                   << "--axis block.x: no values after '='";
+        QTest::newRow("bad component") << "block.w=1,2"
+                                       << "--axis block.w: the block has x, y and z, not 'w'";
+        QTest::newRow("block zero") << "block.x=0,32"
+                                    << "'0' is not a block extent (a whole number from 1 to";
+        QTest::newRow("block word") << "block.x=big"
+                                    << "'big' is not a block extent";
+        QTest::newRow("backwards") << "block.x=64:32"
+                                   << "the range 64:32 runs backwards (64 > 32)";
+        QTest::newRow("step 0") << "block.x=1:8:0"
+                                << "the step of 1:8:0 must be at least 1";
+        QTest::newRow("no power of two") << "n=-8:0:pow2"
+                                         << "-8:0:pow2 holds no power of two";
+        QTest::newRow("duplicate value") << "block.x=32,64,32"
+                                         << "the value '32' is given twice";
+        QTest::newRow("empty value") << "block.x=32,,64"
+                                     << "an empty value in '32,,64'";
+        QTest::newRow("scalar not a number") << "n=12x"
+                                             << "--axis n: '12x' is not a number";
+        QTest::newRow("bad macro") << "define.2X=1"
+                                   << "'2X' is not a macro name";
+        QTest::newRow("bad template index") << "template.a=1"
+                                            << "template.I takes the argument's index from 0";
+        QTest::newRow("not an axis") << "block-x=1"
+                                     << "not an axis; use block.x|y|z";
+        QTest::newRow("white space in a define") << "define.T=a b"
+                                                 << "'a b' contains white space";
+        QTest::newRow("too many values") << "n=1:200000"
+                                         << "has more than 100000 values";
+    }
+    void parseErrors()
+    {
+        QFETCH(QString, spec);
+        QFETCH(QString, message);
+        const Result<SweepAxis> a = parseSweepAxis(spec);
+        QVERIFY(!a);
+        QVERIFY2(a.error().message.contains(message), qPrintable(a.error().message));
+    }
+
+    void cartesianOrder()
+    {
+        const QList<SweepAxis> axes{axis("block.x=64,128"), axis("define.TILE=8,16,32")};
+        const auto pts = expandSweep(axes, false);
+        QVERIFY(pts);
+        QCOMPARE(pts->size(), 6);
+        // The last axis varies fastest.
+        QCOMPARE(pts->at(0).values, (QStringList{"64", "8"}));
+        QCOMPARE(pts->at(1).values, (QStringList{"64", "16"}));
+        QCOMPARE(pts->at(3).values, (QStringList{"128", "8"}));
+        QCOMPARE(pts->at(5).values, (QStringList{"128", "32"}));
+        QCOMPARE(sweepPointLabel(axes, pts->at(4)), QStringLiteral("block.x=128 define.TILE=16"));
+        QCOMPARE(sweepCompileKey(axes, pts->at(4)), QStringLiteral("define.TILE=16"));
+        // Points with the same define share the compile key whatever the block.
+        QCOMPARE(sweepCompileKey(axes, pts->at(1)), sweepCompileKey(axes, pts->at(4)));
+        QVERIFY(sweepCompileKey(axes, pts->at(0)) != sweepCompileKey(axes, pts->at(1)));
+    }
+
+    void zipped()
+    {
+        const QList<SweepAxis> axes{axis("block.x=64:256:pow2"), axis("n=1000,2000,3000")};
+        const auto pts = expandSweep(axes, true);
+        QVERIFY(pts);
+        QCOMPARE(pts->size(), 3);
+        QCOMPARE(pts->at(2).values, (QStringList{"256", "3000"}));
+        const auto bad = expandSweep({axis("block.x=64,128"), axis("n=1,2,3")}, true);
+        QVERIFY(!bad);
+        QVERIFY2(bad.error().message.contains("--zip needs axes of equal length: block.x has 2 values, n has 3"),
+                 qPrintable(bad.error().message));
+    }
+
+    void expansionLimits()
+    {
+        const auto big = expandSweep({axis("n=1:1000"), axis("block.x=1:1000")}, false, 100000);
+        QVERIFY(!big);
+        QVERIFY2(big.error().message.contains("the sweep has 1000000 points"), qPrintable(big.error().message));
+        const auto twice = expandSweep({axis("block.x=1,2"), axis("block.x=4")}, false);
+        QVERIFY(!twice);
+        QVERIFY2(twice.error().message.contains("--axis block.x is given twice"), qPrintable(twice.error().message));
+        QCOMPARE(expandSweep({}, false)->size(), 1);
+    }
+
+    void applyPoint()
+    {
+        const Project p = templatedProject();
+        const QList<SweepAxis> axes{axis("block.y=2"), axis("grid.x=128"), axis("define.TILE=32"),
+                                    axis("template.0=64"), axis("n=4096")};
+        const auto applied = applySweepPoint(p, axes, SweepPoint{{"2", "128", "32", "64", "4096"}});
+        QVERIFY(applied);
+        // block.y: padded where the step gave only x, replaced where it gave y.
+        QCOMPARE(applied->launches[0].block, (QStringList{"256", "2"}));
+        QCOMPARE(applied->launches[1].block, (QStringList{"32", "2"}));
+        QCOMPARE(applied->launches[0].grid, (QStringList{"128"}));
+        // TILE replaced; TILEX and USE_X kept.
+        QCOMPARE(applied->compile.defines, (QStringList{"USE_X", "TILEX=3", "TILE=32"}));
+        QCOMPARE(applied->launches[0].kernel, QStringLiteral("matmul<64, float>"));
+        QCOMPARE(applied->launches[1].kernel, QStringLiteral("finish"));
+        QCOMPARE(applied->compile.nameExpressions, (QStringList{"matmul<64, float>"}));
+        QCOMPARE(applied->scalar("n")->value, 4096.0);
+        // The original is untouched.
+        QCOMPARE(p.launches[0].kernel, QStringLiteral("matmul<16, float>"));
+    }
+
+    void checkAgainstProject()
+    {
+        const Project p = templatedProject();
+        QVERIFY(checkSweepAxis(axis("n=1,2"), p));
+        QVERIFY(checkSweepAxis(axis("template.1=double"), p));
+        const Status noScalar = checkSweepAxis(axis("m=1,2"), p);
+        QVERIFY(!noScalar);
+        QCOMPARE(noScalar.error().message, QStringLiteral("--axis m: the project has no scalar 'm' (its scalars: n)"));
+        const Status noArg = checkSweepAxis(axis("template.2=1"), p);
+        QVERIFY(!noArg);
+        QVERIFY2(noArg.error().message.contains("kernel 'matmul<16, float>' has 2 template arguments (template.0 to "
+                                                "template.1)"),
+                 qPrintable(noArg.error().message));
+        Project plain = p;
+        plain.launches.removeFirst();
+        const Status noTemplate = checkSweepAxis(axis("template.0=1"), plain);
+        QVERIFY(!noTemplate);
+        QVERIFY(noTemplate.error().message.contains("no launch step runs a template instance"));
+    }
+
+    void skipOrFail()
+    {
+        // Launch validation reports BadInput before the GPU sees anything: a skip.
+        QVERIFY(sweepErrorIsSkip(Error{"kpg-worker",
+                                       Error::Code::BadInput,
+                                       {},
+                                       "step 1 of 1 ('k'): block (2048, 1, 1) has 2048 threads; this device allows at "
+                                       "most 1024 per block"}));
+        QVERIFY(!sweepErrorIsSkip(Error{"kpg-worker", Error::Code::Fault, {}, "an illegal memory access"}));
+        QVERIFY(!sweepErrorIsSkip(Error{"kpg-worker", Error::Code::Timeout, {}, "ran past the time-out"}));
+        QVERIFY(!sweepErrorIsSkip(Error{"nvrtc", Error::Code::CompileError, {}, "error: TILE undefined"}));
+    }
+
+    void cliUsage_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<int>("exitCode");
+        QTest::addColumn<QString>("message");
+        const QString preset = QStringLiteral(KPG_SOURCE_DIR "/presets/vector_add/vector_add.kpg");
+        QTest::newRow("no project") << QStringList{"sweep"} << 64 << "sweep: no project given";
+        QTest::newRow("no axis") << QStringList{"sweep", preset} << 64 << "sweep: no --axis given";
+        QTest::newRow("bad axis") << QStringList{"sweep", preset, "--axis", "block.q=1"} << 64
+                                  << "the block has x, y and z, not 'q'";
+        QTest::newRow("unknown scalar") << QStringList{"sweep", preset, "--axis", "size=1,2"} << 64
+                                        << "the project has no scalar 'size' (its scalars: n)";
+        QTest::newRow("zip lengths") << QStringList{"sweep",  preset, "--axis", "block.x=64,128",
+                                                    "--axis", "n=1",  "--zip"}
+                                     << 64 << "--zip needs axes of equal length";
+        QTest::newRow("missing project") << QStringList{"sweep", "/nonexistent/p.kpg", "--axis", "block.x=64"} << 65
+                                         << "/nonexistent/p.kpg";
+    }
+    void cliUsage()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(int, exitCode);
+        QFETCH(QString, message);
+        const KpTest::Run r = KpTest::run("kpg", args);
+        QCOMPARE(r.exitCode, exitCode);
+        QVERIFY2(r.err.contains(message), qPrintable(r.err));
+    }
+
+    void cliWithoutGpu()
+    {
+        // The real preset, compiled by the real NVRTC, stopped at the first
+        // point by the missing driver: exit 69, the partial CSV written.
+        QTemporaryDir dir;
+        const QString csv = dir.filePath("sweep.csv");
+        const KpTest::Run r = KpTest::run("kpg",
+                                          {"sweep", QStringLiteral(KPG_SOURCE_DIR "/presets/vector_add/vector_add.kpg"),
+                                           "--axis", "block.x=64:256:pow2", "--csv", csv},
+                                          {"KPG_CUDA_DRIVER=/nonexistent/libcuda.so.1"});
+        QCOMPARE(r.exitCode, 69);
+        QVERIFY2(r.out.contains("3 points"), qPrintable(r.out));
+        QVERIFY2(r.err.contains("/nonexistent/libcuda.so.1"), qPrintable(r.err));
+        QFile f(csv);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QByteArray text = f.readAll();
+        QVERIFY2(text.startsWith("block.x,status,median_us,"), text.constData());
+        QCOMPARE(text.count('\n'), 1); // the header; no point ran
+    }
+};
+
+QTEST_GUILESS_MAIN(TestSweep)
+#include "tst_sweep.moc"
