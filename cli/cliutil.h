@@ -34,4 +34,7 @@ int runCommand(const QStringList &args);
 /** kpg check PROJECT.kpg ... (cli/check.cpp). */
 int checkCommand(const QStringList &args);
 
+/** kpg grade LAB --submissions DIR ... (cli/grade.cpp). */
+int gradeCommand(const QStringList &args);
+
 } // namespace Kp::Cli

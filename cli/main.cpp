@@ -4,6 +4,7 @@
 #include "client/engineclient.h"
 #include "cliutil.h"
 #include "compile/compiler.h"
+#include "compile/sandbox.h"
 #include "core/format.h"
 #include "core/safefile.h"
 #include "cuda/deviceinfo.h"
@@ -65,6 +66,8 @@ Commands:
                      the project's, else 10)
       --source FILE  use FILE.cu instead of the project's source
       --no-timing    run once, without timing samples
+      --confine      refuse a project that names files outside its folder
+                     (source, include folders, .npy and image inits)
                      The project's checks are evaluated after the run
                      (docs/checks.md); a failing check makes the exit code 1.
 
@@ -78,6 +81,35 @@ Commands:
       --timeout S    stop a launch that runs longer than S seconds (default:
                      the project's, else 10)
       --timing       also time the run (off by default)
+
+  grade LAB --submissions DIR [options]
+                     Grade every student's EXERCISE.cu (a folder per student)
+                     against every exercise .kpg of the LAB folder, one worker
+                     per GPU; a table per student and a summary (docs/labs.md).
+                     Exit 0 once everything is graded, whatever the grades.
+      --csv OUT      write the results as CSV
+      --json OUT|-   write the results as JSON (the table then goes to stderr)
+      --journal FILE the journal results are appended to as they finish
+                     (default: beside --json or --csv, else
+                     LAB-grade.journal.jsonl here)
+      --resume       keep what the journal already graded; grade the rest
+      --jobs N       workers (default: one per GPU)
+      --compile-jobs N  compile threads running ahead (default: the cores left)
+      --devices LIST GPUs to use, e.g. 0,2 (default: all)
+      --only NAMES   only these students: a,b,c or @FILE (a name a line)
+      --timeout S    stop a launch that runs longer than S seconds
+      --no-timing    do not time (no speed ratios or speed targets)
+      --require-gpu  exit 69 when there is no GPU, instead of grading
+                     compile errors and reporting the rest as "no GPU"
+      --no-sandbox   compile submissions even where the compiler sandbox is
+                     unavailable
+      --slurm        run the grading as a Slurm job array and merge the parts
+        --partition P      the partition to submit to
+        --gpus-per-task N  GPUs per array task (default 1; 0: none)
+        --tasks N          array tasks (default: one per student, at most 16)
+        --slurm-dir DIR    shared folder for the tasks' script, lists,
+                           journals and logs (default: beside the journal)
+        --sbatch-arg ARG   pass ARG to sbatch (repeatable)
 
 Options:
   -h, --help         Show this help and exit.
@@ -150,11 +182,15 @@ int devices(const QStringList &args)
             o.insert(QStringLiteral("arch"), d.arch());
             arr.append(o);
         }
-        const QJsonObject doc{{QStringLiteral("driver"),
-                               QJsonObject{{QStringLiteral("cudaVersion"), cudaVersionString(list.driverVersion)},
-                                           {QStringLiteral("version"), list.driverVersion}}},
-                              {QStringLiteral("nvrtc"), nvrtc},
-                              {QStringLiteral("devices"), arr}};
+        const Sandbox::Availability sandbox = Sandbox::availability();
+        const QJsonObject doc{
+            {QStringLiteral("driver"),
+             QJsonObject{{QStringLiteral("cudaVersion"), cudaVersionString(list.driverVersion)},
+                         {QStringLiteral("version"), list.driverVersion}}},
+            {QStringLiteral("nvrtc"), nvrtc},
+            {QStringLiteral("compilerSandbox"),
+             QJsonObject{{QStringLiteral("sandboxed"), sandbox.sandboxed}, {QStringLiteral("state"), sandbox.text}}},
+            {QStringLiteral("devices"), arr}};
         out() << QJsonDocument(doc).toJson(QJsonDocument::Indented);
         out().flush();
         return Exit::Ok;
@@ -166,6 +202,7 @@ int devices(const QStringList &args)
     } else {
         out() << "NVRTC:  not found; kernels cannot be compiled\n";
     }
+    out() << "Compiler sandbox: " << Sandbox::availability().text << "\n";
     for (const DeviceInfo &d : list.devices) {
         out() << "GPU " << d.ordinal << ": " << d.name << "  compute " << d.computeCapability() << " (" << d.arch()
               << ")  " << d.smCount << " SMs  " << formatBytes(d.totalMemoryBytes) << "  PCI " << d.pciBusId << "\n";
@@ -452,6 +489,9 @@ int main(int argc, char **argv)
     }
     if (first == QLatin1String("check")) {
         return checkCommand(args);
+    }
+    if (first == QLatin1String("grade")) {
+        return gradeCommand(args);
     }
     if (first.startsWith(QLatin1Char('-'))) {
         return usageError(QStringLiteral("unknown option '%1'").arg(first));

@@ -9,9 +9,9 @@
 
 namespace Kp::Cli {
 
-Result<Project> loadProjectArgument(const QString &path)
+Result<Project> loadProjectArgument(const QString &path, PathScope scope)
 {
-    return loadProject(path);
+    return loadProject(path, scope);
 }
 
 Result<QString> readSourceArgument(const QString &path)

@@ -35,6 +35,7 @@ struct RunArgs
     int device = 0;
     double timeout = -1;
     bool noTiming = false;
+    bool confine = false;
 };
 
 QString rate(double perSecond, const char *unit)
@@ -103,6 +104,8 @@ int runCommand(const QStringList &args)
         };
         if (s == QLatin1String("--no-timing")) {
             a.noTiming = true;
+        } else if (s == QLatin1String("--confine")) {
+            a.confine = true;
         } else if (s == QLatin1String("--json") || s == QLatin1String("--csv") ||
                    s == QLatin1String("--save-buffers") || s == QLatin1String("--device") ||
                    s == QLatin1String("--timeout") || s == QLatin1String("--source")) {
@@ -143,7 +146,7 @@ int runCommand(const QStringList &args)
         return usageError(QStringLiteral("run: no project given (kpg run PROJECT.kpg)"));
     }
 
-    Result<Project> loaded = loadProjectArgument(a.project);
+    Result<Project> loaded = loadProjectArgument(a.project, a.confine ? PathScope::ProjectFolder : PathScope::Anywhere);
     if (!loaded) {
         return failEarly(a, Project{}, loaded.error());
     }

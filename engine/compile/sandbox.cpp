@@ -51,6 +51,18 @@ int landlockAbi()
     return abi;
 }
 
+Availability availability()
+{
+    if (qEnvironmentVariable("KPG_COMPILER_SANDBOX") == QLatin1String("0")) {
+        return {false, QStringLiteral("off (KPG_COMPILER_SANDBOX=0)")};
+    }
+    if (const int abi = landlockAbi(); abi > 0) {
+        return {true, QStringLiteral("sandboxed with Landlock (ABI %1)").arg(abi)};
+    }
+    return {false, QStringLiteral("not available: this kernel has no Landlock (Linux 5.13 or later, with Landlock "
+                                  "among the enabled security modules)")};
+}
+
 Status restrictFileSystem(const FsPolicy &policy)
 {
     const int abi = landlockAbi();

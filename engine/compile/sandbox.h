@@ -12,6 +12,20 @@ namespace Kp::Sandbox {
  */
 int landlockAbi();
 
+/** Whether kpg-compiler will sandbox NVRTC here, and in words why not. */
+struct Availability
+{
+    bool sandboxed = false;
+    QString text; ///< "sandboxed with Landlock (ABI 7)", "off (KPG_COMPILER_SANDBOX=0)", ...
+};
+
+/**
+ * What the next compile process will be, judged in this process (the same
+ * kernel and environment it inherits): for `kpg devices`, the status bar and
+ * the programs that refuse to compile others' sources unsandboxed.
+ */
+Availability availability();
+
 /** What a sandboxed process may touch on the file system. */
 struct FsPolicy
 {

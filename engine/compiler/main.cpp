@@ -131,8 +131,9 @@ int main(int argc, char **argv)
     // What the C library and NVRTC may read about the machine and this
     // process: the CPU count and topology, memory, the time zone. This
     // process's own /proc entry only (/proc/self resolves to it here), never
-    // other processes'. (On a 16-core host a sandboxed warm compile still
-    // measured slower than an unsandboxed one; see docs/ARCHITECTURE.md.)
+    // other processes'. Not the GPU's device nodes nor the driver's JIT cache:
+    // NVRTC would use them to answer repeated PTX, which our own cache does
+    // (docs/ARCHITECTURE.md, "Cost, measured").
     policy.readDirs << QStringLiteral("/proc/self") << QStringLiteral("/sys/devices/system/cpu");
     policy.readFiles << QStringLiteral("/proc/cpuinfo") << QStringLiteral("/proc/meminfo")
                      << QStringLiteral("/proc/stat") << QStringLiteral("/etc/localtime");

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/result.h"
+#include "project/pathpolicy.h"
 #include "project/project.h"
 
 #include <QByteArray>
@@ -22,6 +23,13 @@ QString projectFormatName();
  * file itself cannot be read or is not JSON.
  */
 Result<Project> loadProject(const QString &path);
+/**
+ * The same, with the project's file names held to `scope`: confined to the
+ * project's folder, a `source` outside it is refused before it is read, and
+ * include folders and init files are checked once the file has parsed
+ * (confineProjectPaths()).
+ */
+Result<Project> loadProject(const QString &path, PathScope scope);
 
 /**
  * Parses and validates a project held in memory. Relative file names are

@@ -34,8 +34,9 @@ QString namesOrNone(const QStringList &names)
 class Parser : private FieldReader
 {
 public:
-    explicit Parser(QString dir)
+    explicit Parser(QString dir, PathScope scope = PathScope::Anywhere)
         : m_dir(std::move(dir))
+        , m_scope(scope)
     {
     }
 
@@ -50,6 +51,7 @@ private:
     bool parseBuffers(const QJsonValue &v);
     bool parseLaunches(const QJsonValue &v, const QString &path, QList<LaunchStep> *out);
     bool parseReference(const QJsonValue &v);
+    bool parseGrading(const QJsonValue &v);
     bool parseChecks(const QJsonValue &v);
     bool parseDims(const QJsonValue &v, const QString &path, QStringList *out);
     bool parseSharedBytes(const QJsonValue &v, const QString &path, QString *out);
@@ -68,6 +70,7 @@ private:
     QString unknownName(const QString &name) const;
 
     QString m_dir;
+    PathScope m_scope;
     Project m_p;
     QHash<QString, qsizetype> m_scalarIndex;
     QHash<QString, qsizetype> m_bufferIndex;
@@ -109,14 +112,15 @@ Result<Project> Parser::run(const QJsonDocument &doc)
         !numberAtLeast(timeout, QStringLiteral("timeout"), 0, false, &m_p.killTimeoutSeconds)) {
         return error();
     }
-    if (!parseReference(top.value(QStringLiteral("reference"))) || !parseChecks(top.value(QStringLiteral("checks")))) {
+    if (!parseReference(top.value(QStringLiteral("reference"))) || !parseChecks(top.value(QStringLiteral("checks"))) ||
+        !parseGrading(top.value(QStringLiteral("grading")))) {
         return error();
     }
     static const QStringList known{
         QStringLiteral("format"),   QStringLiteral("version"), QStringLiteral("title"),   QStringLiteral("description"),
         QStringLiteral("source"),   QStringLiteral("compile"), QStringLiteral("scalars"), QStringLiteral("buffers"),
         QStringLiteral("launches"), QStringLiteral("repeat"),  QStringLiteral("timing"),  QStringLiteral("throughput"),
-        QStringLiteral("timeout"),  QStringLiteral("reference"), QStringLiteral("checks")};
+        QStringLiteral("timeout"),  QStringLiteral("reference"), QStringLiteral("checks"),  QStringLiteral("grading")};
     for (auto it = top.begin(); it != top.end(); ++it) {
         if (!known.contains(it.key())) {
             m_p.unknown.insert(it.key(), it.value());
@@ -463,6 +467,34 @@ bool Parser::parseReference(const QJsonValue &v)
         }
     }
     m_p.reference = r;
+    return true;
+}
+
+bool Parser::parseGrading(const QJsonValue &v)
+{
+    const QString path = QStringLiteral("grading");
+    if (v.isUndefined()) {
+        return true;
+    }
+    QJsonObject o;
+    const QString speedupKey = QStringLiteral("speedup");
+    if (!object(v, path, &o) || !checkKeys(o, path, {speedupKey})) {
+        return false;
+    }
+    GradingSpec g;
+    if (o.contains(speedupKey)) {
+        const QString at = jsonKeyPath(path, speedupKey);
+        if (!numberAtLeast(o.value(speedupKey), at, 0, false, &g.minSpeedup)) {
+            return false;
+        }
+        // The ratio is taken against the reference kernel; the project's own
+        // source is the students' starter, so timing against it says nothing.
+        if (!m_p.reference || m_p.reference->sourceFile.isEmpty()) {
+            return fail(at, QStringLiteral("a speed target needs a reference kernel to compare with: add "
+                                           "\"reference\": {\"source\": \"reference.cu\"}"));
+        }
+    }
+    m_p.grading = g;
     return true;
 }
 
@@ -868,6 +900,12 @@ bool Parser::readSource()
 
 bool Parser::readSourceFile(const QString &name, const QString &path, QString *out)
 {
+    if (m_scope == PathScope::ProjectFolder) {
+        // Refused before anything of the file is read.
+        if (const QString why = outsideFolder(name, m_dir); !why.isEmpty()) {
+            return fail(path, why);
+        }
+    }
     const QString file = QDir::cleanPath(QDir(m_dir).absoluteFilePath(name));
     // "source": "/dev/zero" must not read without end, nor a FIFO block.
     Result<std::unique_ptr<QFile>> f =
@@ -897,7 +935,18 @@ Result<Project> parseProject(const QJsonDocument &json, const QString &dir)
     return Parser(dir).run(json);
 }
 
+namespace {
+Result<Project> parseBytes(const QByteArray &json, const QString &dir, PathScope scope);
+} // namespace
+
 Result<Project> parseProject(const QByteArray &json, const QString &dir)
+{
+    return parseBytes(json, dir, PathScope::Anywhere);
+}
+
+namespace {
+
+Result<Project> parseBytes(const QByteArray &json, const QString &dir, PathScope scope)
 {
     if (json.trimmed().isEmpty()) {
         return projectError(QStringLiteral("not valid JSON: the text is empty"));
@@ -915,10 +964,17 @@ Result<Project> parseProject(const QByteArray &json, const QString &dir)
                                 .arg(column)
                                 .arg(offset));
     }
-    return parseProject(doc, dir);
+    return Parser(dir, scope).run(doc);
 }
 
+} // namespace
+
 Result<Project> loadProject(const QString &path)
+{
+    return loadProject(path, PathScope::Anywhere);
+}
+
+Result<Project> loadProject(const QString &path, PathScope scope)
 {
     const QFileInfo fi(path);
     if (!fi.exists()) {
@@ -937,7 +993,13 @@ Result<Project> loadProject(const QString &path)
                                 .arg(path)
                                 .arg(kMaxProjectFileBytes));
     }
-    Result<Project> r = parseProject(bytes, fi.absolutePath());
+    Result<Project> r = parseBytes(bytes, fi.absolutePath(), scope);
+    if (r && scope == PathScope::ProjectFolder) {
+        r.value().path = fi.absoluteFilePath();
+        if (Status s = confineProjectPaths(*r); !s) {
+            r = s.error();
+        }
+    }
     if (!r) {
         Error e = r.error();
         e.message = path + QStringLiteral(": ") + e.message;

@@ -2,7 +2,8 @@
 // the same options, in the same process, and the isolated Compiler (NVRTC in
 // kpg-compiler, the default) against the in-process one. Prints a table;
 // asserts nothing.
-//   bench_compile [iterations]
+//   bench_compile [iterations] [--quick]
+// --quick stops after the small-kernel rows (for comparing sandbox policies).
 
 #include "client/engineclient.h"
 #include "compile/compiler.h"
@@ -62,6 +63,13 @@ double rawCompile(const NvrtcApi &nv, const char *src, const QStringList &option
     return double(t.nsecsElapsed()) / 1e6;
 }
 
+/** The small kernel with a different constant: new PTX, as an edit makes. */
+QByteArray distinctSmall(int i)
+{
+    return QByteArray(kSmall).replace("c[i] = a[i] + b[i];",
+                                      QStringLiteral("c[i] = a[i] + b[i] * %1.0f;").arg(i + 2).toUtf8());
+}
+
 double ours(Compiler &c, const char *src, bool cache, bool pch = true)
 {
     CompileRequest r;
@@ -94,6 +102,7 @@ int main(int argc, char **argv)
     qputenv("QT_QPA_PLATFORM", "offscreen");
     QApplication app(argc, argv);
     const int n = argc > 1 ? std::max(3, atoi(argv[1])) : 15;
+    const bool quick = argc > 2 && QByteArray(argv[2]) == "--quick";
     const auto nvr = NvrtcApi::instance();
     if (!nvr) {
         std::fprintf(stderr, "bench_compile: %s\n", qPrintable(nvr.error().message));
@@ -126,6 +135,19 @@ int main(int argc, char **argv)
     }
     row("warm compile, small kernel (in-process)", median(mine), "raw NVRTC, same options", median(raw));
     row("warm compile, small kernel (isolated)", median(isolated), "in-process Compiler", median(mine));
+    // Where a driver is present, NVRTC hands the PTX to it and the driver's
+    // JIT cache answers a repeated source; an edit gives new PTX every time.
+    std::vector<double> rawNew, mineNew, isolatedNew;
+    for (int i = 0; i < n; ++i) {
+        rawNew.push_back(rawCompile(nv, distinctSmall(3 * i).constData(), smallOpts));
+        mineNew.push_back(ours(inProcess, distinctSmall(3 * i + 1).constData(), false, false));
+        isolatedNew.push_back(ours(compiler, distinctSmall(3 * i + 2).constData(), false, false));
+    }
+    row("new small kernel each time (in-process)", median(mineNew), "raw NVRTC, same options", median(rawNew));
+    row("new small kernel each time (isolated)", median(isolatedNew), "in-process Compiler", median(mineNew));
+    if (quick) {
+        return 0;
+    }
     ours(compiler, kSmall, true, false); // fill the cache
     for (int i = 0; i < n * 5; ++i) {
         hit.push_back(ours(compiler, kSmall, true, false));
