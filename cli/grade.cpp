@@ -210,8 +210,18 @@ int finishGrading(const GradeArgs &a, const Lab &lab, const QList<Student> &stud
     return code;
 }
 
-int gradeCommand(const QStringList &args)
+int gradeCommand(const QStringList &given)
 {
+    // --option=value is the same as --option value.
+    QStringList args;
+    for (const QString &s : given) {
+        const qsizetype eq = s.indexOf(QLatin1Char('='));
+        if (s.startsWith(QLatin1String("--")) && eq > 2) {
+            args << s.left(eq) << s.mid(eq + 1);
+        } else {
+            args << s;
+        }
+    }
     GradeArgs a;
     for (qsizetype i = 0; i < args.size(); ++i) {
         const QString &s = args[i];
@@ -441,10 +451,9 @@ int gradeCommand(const QStringList &args)
     if (!tasks.isEmpty()) {
         Grader grader(lab, options);
         if (Status s = grader.prepare(); !s) {
-            const int code = Exit::forError(s.error());
             err() << "kpg: " << s.error().message << "\n";
             err().flush();
-            return code == Exit::Unavailable ? code : Exit::BadInput;
+            return Exit::forError(s.error());
         }
         Progress progress(total, int(kept.size()));
         bool journalFailed = false;

@@ -175,8 +175,9 @@ Status Grader::prepare()
             if (probe.outcome != Outcome::Pass && !noGpu) {
                 Error err = c.error ? *c.error
                                     : Error{QStringLiteral("grade"), Error::Code::BadInput, {}, probe.detail};
-                if (err.code != Error::Code::NoCompiler && err.code != Error::Code::NoDriver &&
-                    err.code != Error::Code::NoDevice && err.code != Error::Code::WorkerStart) {
+                // A reference that fails or does not compile is the lab's mistake;
+                // a compiler or worker that cannot start is this machine's.
+                if (probe.outcome != Outcome::Error) {
                     err.code = Error::Code::BadInput;
                 }
                 const QString what = probe.outcome == Outcome::CompileError ? probe.compileErrors.join(QStringLiteral("; "))
