@@ -2,5 +2,5 @@
 __global__ void vectorAdd(const float *a, const float *b, float *c, int n)
 {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) c[i + (1 << 28)] = a[i] + b[i];
+    if (i < n) c[i + (1 << 30)] = a[i] + b[i];
 }
