@@ -78,8 +78,10 @@ public:
             err() << "\r\033[K[" << m_done << "/" << m_total << "] " << parts.join(QStringLiteral(", "))
                   << QStringLiteral(" (%1/s%2)").arg(QString::number(rate, 'f', 1), eta);
         } else {
-            QString line = QStringLiteral("[%1/%2] %3/%4: %5").arg(m_done).arg(m_total).arg(i.student, i.exercise,
-                                                                                           outcomeText(i.outcome));
+            QString line = QStringLiteral("[%1/%2] %3/%4: %5")
+                               .arg(m_done)
+                               .arg(m_total)
+                               .arg(i.student, i.exercise, outcomeText(i.outcome));
             if (std::isfinite(i.speedRatio)) {
                 line += QStringLiteral(" (%1x)").arg(QString::number(i.speedRatio, 'f', 2));
             }
@@ -113,20 +115,28 @@ Result<QList<int>> parseDevices(const QString &value, int count)
         bool ok = false;
         const int d = part.trimmed().toInt(&ok);
         if (!ok || d < 0) {
-            return Error{QStringLiteral("grade"), Error::Code::Usage, {},
+            return Error{QStringLiteral("grade"),
+                         Error::Code::Usage,
+                         {},
                          QStringLiteral("--devices takes GPU numbers separated by commas (0,1), not '%1'").arg(value)};
         }
         if (d >= count) {
-            return Error{QStringLiteral("grade"), Error::Code::NoDevice, {},
-                         QStringLiteral("--devices %1: this machine has %2 GPU%3").arg(value).arg(count).arg(
-                             count == 1 ? "" : "s")};
+            return Error{QStringLiteral("grade"),
+                         Error::Code::NoDevice,
+                         {},
+                         QStringLiteral("--devices %1: this machine has %2 GPU%3")
+                             .arg(value)
+                             .arg(count)
+                             .arg(count == 1 ? "" : "s")};
         }
         if (!list.contains(d)) {
             list << d;
         }
     }
     if (list.isEmpty()) {
-        return Error{QStringLiteral("grade"), Error::Code::Usage, {},
+        return Error{QStringLiteral("grade"),
+                     Error::Code::Usage,
+                     {},
                      QStringLiteral("--devices takes GPU numbers separated by commas (0,1), not '%1'").arg(value)};
     }
     return list;
@@ -199,12 +209,11 @@ int finishGrading(const GradeArgs &a, const Lab &lab, const QList<Student> &stud
     if (!a.csv.isEmpty() && !writeText(a.csv, csvText(chosen), QStringLiteral("the CSV"))) {
         code = Exit::CannotWrite;
     }
-    if (!a.json.isEmpty() &&
-        !writeText(a.json,
-                   QJsonDocument(gradingJson(lab.dir, QFileInfo(a.submissions).absoluteFilePath(), exercises,
-                                             studentNames, chosen, a.timing))
-                       .toJson(QJsonDocument::Indented),
-                   QStringLiteral("the JSON result"))) {
+    if (!a.json.isEmpty() && !writeText(a.json,
+                                        QJsonDocument(gradingJson(lab.dir, QFileInfo(a.submissions).absoluteFilePath(),
+                                                                  exercises, studentNames, chosen, a.timing))
+                                            .toJson(QJsonDocument::Indented),
+                                        QStringLiteral("the JSON result"))) {
         code = Exit::CannotWrite;
     }
     return code;
@@ -250,11 +259,11 @@ int gradeCommand(const QStringList &given)
             a.slurm = true;
         } else if (s.startsWith(QLatin1String("--")) && s != QLatin1String("--")) {
             static const QStringList withValue{
-                QStringLiteral("--submissions"),   QStringLiteral("--csv"),       QStringLiteral("--json"),
-                QStringLiteral("--journal"),       QStringLiteral("--jobs"),      QStringLiteral("--compile-jobs"),
-                QStringLiteral("--timeout"),       QStringLiteral("--devices"),   QStringLiteral("--only"),
-                QStringLiteral("--partition"),     QStringLiteral("--gpus-per-task"), QStringLiteral("--tasks"),
-                QStringLiteral("--slurm-dir"),     QStringLiteral("--sbatch-arg"), QStringLiteral("--poll")};
+                QStringLiteral("--submissions"), QStringLiteral("--csv"),           QStringLiteral("--json"),
+                QStringLiteral("--journal"),     QStringLiteral("--jobs"),          QStringLiteral("--compile-jobs"),
+                QStringLiteral("--timeout"),     QStringLiteral("--devices"),       QStringLiteral("--only"),
+                QStringLiteral("--partition"),   QStringLiteral("--gpus-per-task"), QStringLiteral("--tasks"),
+                QStringLiteral("--slurm-dir"),   QStringLiteral("--sbatch-arg"),    QStringLiteral("--poll")};
             if (!withValue.contains(s)) {
                 return usageError(QStringLiteral("grade: unknown option '%1'").arg(s));
             }
@@ -287,8 +296,8 @@ int gradeCommand(const QStringList &given)
                         QStringLiteral("grade: --timeout takes a positive number of seconds, not '%1'").arg(v));
                 }
             } else {
-                int *target = s == QLatin1String("--jobs")           ? &a.jobs
-                              : s == QLatin1String("--compile-jobs") ? &a.compileJobs
+                int *target = s == QLatin1String("--jobs")            ? &a.jobs
+                              : s == QLatin1String("--compile-jobs")  ? &a.compileJobs
                               : s == QLatin1String("--gpus-per-task") ? &a.gpusPerTask
                               : s == QLatin1String("--tasks")         ? &a.tasks
                                                                       : &a.pollSeconds;
@@ -337,8 +346,7 @@ int gradeCommand(const QStringList &given)
         for (const QString &n : *names) {
             auto it = std::find_if(students.cbegin(), students.cend(), [&](const Student &st) { return st.name == n; });
             if (it == students.cend()) {
-                return usageError(
-                    QStringLiteral("grade: --only: no student folder '%1' in %2").arg(n, a.submissions));
+                return usageError(QStringLiteral("grade: --only: no student folder '%1' in %2").arg(n, a.submissions));
             }
             chosen << *it;
         }
@@ -427,10 +435,9 @@ int gradeCommand(const QStringList &given)
             } else {
                 const Result<QList<int>> chosen = parseDevices(a.devices, count);
                 if (!chosen) {
-                    return chosen.error().code == Error::Code::Usage ? usageError(QStringLiteral("grade: ") +
-                                                                                  chosen.error().message)
-                                                                     : unavailable(QStringLiteral("grade: ") +
-                                                                                   chosen.error().message);
+                    return chosen.error().code == Error::Code::Usage
+                               ? usageError(QStringLiteral("grade: ") + chosen.error().message)
+                               : unavailable(QStringLiteral("grade: ") + chosen.error().message);
                 }
                 options.devices = *chosen;
             }
@@ -439,8 +446,8 @@ int gradeCommand(const QStringList &given)
         }
     }
     options.jobs = a.jobs > 0 ? a.jobs : std::max<int>(1, int(options.devices.size()));
-    options.compileJobs = a.compileJobs > 0 ? a.compileJobs
-                                            : std::clamp(QThread::idealThreadCount() - options.jobs, 1, 16);
+    options.compileJobs =
+        a.compileJobs > 0 ? a.compileJobs : std::clamp(QThread::idealThreadCount() - options.jobs, 1, 16);
 
     Journal journal;
     if (Status s = journal.open(journalFile, lab.dir, a.resume); !s) {

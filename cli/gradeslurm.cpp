@@ -102,8 +102,8 @@ int gradeWithSlurm(const GradeArgs &a, const Lab &lab, const QList<Student> &stu
         err().flush();
         return Exit::Unavailable;
     }
-    const QString dir =
-        QFileInfo(a.slurmDir.isEmpty() ? journalPath(a, lab) + QStringLiteral(".slurm") : a.slurmDir).absoluteFilePath();
+    const QString dir = QFileInfo(a.slurmDir.isEmpty() ? journalPath(a, lab) + QStringLiteral(".slurm") : a.slurmDir)
+                            .absoluteFilePath();
     QDir d;
     for (const char *sub : {"parts", "logs", "tasks"}) {
         if (!d.mkpath(dir + QLatin1Char('/') + QLatin1String(sub))) {
@@ -216,14 +216,15 @@ int gradeWithSlurm(const GradeArgs &a, const Lab &lab, const QList<Student> &stu
         args << a.sbatchArgs << scriptPath;
         const Proc sub = runTool(sbatch, args);
         if (sub.exitCode != 0) {
-            err() << "kpg: grade --slurm: sbatch failed: " << (sub.err.trimmed().isEmpty() ? sub.out : sub.err).trimmed()
-                  << "\n";
+            err() << "kpg: grade --slurm: sbatch failed: "
+                  << (sub.err.trimmed().isEmpty() ? sub.out : sub.err).trimmed() << "\n";
             err().flush();
             return Exit::Unavailable;
         }
         jobId = sub.out.trimmed().section(QLatin1Char(';'), 0, 0);
-        err() << "kpg: submitted Slurm job " << jobId << ": " << toRun.size() << " task" << (toRun.size() == 1 ? "" : "s")
-              << " for " << students.size() << " students; logs in " << dir << "/logs\n";
+        err() << "kpg: submitted Slurm job " << jobId << ": " << toRun.size() << " task"
+              << (toRun.size() == 1 ? "" : "s") << " for " << students.size() << " students; logs in " << dir
+              << "/logs\n";
         err().flush();
 
         // Wait: the array is done when squeue no longer lists it.
@@ -231,8 +232,8 @@ int gradeWithSlurm(const GradeArgs &a, const Lab &lab, const QList<Student> &stu
         int lastDone = -1;
         int squeueFailures = 0;
         for (;;) {
-            const Proc q = runTool(squeue, {QStringLiteral("-h"), QStringLiteral("-j"), jobId,
-                                            QStringLiteral("-o"), QStringLiteral("%i %T")});
+            const Proc q = runTool(squeue, {QStringLiteral("-h"), QStringLiteral("-j"), jobId, QStringLiteral("-o"),
+                                            QStringLiteral("%i %T")});
             int done = 0;
             for (int k = 0; k < taskCount; ++k) {
                 done += countLines(QStringLiteral("%1/parts/task-%2.jsonl").arg(dir).arg(k));
@@ -267,8 +268,8 @@ int gradeWithSlurm(const GradeArgs &a, const Lab &lab, const QList<Student> &stu
                 items << i;
             }
         }
-        const Result<QByteArray> rcText =
-            readRegularFile(QStringLiteral("%1/parts/task-%2.rc").arg(dir).arg(k), 64, QStringLiteral("an exit status"));
+        const Result<QByteArray> rcText = readRegularFile(QStringLiteral("%1/parts/task-%2.rc").arg(dir).arg(k), 64,
+                                                          QStringLiteral("an exit status"));
         const QString log = QStringLiteral("%1/logs/task-%2.err").arg(dir).arg(k);
         QString reason;
         if (!rcText) {
@@ -278,8 +279,9 @@ int gradeWithSlurm(const GradeArgs &a, const Lab &lab, const QList<Student> &stu
                                                QStringLiteral("-j"), QStringLiteral("%1_%2").arg(jobId).arg(k),
                                                QStringLiteral("-o"), QStringLiteral("State,ExitCode")});
                 if (s.exitCode == 0) {
-                    state = s.out.trimmed().section(QLatin1Char('\n'), 0, 0).replace(QLatin1Char('|'),
-                                                                                       QStringLiteral(", exit "));
+                    state = s.out.trimmed()
+                                .section(QLatin1Char('\n'), 0, 0)
+                                .replace(QLatin1Char('|'), QStringLiteral(", exit "));
                 }
             }
             reason = state.isEmpty() ? QStringLiteral("it ended without an exit status (cancelled, out of time or "
@@ -288,7 +290,9 @@ int gradeWithSlurm(const GradeArgs &a, const Lab &lab, const QList<Student> &stu
                                      : QStringLiteral("%1; see %2").arg(state, log);
         } else if (const int code = rcText->trimmed().toInt(); code != 0 && code != Exit::Incomplete) {
             const QString line = lastLogLine(log);
-            reason = QStringLiteral("exit code %1%2").arg(code).arg(line.isEmpty() ? QString() : QStringLiteral(": ") + line);
+            reason = QStringLiteral("exit code %1%2")
+                         .arg(code)
+                         .arg(line.isEmpty() ? QString() : QStringLiteral(": ") + line);
         } else {
             reason = QStringLiteral("it wrote no result for this submission");
         }

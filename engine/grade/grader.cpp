@@ -173,15 +173,16 @@ Status Grader::prepare()
             classifyRun(c, &probe);
             const bool noGpu = probe.outcome == Outcome::NoGpu && m_options.devices.isEmpty();
             if (probe.outcome != Outcome::Pass && !noGpu) {
-                Error err = c.error ? *c.error
-                                    : Error{QStringLiteral("grade"), Error::Code::BadInput, {}, probe.detail};
+                Error err =
+                    c.error ? *c.error : Error{QStringLiteral("grade"), Error::Code::BadInput, {}, probe.detail};
                 // A reference that fails or does not compile is the lab's mistake;
                 // a compiler or worker that cannot start is this machine's.
                 if (probe.outcome != Outcome::Error) {
                     err.code = Error::Code::BadInput;
                 }
-                const QString what = probe.outcome == Outcome::CompileError ? probe.compileErrors.join(QStringLiteral("; "))
-                                                                            : probe.detail;
+                const QString what = probe.outcome == Outcome::CompileError
+                                         ? probe.compileErrors.join(QStringLiteral("; "))
+                                         : probe.detail;
                 err.message = QStringLiteral("%1: the reference (%2) does not pass as a submission on GPU %3: %4: %5")
                                   .arg(e.path, e.project.reference->sourceFile)
                                   .arg(device)
@@ -307,7 +308,8 @@ void Grader::run(const QList<GradeTask> &tasks, const std::function<void(const G
             p.sourceFile = t.exercise->name + QStringLiteral(".cu");
             QElapsedTimer clock;
             clock.start();
-            const Result<CompileResult> r = compiler.compile(compileRequestFor(p, m_options.ccMajor, m_options.ccMinor));
+            const Result<CompileResult> r =
+                compiler.compile(compileRequestFor(p, m_options.ccMajor, m_options.ccMinor));
             const double compileMs = double(clock.nsecsElapsed()) / 1e6;
             ++m_stats.compiled;
             if (r && !r->ok) {

@@ -274,8 +274,10 @@ QString tableText(const QStringList &exercises, const QList<GradeItem> &items)
                 parts << QStringLiteral("%1 %2").arg(s.counts.value(o)).arg(outcomeText(o));
             }
         }
-        QString line = QStringLiteral("  %1  %2 of %3 passed").arg(printable(s.exercise), -exWidth).arg(s.passed).arg(
-            s.submissions);
+        QString line = QStringLiteral("  %1  %2 of %3 passed")
+                           .arg(printable(s.exercise), -exWidth)
+                           .arg(s.passed)
+                           .arg(s.submissions);
         if (std::isfinite(s.medianSpeedRatio)) {
             line += QStringLiteral(", median speed %1 the reference").arg(ratio(s.medianSpeedRatio));
         }
@@ -352,7 +354,9 @@ Status writeAll(int fd, const QByteArray &bytes, const QString &path)
             continue;
         }
         if (n <= 0) {
-            return Error{QStringLiteral("grade"), Error::Code::BadInput, {},
+            return Error{QStringLiteral("grade"),
+                         Error::Code::BadInput,
+                         {},
                          QStringLiteral("cannot write %1: %2").arg(path, QString::fromLocal8Bit(std::strerror(errno)))};
         }
         p += n;
@@ -376,9 +380,11 @@ Status Journal::open(const QString &path, const QString &lab, bool resume)
     const int flags = O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW | (resume ? 0 : O_TRUNC);
     m_fd = ::open(QFile::encodeName(path).constData(), flags, 0644);
     if (m_fd < 0) {
-        return Error{QStringLiteral("grade"), Error::Code::BadInput, {},
-                     QStringLiteral("cannot write the journal %1: %2")
-                         .arg(path, QString::fromLocal8Bit(std::strerror(errno)))};
+        return Error{
+            QStringLiteral("grade"),
+            Error::Code::BadInput,
+            {},
+            QStringLiteral("cannot write the journal %1: %2").arg(path, QString::fromLocal8Bit(std::strerror(errno)))};
     }
     if (!resume || !exists || QFileInfo(path).size() == 0) {
         const QJsonObject header{{QStringLiteral("kpgGradeJournal"), 1}, {QStringLiteral("lab"), lab}};

@@ -47,19 +47,19 @@ struct GradeItem
     Outcome outcome = Outcome::Error;
     /** One line saying why, for anything but a pass: the failed check, the first compile error, the fault. */
     QString detail;
-    QString failedCheck;   ///< the first failing check's name
-    QString firstMismatch; ///< "[3] (x=3): got 1, expected 2"
+    QString failedCheck;       ///< the first failing check's name
+    QString firstMismatch;     ///< "[3] (x=3): got 1, expected 2"
     QStringList compileErrors; ///< "vector_add.cu:4:12: message", the submitted file's line numbers
     QByteArray sha256;         ///< of the submitted file; a resumed grading regrades a changed file
     int device = -1;           ///< the GPU it ran on
     double medianMs = std::numeric_limits<double>::quiet_NaN();
     double referenceMs = std::numeric_limits<double>::quiet_NaN();
     double speedRatio = std::numeric_limits<double>::quiet_NaN(); ///< referenceMs / medianMs
-    double minSpeedup = 0;  ///< the exercise's target (0: none)
+    double minSpeedup = 0;                                        ///< the exercise's target (0: none)
     // Where the time went (bench_grade reports the shares).
-    double compileMs = 0;   ///< the compile stage's wall time
-    double runMs = 0;       ///< runProjectWithChecks's wall time (compile cache hit, bind, runs, checks)
-    double restartMs = 0;   ///< waiting for a fresh worker at the start of this item
+    double compileMs = 0; ///< the compile stage's wall time
+    double runMs = 0;     ///< runProjectWithChecks's wall time (compile cache hit, bind, runs, checks)
+    double restartMs = 0; ///< waiting for a fresh worker at the start of this item
     bool workerRestarted = false;
 
     QString key() const { return student + QLatin1Char('/') + exercise; }

@@ -83,8 +83,8 @@ Result<Lab> loadLab(const QString &dirPath)
                                 .arg(file, e.name));
         }
         if (const Exercise *other = lab.exercise(e.name)) {
-            return badInput(QStringLiteral("%1: the exercise '%2' is already defined by %3").arg(file, e.name,
-                                                                                                  other->path));
+            return badInput(
+                QStringLiteral("%1: the exercise '%2' is already defined by %3").arg(file, e.name, other->path));
         }
         Result<Project> p = loadProject(file, PathScope::ProjectFolder);
         if (!p) {
@@ -114,14 +114,13 @@ Result<QList<Student>> findStudents(const QString &dirPath, QStringList *skipped
         return badInput(QStringLiteral("--submissions '%1': no such folder").arg(dirPath));
     }
     if (!info.isDir()) {
-        return badInput(QStringLiteral("--submissions '%1': not a folder (expected a folder per student)")
-                            .arg(dirPath));
+        return badInput(
+            QStringLiteral("--submissions '%1': not a folder (expected a folder per student)").arg(dirPath));
     }
     const QString root = info.canonicalFilePath();
     const QDir dir(root);
     QList<Student> students;
-    const QFileInfoList entries =
-        dir.entryInfoList(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::System, QDir::Name);
+    const QFileInfoList entries = dir.entryInfoList(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::System, QDir::Name);
     for (const QFileInfo &e : entries) {
         if (e.fileName().startsWith(QLatin1Char('.'))) {
             continue;
@@ -135,7 +134,8 @@ Result<QList<Student>> findStudents(const QString &dirPath, QStringList *skipped
                 continue;
             }
             if (!isInside(target, root)) {
-                students << Student{e.fileName(), {},
+                students << Student{e.fileName(),
+                                    {},
                                     QStringLiteral("the student folder is a symbolic link to '%1', outside the "
                                                    "submissions folder; it is not read")
                                         .arg(e.symLinkTarget())};
@@ -209,8 +209,8 @@ Result<QStringList> parseStudentList(const QString &value)
         const Result<QByteArray> bytes =
             readRegularFile(value.mid(1), 16 * 1024 * 1024, QStringLiteral("the list of students"));
         if (!bytes) {
-            return Error{QStringLiteral("grade"), Error::Code::Usage, {},
-                         QStringLiteral("--only: ") + bytes.error().message};
+            return Error{
+                QStringLiteral("grade"), Error::Code::Usage, {}, QStringLiteral("--only: ") + bytes.error().message};
         }
         for (const QString &line : QString::fromUtf8(*bytes).split(QLatin1Char('\n'))) {
             const QString t = line.trimmed();
@@ -226,7 +226,9 @@ Result<QStringList> parseStudentList(const QString &value)
         }
     }
     if (names.isEmpty()) {
-        return Error{QStringLiteral("grade"), Error::Code::Usage, {},
+        return Error{QStringLiteral("grade"),
+                     Error::Code::Usage,
+                     {},
                      QStringLiteral("--only: no student names in '%1'").arg(value)};
     }
     names.removeDuplicates();

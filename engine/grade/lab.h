@@ -27,7 +27,7 @@ struct Exercise
 struct Lab
 {
     QString dir;
-    QString name; ///< the folder's name
+    QString name;              ///< the folder's name
     QList<Exercise> exercises; ///< sorted by name
     const Exercise *exercise(const QString &name) const;
 };
@@ -66,9 +66,9 @@ struct Submission
 {
     enum class State { Ok, Missing, Refused };
     State state = State::Missing;
-    QString path;   ///< STUDENT/EXERCISE.cu
-    QString source; ///< the text when Ok
-    QString why;    ///< when Refused: what is wrong with the file
+    QString path;      ///< STUDENT/EXERCISE.cu
+    QString source;    ///< the text when Ok
+    QString why;       ///< when Refused: what is wrong with the file
     QByteArray sha256; ///< hex of the bytes when Ok
 };
 

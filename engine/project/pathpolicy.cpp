@@ -89,8 +89,7 @@ Status confineProjectPaths(const Project &project)
         }
     }
     if (project.reference && !project.reference->sourceFile.isEmpty()) {
-        if (Status s = checkInsideFolder(QStringLiteral("reference.source"), project.reference->sourceFile, dir);
-            !s) {
+        if (Status s = checkInsideFolder(QStringLiteral("reference.source"), project.reference->sourceFile, dir); !s) {
             return s;
         }
     }

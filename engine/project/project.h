@@ -133,9 +133,9 @@ struct Project
     std::optional<ReferenceSpec> reference; ///< "reference"; none when the project has no such key
     QList<CheckSpec> checks;                ///< "checks" (docs/checks.md)
     std::optional<GradingSpec> grading;     ///< "grading"; none when the project has no such key
-    QJsonObject unknown;            ///< top-level keys this version does not know
-    QString path;                   ///< the file it was loaded from (not saved)
-    double killTimeoutSeconds = 10; ///< "timeout": a launch running longer is stopped
+    QJsonObject unknown;                    ///< top-level keys this version does not know
+    QString path;                           ///< the file it was loaded from (not saved)
+    double killTimeoutSeconds = 10;         ///< "timeout": a launch running longer is stopped
 
     QString dir() const; ///< folder of path ("." when unsaved)
     const BufferSpec *buffer(const QString &name) const;

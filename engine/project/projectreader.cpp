@@ -117,10 +117,12 @@ Result<Project> Parser::run(const QJsonDocument &doc)
         return error();
     }
     static const QStringList known{
-        QStringLiteral("format"),   QStringLiteral("version"), QStringLiteral("title"),   QStringLiteral("description"),
-        QStringLiteral("source"),   QStringLiteral("compile"), QStringLiteral("scalars"), QStringLiteral("buffers"),
-        QStringLiteral("launches"), QStringLiteral("repeat"),  QStringLiteral("timing"),  QStringLiteral("throughput"),
-        QStringLiteral("timeout"),  QStringLiteral("reference"), QStringLiteral("checks"),  QStringLiteral("grading")};
+        QStringLiteral("format"),      QStringLiteral("version"),   QStringLiteral("title"),
+        QStringLiteral("description"), QStringLiteral("source"),    QStringLiteral("compile"),
+        QStringLiteral("scalars"),     QStringLiteral("buffers"),   QStringLiteral("launches"),
+        QStringLiteral("repeat"),      QStringLiteral("timing"),    QStringLiteral("throughput"),
+        QStringLiteral("timeout"),     QStringLiteral("reference"), QStringLiteral("checks"),
+        QStringLiteral("grading")};
     for (auto it = top.begin(); it != top.end(); ++it) {
         if (!known.contains(it.key())) {
             m_p.unknown.insert(it.key(), it.value());

@@ -119,7 +119,6 @@ JsonNode projectNode(const Project &p)
 
     top.insert(QStringLiteral("launches"), launchesNode(p.launches));
 
-
     JsonNode repeat = jsonObject();
     repeat.insert(QStringLiteral("count"), jsonInteger(p.repeat.count));
     JsonNode swaps = jsonArray();

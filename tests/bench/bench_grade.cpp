@@ -150,8 +150,8 @@ void report(const char *name, const Pass &p, int gpus)
 {
     const double perSecond = p.items / (p.wallMs / 1000);
     const double work = p.compileMs + p.runMs + p.restartMs;
-    std::printf("%-10s %5d items in %7.2f s: %7.1f /s, %7.1f /s per GPU  (pass %d, fail %d, other %d)\n", name,
-                p.items, p.wallMs / 1000, perSecond, perSecond / std::max(gpus, 1), p.passed, p.failed, p.other);
+    std::printf("%-10s %5d items in %7.2f s: %7.1f /s, %7.1f /s per GPU  (pass %d, fail %d, other %d)\n", name, p.items,
+                p.wallMs / 1000, perSecond, perSecond / std::max(gpus, 1), p.passed, p.failed, p.other);
     std::printf("           per item: compile %.1f ms, run+checks %.1f ms, restarts %d (%.1f ms); "
                 "share of item time: compile %.0f %%, run+checks %.0f %%, restarts %.0f %%\n",
                 p.compileMs / std::max(p.items, 1), p.runMs / std::max(p.items, 1), p.restarts, p.restartMs,
@@ -252,7 +252,8 @@ int main(int argc, char **argv)
     report("no checks", unchecked, gpus);
     const double checksMs = (cached.runMs - unchecked.runMs) / std::max(cached.items, 1);
     std::printf("checks (evaluation and reference runs): %.2f ms per item, %.0f %% of the cached pass's item time\n",
-                checksMs, 100 * (cached.runMs - unchecked.runMs) / (cached.compileMs + cached.runMs + cached.restartMs));
+                checksMs,
+                100 * (cached.runMs - unchecked.runMs) / (cached.compileMs + cached.runMs + cached.restartMs));
     const double distinctRate = distinct.items / (distinct.wallMs / 1000) / gpus;
     const double cachedRate = cached.items / (cached.wallMs / 1000) / gpus;
     std::printf("target >= 20 /s per GPU: distinct sources %.1f (%s), cached %.1f (%s)\n", distinctRate,

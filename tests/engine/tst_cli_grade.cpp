@@ -7,8 +7,8 @@
 
 #include "testutil.h"
 
-#include <QDir>
 #include <QCryptographicHash>
+#include <QDir>
 #include <QDirIterator>
 #include <QElapsedTimer>
 #include <QFile>
@@ -68,10 +68,10 @@ QMap<QString, QString> outcomes(const QByteArray &csv)
 }
 
 const QMap<QString, QString> kNoGpuOutcomes{
-    {"alice/saxpy", "no-gpu"},         {"alice/scale", "no-gpu"},      {"alice/vector_add", "no-gpu"},
-    {"bob/saxpy", "compile-error"},    {"bob/scale", "not-submitted"}, {"bob/vector_add", "no-gpu"},
-    {"carol/saxpy", "no-gpu"},         {"carol/scale", "no-gpu"},      {"carol/vector_add", "no-gpu"},
-    {"dave/saxpy", "no-gpu"},          {"dave/scale", "no-gpu"},       {"dave/vector_add", "no-gpu"},
+    {"alice/saxpy", "no-gpu"},      {"alice/scale", "no-gpu"},      {"alice/vector_add", "no-gpu"},
+    {"bob/saxpy", "compile-error"}, {"bob/scale", "not-submitted"}, {"bob/vector_add", "no-gpu"},
+    {"carol/saxpy", "no-gpu"},      {"carol/scale", "no-gpu"},      {"carol/vector_add", "no-gpu"},
+    {"dave/saxpy", "no-gpu"},       {"dave/scale", "no-gpu"},       {"dave/vector_add", "no-gpu"},
 };
 
 /** Environment for kpg: never a driver, so "no GPU" is certain even on a GPU machine. */
@@ -131,7 +131,8 @@ private Q_SLOTS:
         const QJsonObject bobSaxpy = results[3].toObject();
         QCOMPARE(bobSaxpy.value("student").toString(), QString("bob"));
         QCOMPARE(bobSaxpy.value("outcome").toString(), QString("compile-error"));
-        QCOMPARE(bobSaxpy.value("compileErrors").toArray().first().toString(), QString("saxpy.cu:5:5: expected a \";\""));
+        QCOMPARE(bobSaxpy.value("compileErrors").toArray().first().toString(),
+                 QString("saxpy.cu:5:5: expected a \";\""));
         QCOMPARE(bobSaxpy.value("sha256").toString().size(), 64);
         const QJsonObject summary = doc.value("summary").toArray()[1].toObject();
         QCOMPARE(summary.value("exercise").toString(), QString("scale"));
@@ -221,9 +222,9 @@ private Q_SLOTS:
             got.insert(v["student"].toString() + "/" + v["exercise"].toString(), v["outcome"].toString());
         }
         QMap<QString, QString> expected = kNoGpuOutcomes;
-        expected["alice/saxpy"] = "pass";     // kept, not graded again
-        expected["carol/saxpy"] = "timeout";  // kept
-        expected["dave/scale"] = "no-gpu";    // the file changed: graded again
+        expected["alice/saxpy"] = "pass";    // kept, not graded again
+        expected["carol/saxpy"] = "timeout"; // kept
+        expected["dave/scale"] = "no-gpu";   // the file changed: graded again
         QCOMPARE(got, expected);
         QVERIFY2(r.out.contains(QRegularExpression(R"(alice\n  saxpy +pass +0\.004 ms \(1\.02x the reference\))")),
                  qPrintable(r.out));
@@ -267,8 +268,9 @@ private Q_SLOTS:
         QCOMPARE(got.value("trudy/vector_add"), QString("refused"));
         QCOMPARE(got.value("trudy/scale"), QString("no-gpu"));
         QCOMPARE(got.value("trudy/saxpy"), QString("refused"));
-        QVERIFY2(r.out.contains("trudy/vector_add.cu: a symbolic link to '/etc/passwd', outside the submissions folder"),
-                 qPrintable(r.out));
+        QVERIFY2(
+            r.out.contains("trudy/vector_add.cu: a symbolic link to '/etc/passwd', outside the submissions folder"),
+            qPrintable(r.out));
         QVERIFY2(r.out.contains("trudy/saxpy.cu: cannot read"), qPrintable(r.out));
         // A spreadsheet must not run a student's folder name.
         QVERIFY2(readAll(csv).contains("\"'=HYPERLINK(1)\",saxpy,not-submitted"), readAll(csv).constData());
@@ -284,12 +286,11 @@ private Q_SLOTS:
         QTest::newRow("no such submissions") << "nosubs" << 65 << "--submissions '%SUBS%-missing': no such folder";
         QTest::newRow("empty submissions") << "emptysubs" << 65 << "no student folders in it";
         QTest::newRow("exercise without checks") << "nochecks" << 65 << "scale.kpg: the exercise has no checks";
-        QTest::newRow("bad speed target") << "badspeedup" << 65 << "scale.kpg: grading.speedup: must be greater than 0, got -1";
+        QTest::newRow("bad speed target")
+            << "badspeedup" << 65 << "scale.kpg: grading.speedup: must be greater than 0, got -1";
         QTest::newRow("speed target without reference")
-            << "speedupnoref" << 65
-            << "grading.speedup: a speed target needs a reference kernel to compare with";
-        QTest::newRow("reference outside the lab")
-            << "refoutside" << 65 << "scale.kpg: reference.source: '../../x.cu'";
+            << "speedupnoref" << 65 << "grading.speedup: a speed target needs a reference kernel to compare with";
+        QTest::newRow("reference outside the lab") << "refoutside" << 65 << "scale.kpg: reference.source: '../../x.cu'";
         QTest::newRow("broken reference") << "badref" << 65
                                           << "the reference (reference.cu) does not pass as a submission on GPU 0: "
                                              "compile error: reference.cu:4:";
@@ -326,7 +327,8 @@ private Q_SLOTS:
             QDir().mkpath(subs);
             writeFile(subs + "/notes.txt", "x");
         } else if (setup == "nochecks") {
-            editScale(R"("checks": [{"name": "out = 3 in", "buffer": "out", "expected": "3 * in"}])", R"("checks": [])");
+            editScale(R"("checks": [{"name": "out = 3 in", "buffer": "out", "expected": "3 * in"}])",
+                      R"("checks": [])");
         } else if (setup == "badspeedup") {
             editScale(R"("timeout": 5,)", R"("timeout": 5, "grading": {"speedup": -1},)");
         } else if (setup == "speedupnoref") {
@@ -334,17 +336,19 @@ private Q_SLOTS:
         } else if (setup == "refoutside") {
             editScale(R"("reference": {"source": "reference.cu"})", R"("reference": {"source": "../../x.cu"})");
         } else if (setup == "badref") {
-            writeFile(m_lab + "/scale/reference.cu",
-                      "__global__ void scale(const int *in, int *out, int n)\n{\n    int i = 0;\n    out[i] = in[i] +;\n}\n");
+            writeFile(
+                m_lab + "/scale/reference.cu",
+                "__global__ void scale(const int *in, int *out, int n)\n{\n    int i = 0;\n    out[i] = in[i] +;\n}\n");
         } else if (setup == "only") {
-            extra << "--only" << "alice,zed";
+            extra << "--only"
+                  << "alice,zed";
         } else if (setup == "sandbox") {
             extra.clear();
             env << "KPG_COMPILER_SANDBOX=0";
         }
-        const KpTest::Run r =
-            setup == "nosubsopt" ? KpTest::run("kpg", {"grade", lab}, env)
-                                 : KpTest::run("kpg", QStringList{"grade", lab, "--submissions", subs} + extra, env);
+        const KpTest::Run r = setup == "nosubsopt"
+                                  ? KpTest::run("kpg", {"grade", lab}, env)
+                                  : KpTest::run("kpg", QStringList{"grade", lab, "--submissions", subs} + extra, env);
         message.replace("%LAB%", m_lab).replace("%SUBS%", m_subs);
         QVERIFY2(r.exitCode == exitCode, qPrintable(QString::number(r.exitCode) + ": " + r.err));
         QVERIFY2(r.err.contains(message), qPrintable(r.err));

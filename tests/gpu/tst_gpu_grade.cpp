@@ -49,8 +49,8 @@ private Q_SLOTS:
         EngineClient client;
         const Result<DeviceList> devices = client.listDevicesSync();
         if (!devices || devices->devices.isEmpty()) {
-            QSKIP(qPrintable(QStringLiteral("no GPU: %1").arg(devices ? QStringLiteral("none found")
-                                                                     : devices.error().message)));
+            QSKIP(qPrintable(
+                QStringLiteral("no GPU: %1").arg(devices ? QStringLiteral("none found") : devices.error().message)));
         }
     }
 
@@ -59,19 +59,18 @@ private Q_SLOTS:
         // One worker and one compile thread: the order is the class's, so the
         // hang (carol/saxpy) is followed by carol/scale on the same worker.
         const QString json = m_dir.filePath("grades.json");
-        const KpTest::Run r =
-            KpTest::run("kpg",
-                        {"grade", kLab, "--submissions", kSubs, "--jobs", "1", "--compile-jobs", "1", "--timeout", "2",
-                         "--json", json, "--csv", m_dir.filePath("grades.csv")},
-                        {}, 240000);
+        const KpTest::Run r = KpTest::run("kpg",
+                                          {"grade", kLab, "--submissions", kSubs, "--jobs", "1", "--compile-jobs", "1",
+                                           "--timeout", "2", "--json", json, "--csv", m_dir.filePath("grades.csv")},
+                                          {}, 240000);
         QVERIFY2(r.exitCode == 0, qPrintable(r.err + r.out));
         const QHash<QString, QJsonObject> res = resultsOf(json);
         QCOMPARE(res.size(), 12);
         const QMap<QString, QString> expected{
-            {"alice/saxpy", "pass"},         {"alice/scale", "pass"},         {"alice/vector_add", "pass"},
-            {"bob/saxpy", "compile-error"},  {"bob/scale", "not-submitted"},  {"bob/vector_add", "fail"},
-            {"carol/saxpy", "timeout"},      {"carol/scale", "pass"},         {"carol/vector_add", "fault"},
-            {"dave/saxpy", "fail"},          {"dave/scale", "fail"},          {"dave/vector_add", "slow"},
+            {"alice/saxpy", "pass"},        {"alice/scale", "pass"},        {"alice/vector_add", "pass"},
+            {"bob/saxpy", "compile-error"}, {"bob/scale", "not-submitted"}, {"bob/vector_add", "fail"},
+            {"carol/saxpy", "timeout"},     {"carol/scale", "pass"},        {"carol/vector_add", "fault"},
+            {"dave/saxpy", "fail"},         {"dave/scale", "fail"},         {"dave/vector_add", "slow"},
         };
         QMap<QString, QString> got;
         for (auto it = res.cbegin(); it != res.cend(); ++it) {
@@ -112,8 +111,9 @@ private Q_SLOTS:
     {
         // Every GPU, compiles in parallel, no timing: no speed target is judged.
         const QString json = m_dir.filePath("untimed.json");
-        const KpTest::Run r = KpTest::run(
-            "kpg", {"grade", kLab, "--submissions", kSubs, "--no-timing", "--timeout", "2", "--json", json}, {}, 240000);
+        const KpTest::Run r =
+            KpTest::run("kpg", {"grade", kLab, "--submissions", kSubs, "--no-timing", "--timeout", "2", "--json", json},
+                        {}, 240000);
         QVERIFY2(r.exitCode == 0, qPrintable(r.err + r.out));
         const QHash<QString, QJsonObject> res = resultsOf(json);
         QCOMPARE(res.size(), 12);
