@@ -70,8 +70,8 @@ int checkCommand(const QStringList &args)
         const QString &s = args[i];
         if (s == QLatin1String("--timing")) {
             a.timing = true;
-        } else if (s == QLatin1String("--json") || s == QLatin1String("--device") || s == QLatin1String("--timeout") ||
-                   s == QLatin1String("--source")) {
+        } else if (s == QLatin1String("--json") || s == QLatin1String("--device") ||
+                   s == QLatin1String("--timeout") || s == QLatin1String("--source")) {
             if (i + 1 >= args.size()) {
                 return usageError(QStringLiteral("check: %1 needs a value").arg(s));
             }
@@ -84,8 +84,7 @@ int checkCommand(const QStringList &args)
             } else if (s == QLatin1String("--device")) {
                 a.device = v.toInt(&ok);
                 if (!ok || a.device < 0) {
-                    return usageError(
-                        QStringLiteral("check: --device takes a GPU number (0, 1, ...), not '%1'").arg(v));
+                    return usageError(QStringLiteral("check: --device takes a GPU number (0, 1, ...), not '%1'").arg(v));
                 }
             } else {
                 a.timeout = v.toDouble(&ok);
@@ -112,9 +111,7 @@ int checkCommand(const QStringList &args)
     }
     Project project = std::move(loaded).value();
     if (project.checks.isEmpty()) {
-        Error e{QStringLiteral("check"),
-                Error::Code::BadInput,
-                {},
+        Error e{QStringLiteral("check"), Error::Code::BadInput, {},
                 QStringLiteral("%1: the project has no checks, so there is nothing to check (add a \"checks\" "
                                "array; see docs/checks.md)")
                     .arg(a.project)};
