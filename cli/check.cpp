@@ -3,6 +3,7 @@
 
 #include "client/engineclient.h"
 #include "cliutil.h"
+#include "compile/sandbox.h"
 #include "projectcli.h"
 #include "run/runjson.h"
 
@@ -25,6 +26,7 @@ struct CheckArgs
     int device = 0;
     double timeout = -1;
     bool timing = false;
+    bool noSandbox = false;
 };
 
 QJsonObject checkJson(const CheckArgs &a, const Project &project, const CheckedRun &c, const QString &sourceName,
@@ -70,8 +72,10 @@ int checkCommand(const QStringList &args)
         const QString &s = args[i];
         if (s == QLatin1String("--timing")) {
             a.timing = true;
-        } else if (s == QLatin1String("--json") || s == QLatin1String("--device") ||
-                   s == QLatin1String("--timeout") || s == QLatin1String("--source")) {
+        } else if (s == QLatin1String("--no-sandbox")) {
+            a.noSandbox = true;
+        } else if (s == QLatin1String("--json") || s == QLatin1String("--device") || s == QLatin1String("--timeout") ||
+                   s == QLatin1String("--source")) {
             if (i + 1 >= args.size()) {
                 return usageError(QStringLiteral("check: %1 needs a value").arg(s));
             }
@@ -84,7 +88,8 @@ int checkCommand(const QStringList &args)
             } else if (s == QLatin1String("--device")) {
                 a.device = v.toInt(&ok);
                 if (!ok || a.device < 0) {
-                    return usageError(QStringLiteral("check: --device takes a GPU number (0, 1, ...), not '%1'").arg(v));
+                    return usageError(
+                        QStringLiteral("check: --device takes a GPU number (0, 1, ...), not '%1'").arg(v));
                 }
             } else {
                 a.timeout = v.toDouble(&ok);
@@ -105,13 +110,28 @@ int checkCommand(const QStringList &args)
         return usageError(QStringLiteral("check: no project given (kpg check PROJECT.kpg [--source FILE.cu])"));
     }
 
-    Result<Project> loaded = loadProjectArgument(a.project);
+    // A check compiles a source someone else wrote: only where NVRTC cannot
+    // read the grader's files, and only from a project that names nothing
+    // outside its own folder (docs/security.md), unless told otherwise.
+    if (const Sandbox::Availability sandbox = Sandbox::availability(); !sandbox.sandboxed && !a.noSandbox) {
+        return stop(a, Project{},
+                    Error{QStringLiteral("check"),
+                          Error::Code::NoCompiler,
+                          {},
+                          QStringLiteral("kpg check compiles sources only in the compiler sandbox, and here it is %1; "
+                                         "give --no-sandbox to compile without it")
+                              .arg(sandbox.text)});
+    }
+    Result<Project> loaded =
+        loadProjectArgument(a.project, a.noSandbox ? PathScope::Anywhere : PathScope::ProjectFolder);
     if (!loaded) {
         return stop(a, Project{}, loaded.error());
     }
     Project project = std::move(loaded).value();
     if (project.checks.isEmpty()) {
-        Error e{QStringLiteral("check"), Error::Code::BadInput, {},
+        Error e{QStringLiteral("check"),
+                Error::Code::BadInput,
+                {},
                 QStringLiteral("%1: the project has no checks, so there is nothing to check (add a \"checks\" "
                                "array; see docs/checks.md)")
                     .arg(a.project)};

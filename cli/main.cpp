@@ -81,6 +81,9 @@ Commands:
       --timeout S    stop a launch that runs longer than S seconds (default:
                      the project's, else 10)
       --timing       also time the run (off by default)
+      --no-sandbox   compile even where the compiler sandbox is not available,
+                     and let the project name files outside its folder
+                     (docs/security.md)
 
   grade LAB --submissions DIR [options]
                      Grade every student's EXERCISE.cu (a folder per student)

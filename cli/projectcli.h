@@ -20,7 +20,7 @@ namespace Kp::Cli {
  * Loads the project a command was given. The one place `kpg run` and
  * `kpg check` open a .kpg, so a policy on which paths may be opened goes here.
  */
-Result<Project> loadProjectArgument(const QString &path, PathScope scope = PathScope::Anywhere);
+Result<Project> loadProjectArgument(const QString &path, PathScope scope);
 
 /** Reads a --source file as `kpg compile` reads its file (no FIFO, no device, the source limit). */
 Result<QString> readSourceArgument(const QString &path);

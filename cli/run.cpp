@@ -3,11 +3,11 @@
 #include "buffers/bufferexport.h"
 #include "client/engineclient.h"
 #include "cliutil.h"
-#include "projectcli.h"
 #include "compile/compiler.h"
 #include "core/safefile.h"
 #include "cuda/deviceinfo.h"
 #include "project/projectio.h"
+#include "projectcli.h"
 #include "run/projectcompile.h"
 #include "run/runjson.h"
 #include "run/runner.h"
@@ -74,7 +74,8 @@ QJsonObject resultJson(const Project &project, const CheckedRun &c)
 }
 
 /** Prints the error, writes the JSON (if asked for) of a run that never reached the GPU, and returns the exit code. */
-int failEarly(const RunArgs &a, const Project &project, const Error &e, const std::optional<CompileResult> &compiled = {})
+int failEarly(const RunArgs &a, const Project &project, const Error &e,
+              const std::optional<CompileResult> &compiled = {})
 {
     err() << "kpg: " << e.message << "\n";
     err().flush();
@@ -176,8 +177,10 @@ int runCommand(const QStringList &args)
             err() << "kpg: warning: " << w << "\n";
         }
         if (!c.error) {
-            return failEarly(a, project, Error{QStringLiteral("kpg"), Error::Code::Internal, {},
-                                               QStringLiteral("the run did not start")}, c.compiled);
+            return failEarly(
+                a, project,
+                Error{QStringLiteral("kpg"), Error::Code::Internal, {}, QStringLiteral("the run did not start")},
+                c.compiled);
         }
         return failEarly(a, project, *c.error, c.compiled);
     }
@@ -243,9 +246,8 @@ int runCommand(const QStringList &args)
     err().flush();
 
     int code = exitCodeFor(c);
-    if (!a.json.isEmpty() &&
-        !writeText(a.json, QJsonDocument(resultJson(project, c)).toJson(QJsonDocument::Indented),
-                   QStringLiteral("the JSON result"))) {
+    if (!a.json.isEmpty() && !writeText(a.json, QJsonDocument(resultJson(project, c)).toJson(QJsonDocument::Indented),
+                                        QStringLiteral("the JSON result"))) {
         code = code ? code : Exit::CannotWrite;
     }
     if (!a.csv.isEmpty()) {

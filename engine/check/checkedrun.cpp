@@ -126,8 +126,8 @@ CheckedRun runProjectWithChecks(const Project &original, EngineClient *engine, c
     Project project = original;
     if (options.replacementSource) {
         project.sourceText = *options.replacementSource;
-        project.sourceFile = options.replacementFileName.isEmpty() ? QStringLiteral("kernel.cu")
-                                                                   : options.replacementFileName;
+        project.sourceFile =
+            options.replacementFileName.isEmpty() ? QStringLiteral("kernel.cu") : options.replacementFileName;
     }
     if (!options.checks) {
         project.checks.clear();
@@ -188,9 +188,8 @@ CheckedRun runProjectWithChecks(const Project &original, EngineClient *engine, c
         out.referenceCompiled = *refCompiled;
         if (!refCompiled->ok) {
             // The project's own fault, not the submission's: a broken exercise is bad input.
-            Error e = runError(Error::Code::BadInput,
-                               QStringLiteral("the reference (%1) does not compile: %2")
-                                   .arg(refReq.fileName, firstDiagnostic(*refCompiled)));
+            Error e = runError(Error::Code::BadInput, QStringLiteral("the reference (%1) does not compile: %2")
+                                                          .arg(refReq.fileName, firstDiagnostic(*refCompiled)));
             e.path = reference.sourceFile == original.sourceFile ? QStringLiteral("source")
                                                                  : QStringLiteral("reference.source");
             out.error = e;
@@ -212,8 +211,7 @@ CheckedRun runProjectWithChecks(const Project &original, EngineClient *engine, c
             return out;
         }
         if (needReference) {
-            if (const Result<PreparedRun> check =
-                    prepareRun(reference, *out.referenceCompiled, shapes, options.device);
+            if (const Result<PreparedRun> check = prepareRun(reference, *out.referenceCompiled, shapes, options.device);
                 !check) {
                 Error e = check.error();
                 e.message = QStringLiteral("reference: ") + e.message;

@@ -45,9 +45,9 @@ struct CheckedRun
     CompileRequest request;                ///< the project's compile (its fileName names diagnostics)
     std::optional<CompileResult> compiled; ///< set once the compile ran (ok or not)
     std::optional<CompileResult> referenceCompiled;
-    bool ran = false; ///< run holds the project's seed run 0
-    RunResult run;    ///< the project's run with the seeds as written (timed when asked)
-    QStringList warnings; ///< binding warnings (prepareRun) and check warnings (validateChecks)
+    bool ran = false;          ///< run holds the project's seed run 0
+    RunResult run;             ///< the project's run with the seeds as written (timed when asked)
+    QStringList warnings;      ///< binding warnings (prepareRun) and check warnings (validateChecks)
     QList<CheckResult> checks; ///< one per project check, once all seed runs are done
     int seedRuns = 0;          ///< seed runs done (each a project run and, when needed, a reference run)
     HostBuffers buffers;       ///< seed run 0's buffers after the run (for --save-buffers)

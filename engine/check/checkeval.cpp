@@ -222,9 +222,9 @@ Result<CheckResult> evaluateCheck(const CheckSpec &check, const CheckData &data,
 
     const auto gotIt = data.after.find(check.buffer);
     if (gotIt == data.after.end() || !gotIt->data) {
-        return checkError(QStringLiteral("%1.buffer: buffer '%2' has no contents after the run")
-                              .arg(path, check.buffer),
-                          jsonKeyPath(path, QStringLiteral("buffer")), Error::Code::Internal);
+        return checkError(
+            QStringLiteral("%1.buffer: buffer '%2' has no contents after the run").arg(path, check.buffer),
+            jsonKeyPath(path, QStringLiteral("buffer")), Error::Code::Internal);
     }
     const BufferView &got = *gotIt;
     const DTypeInfo &info = dtypeInfo(got.dtype);
@@ -356,8 +356,7 @@ Result<CheckResult> evaluateCheck(const CheckSpec &check, const CheckData &data,
                                   .arg(path, check.npy)
                                   .arg(npy.count)
                                   .arg(values)
-                                  .arg(check.buffer, dtypeName(got.dtype), shapeToString(got.shape),
-                                       regionText(check)),
+                                  .arg(check.buffer, dtypeName(got.dtype), shapeToString(got.shape), regionText(check)),
                               jsonKeyPath(path, QStringLiteral("npy")));
         }
         refBytes = npy.data.constData();
@@ -418,8 +417,8 @@ Result<CheckResult> evaluateCheck(const CheckSpec &check, const CheckData &data,
                         pass = g == expv;
                     } else {
                         const double d = std::fabs(g - expv);
-                        pass = d <= tol.abs + tol.rel * std::fabs(expv) ||
-                               ulpDistance(comp, g, expv) <= quint64(tol.ulp);
+                        pass =
+                            d <= tol.abs + tol.rel * std::fabs(expv) || ulpDistance(comp, g, expv) <= quint64(tol.ulp);
                     }
                     double err = std::numeric_limits<double>::infinity();
                     if (finite) {
@@ -515,8 +514,7 @@ Result<QStringList> validateChecks(const Project &project, const QHash<QString, 
         case CheckSpec::Kind::Npy: {
             const QString npyPath = jsonKeyPath(path, QStringLiteral("npy"));
             const QString file = resolveInitFile(c.npy, project.dir());
-            Result<std::unique_ptr<QFile>> f =
-                openRegularFile(file, kMaxNpyFileBytes, QStringLiteral("a .npy file"));
+            Result<std::unique_ptr<QFile>> f = openRegularFile(file, kMaxNpyFileBytes, QStringLiteral("a .npy file"));
             if (!f) {
                 return checkError(QStringLiteral("%1: cannot read '%2': %3").arg(npyPath, c.npy, f.error().message),
                                   npyPath);
@@ -593,14 +591,13 @@ QJsonObject checkResultToJson(const CheckResult &r)
                   {QStringLiteral("seedRun"), r.seedRun},
                   {QStringLiteral("seedRuns"), r.seedRuns},
                   {QStringLiteral("firstMismatches"), first}};
-    o.insert(QStringLiteral("tolerance"),
-             r.exact ? QJsonValue(QStringLiteral("exact"))
-                     : QJsonValue(QJsonObject{{QStringLiteral("abs"), r.tolerance.abs},
-                                              {QStringLiteral("rel"), r.tolerance.rel},
-                                              {QStringLiteral("ulp"), r.tolerance.ulp}}));
+    o.insert(QStringLiteral("tolerance"), r.exact ? QJsonValue(QStringLiteral("exact"))
+                                                  : QJsonValue(QJsonObject{{QStringLiteral("abs"), r.tolerance.abs},
+                                                                           {QStringLiteral("rel"), r.tolerance.rel},
+                                                                           {QStringLiteral("ulp"), r.tolerance.ulp}}));
     o.insert(QStringLiteral("worst"), r.worst ? QJsonValue(mismatchJson(*r.worst)) : QJsonValue(QJsonValue::Null));
-    o.insert(QStringLiteral("error"), r.error ? QJsonValue(QJsonObject::fromVariantMap(r.error->toVariant()))
-                                              : QJsonValue(QJsonValue::Null));
+    o.insert(QStringLiteral("error"),
+             r.error ? QJsonValue(QJsonObject::fromVariantMap(r.error->toVariant())) : QJsonValue(QJsonValue::Null));
     return o;
 }
 

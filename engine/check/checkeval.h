@@ -22,9 +22,9 @@ struct Project;
 /** One element that failed a check. */
 struct CheckMismatch
 {
-    qint64 index = 0;                 ///< flat element index in the buffer
-    int component = 0;                ///< for vector dtypes (float4: 0..3); 0 for scalars
-    std::array<qint64, 3> coords{};   ///< x, y, z (x the last axis of the shape; 0 for missing axes)
+    qint64 index = 0;               ///< flat element index in the buffer
+    int component = 0;              ///< for vector dtypes (float4: 0..3); 0 for scalars
+    std::array<qint64, 3> coords{}; ///< x, y, z (x the last axis of the shape; 0 for missing axes)
     double got = 0;
     double expected = 0;
 };
@@ -44,11 +44,11 @@ struct CheckResult
     int axes = 1;             ///< of the buffer's shape: coordinates shown
     int components = 1;
     // The reported run's numbers:
-    qint64 compared = 0;   ///< values compared (elements x components in the region)
-    qint64 mismatches = 0; ///< values that failed
+    qint64 compared = 0;    ///< values compared (elements x components in the region)
+    qint64 mismatches = 0;  ///< values that failed
     double maxAbsError = 0; ///< over values where both sides are finite
     double meanAbsError = 0;
-    double maxRelError = 0; ///< |got - expected| / |expected| where expected is finite and not 0
+    double maxRelError = 0;             ///< |got - expected| / |expected| where expected is finite and not 0
     std::optional<CheckMismatch> worst; ///< the failing value with the largest error (a non-finite one first)
     QList<CheckMismatch> first;         ///< the first kMaxReportedMismatches, in index order
     /** Set when the check could not be evaluated (an unreadable file...); passed is then false. */

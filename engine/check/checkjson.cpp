@@ -14,9 +14,9 @@ namespace {
 
 const QStringList &knownKeys()
 {
-    static const QStringList keys{QStringLiteral("name"),      QStringLiteral("buffer"),    QStringLiteral("expected"),
-                                  QStringLiteral("reference"), QStringLiteral("npy"),       QStringLiteral("tolerance"),
-                                  QStringLiteral("region"),    QStringLiteral("seeds"),     QStringLiteral("nan")};
+    static const QStringList keys{QStringLiteral("name"),      QStringLiteral("buffer"), QStringLiteral("expected"),
+                                  QStringLiteral("reference"), QStringLiteral("npy"),    QStringLiteral("tolerance"),
+                                  QStringLiteral("region"),    QStringLiteral("seeds"),  QStringLiteral("nan")};
     return keys;
 }
 
@@ -165,8 +165,9 @@ private:
                 return false;
             }
             if (integral && c->nan) {
-                return fail(at("nan"), QStringLiteral("buffer '%1' is %2; integers have no NaN")
-                                           .arg(buf->name, dtypeName(buf->dtype)));
+                return fail(
+                    at("nan"),
+                    QStringLiteral("buffer '%1' is %2; integers have no NaN").arg(buf->name, dtypeName(buf->dtype)));
             }
         }
         for (auto it = o.begin(); it != o.end(); ++it) {
@@ -218,8 +219,8 @@ private:
         }
         a = v.toArray();
         if ((axes > 0 && a.size() != axes) || a.isEmpty() || a.size() > 3) {
-            return fail(path, QStringLiteral("expected %1 (one per axis of the buffer), got %2")
-                                  .arg(expected, shownJson(v)));
+            return fail(path,
+                        QStringLiteral("expected %1 (one per axis of the buffer), got %2").arg(expected, shownJson(v)));
         }
         out->clear();
         for (qsizetype i = 0; i < a.size(); ++i) {
@@ -348,8 +349,8 @@ JsonNode checkSpecNode(const CheckSpec &c)
     }
     if (c.region) {
         JsonNode r = jsonObject();
-        for (const auto &[key, list] : {std::pair{QStringLiteral("begin"), &c.region->begin},
-                                        std::pair{QStringLiteral("end"), &c.region->end}}) {
+        for (const auto &[key, list] :
+             {std::pair{QStringLiteral("begin"), &c.region->begin}, std::pair{QStringLiteral("end"), &c.region->end}}) {
             JsonNode a = jsonArray();
             for (qint64 x : *list) {
                 a.append(jsonInteger(x));

@@ -73,6 +73,11 @@ Status confineProjectPaths(const Project &project)
             return s;
         }
     }
+    if (project.reference && !project.reference->sourceFile.isEmpty()) {
+        if (Status s = checkInsideFolder(QStringLiteral("reference.source"), project.reference->sourceFile, dir); !s) {
+            return s;
+        }
+    }
     for (qsizetype k = 0; k < project.compile.includeDirs.size(); ++k) {
         if (Status s = checkInsideFolder(QStringLiteral("compile.includeDirs[%1]").arg(k),
                                          project.compile.includeDirs.at(k), dir);
@@ -86,11 +91,6 @@ Status confineProjectPaths(const Project &project)
             if (Status s = checkInsideFolder(QStringLiteral("buffers[%1].init.file").arg(i), init.file, dir); !s) {
                 return s;
             }
-        }
-    }
-    if (project.reference && !project.reference->sourceFile.isEmpty()) {
-        if (Status s = checkInsideFolder(QStringLiteral("reference.source"), project.reference->sourceFile, dir); !s) {
-            return s;
         }
     }
     for (qsizetype i = 0; i < project.checks.size(); ++i) {

@@ -34,7 +34,7 @@ Status checkInsideFolder(const QString &field, const QString &written, const QSt
 
 /**
  * Every file name in the project against its folder: `source`,
- * `compile.includeDirs[k]`, `buffers[i].init.file`, `reference.source`,
+ * `reference.source`, `compile.includeDirs[k]`, `buffers[i].init.file`,
  * `checks[i].npy`. The first one outside is
  * the error (Error::path names it). A project inside the program (":/...")
  * or never saved names nothing of a user's and passes.

@@ -115,20 +115,20 @@ private Q_SLOTS:
         QTest::newRow("float32 default abs 1e-6 near 0 inside") << "float32" << 0.0 << 9e-7 << "" << true;
         QTest::newRow("float32 default abs 1e-6 near 0 outside") << "float32" << 0.0 << 2e-6 << "" << false;
         QTest::newRow("float32 abs given") << "float32" << 1.0 << 1.4 << R"("tolerance": {"abs": 0.5})" << true;
-        QTest::newRow("float32 abs given, too far") << "float32" << 1.0 << 1.6 << R"("tolerance": {"abs": 0.5})"
-                                                    << false;
+        QTest::newRow("float32 abs given, too far")
+            << "float32" << 1.0 << 1.6 << R"("tolerance": {"abs": 0.5})" << false;
         QTest::newRow("float32 rel given") << "float32" << 110.0 << 100.0 << R"("tolerance": {"rel": 0.1})" << true;
-        QTest::newRow("float32 rel given, too far") << "float32" << 111.0 << 100.0 << R"("tolerance": {"rel": 0.1})"
-                                                    << false;
+        QTest::newRow("float32 rel given, too far")
+            << "float32" << 111.0 << 100.0 << R"("tolerance": {"rel": 0.1})" << false;
         // A tolerance that names only ulp has abs = rel = 0.
-        QTest::newRow("float32 4 ulp of 4") << "float32" << one + 4 * f32ulp << one << R"("tolerance": {"ulp": 4})"
-                                            << true;
-        QTest::newRow("float32 5 ulp of 4") << "float32" << one + 5 * f32ulp << one << R"("tolerance": {"ulp": 4})"
-                                            << false;
-        QTest::newRow("float32 ulp below 1: half the step") << "float32" << one - 4 * f32ulp / 2 << one
-                                                            << R"("tolerance": {"ulp": 4})" << true;
-        QTest::newRow("float32 ulp 0: the expected value rounded") << "float32" << 0.1 << 0.1
-                                                                   << R"("tolerance": {"ulp": 0})" << true;
+        QTest::newRow("float32 4 ulp of 4")
+            << "float32" << one + 4 * f32ulp << one << R"("tolerance": {"ulp": 4})" << true;
+        QTest::newRow("float32 5 ulp of 4")
+            << "float32" << one + 5 * f32ulp << one << R"("tolerance": {"ulp": 4})" << false;
+        QTest::newRow("float32 ulp below 1: half the step")
+            << "float32" << one - 4 * f32ulp / 2 << one << R"("tolerance": {"ulp": 4})" << true;
+        QTest::newRow("float32 ulp 0: the expected value rounded")
+            << "float32" << 0.1 << 0.1 << R"("tolerance": {"ulp": 0})" << true;
         QTest::newRow("float32 -0 == +0 in ulp") << "float32" << -0.0 << 0.0 << R"("tolerance": {"ulp": 0})" << true;
         QTest::newRow("float32 across zero: 2 ulp")
             << "float32" << double(floatOf(0x80000001u)) << double(floatOf(0x00000001u)) << R"("tolerance": {"ulp": 2})"
@@ -138,27 +138,27 @@ private Q_SLOTS:
             << false;
         QTest::newRow("float16 default inside") << "float16" << one + 8 * f16ulp << one << "" << true;
         QTest::newRow("float16 default outside") << "float16" << one + 16 * f16ulp << one << "" << false;
-        QTest::newRow("float16 2 ulp of 2") << "float16" << one + 2 * f16ulp << one << R"("tolerance": {"ulp": 2})"
-                                            << true;
-        QTest::newRow("float16 3 ulp of 2") << "float16" << one + 3 * f16ulp << one << R"("tolerance": {"ulp": 2})"
-                                            << false;
-        QTest::newRow("float16 ulp in its own dtype: 1 ulp at 2048") << "float16" << 2050.0 << 2048.0
-                                                                     << R"("tolerance": {"ulp": 1})" << true;
-        QTest::newRow("bfloat16 1 ulp of 1") << "bfloat16" << one + bf16ulp << one << R"("tolerance": {"ulp": 1})"
-                                             << true;
-        QTest::newRow("bfloat16 2 ulp of 1") << "bfloat16" << one + 2 * bf16ulp << one << R"("tolerance": {"ulp": 1})"
-                                             << false;
+        QTest::newRow("float16 2 ulp of 2")
+            << "float16" << one + 2 * f16ulp << one << R"("tolerance": {"ulp": 2})" << true;
+        QTest::newRow("float16 3 ulp of 2")
+            << "float16" << one + 3 * f16ulp << one << R"("tolerance": {"ulp": 2})" << false;
+        QTest::newRow("float16 ulp in its own dtype: 1 ulp at 2048")
+            << "float16" << 2050.0 << 2048.0 << R"("tolerance": {"ulp": 1})" << true;
+        QTest::newRow("bfloat16 1 ulp of 1")
+            << "bfloat16" << one + bf16ulp << one << R"("tolerance": {"ulp": 1})" << true;
+        QTest::newRow("bfloat16 2 ulp of 1")
+            << "bfloat16" << one + 2 * bf16ulp << one << R"("tolerance": {"ulp": 1})" << false;
         QTest::newRow("float64 default inside") << "float64" << 1.0 + 1e-13 << 1.0 << "" << true;
         QTest::newRow("float64 default outside") << "float64" << 1.0 + 1e-11 << 1.0 << "" << false;
-        QTest::newRow("float64 1 ulp of 1") << "float64" << std::nextafter(1.0, 2.0) << 1.0
-                                            << R"("tolerance": {"ulp": 1})" << true;
+        QTest::newRow("float64 1 ulp of 1")
+            << "float64" << std::nextafter(1.0, 2.0) << 1.0 << R"("tolerance": {"ulp": 1})" << true;
         // NaN never passes unless asked for, and then only against NaN.
         QTest::newRow("NaN vs NaN") << "float32" << kNaN << kNaN << "" << false;
         QTest::newRow("NaN vs NaN, nan: true") << "float32" << kNaN << kNaN << R"("nan": true)" << true;
         QTest::newRow("NaN vs 1, nan: true") << "float32" << kNaN << 1.0 << R"("nan": true)" << false;
         QTest::newRow("1 vs NaN, nan: true") << "float32" << 1.0 << kNaN << R"("nan": true)" << false;
-        QTest::newRow("NaN with a huge tolerance") << "float32" << kNaN << 1.0 << R"("tolerance": {"abs": 1e300})"
-                                                   << false;
+        QTest::newRow("NaN with a huge tolerance")
+            << "float32" << kNaN << 1.0 << R"("tolerance": {"abs": 1e300})" << false;
         // Inf passes only when equal.
         QTest::newRow("inf vs inf") << "float32" << kInf << kInf << "" << true;
         QTest::newRow("-inf vs -inf") << "float16" << -kInf << -kInf << "" << true;
@@ -184,8 +184,8 @@ private Q_SLOTS:
         QFETCH(bool, passes);
         const DType t = *dtypeFromName(dtype);
         const QList<BufferSpec> specs{specFor("out", t, {1}), specFor("ref", DType::Float64, {1})};
-        const QByteArray json = R"({"buffer": "out", "reference": "ref")" + QByteArray(extra.isEmpty() ? "" : ", ") + extra.toUtf8() +
-               "}";
+        const QByteArray json =
+            R"({"buffer": "out", "reference": "ref")" + QByteArray(extra.isEmpty() ? "" : ", ") + extra.toUtf8() + "}";
         // float4: one element of 4 components, all alike; the reference is 4 float64 values.
         const int comps = dtypeInfo(t).components;
         QList<BufferSpec> specs4 = specs;
@@ -260,11 +260,11 @@ private Q_SLOTS:
             << QList<qint64>{100} << QByteArray(R"({"begin": [20], "end": [90]})") << QList<qint64>{17, 60}
             << qint64(70) << QList<qint64>{60} << QList<qint64>{60, 0, 0};
         QTest::newRow("1-D region end is exclusive")
-            << QList<qint64>{100} << QByteArray(R"({"begin": [0], "end": [60]})") << QList<qint64>{60}
-            << qint64(60) << QList<qint64>{} << QList<qint64>{};
+            << QList<qint64>{100} << QByteArray(R"({"begin": [0], "end": [60]})") << QList<qint64>{60} << qint64(60)
+            << QList<qint64>{} << QList<qint64>{};
         // shape [8, 16]: y 0..7, x 0..15; index = y*16 + x.
-        QTest::newRow("2-D whole") << QList<qint64>{8, 16} << QByteArray() << QList<qint64>{3 * 16 + 5}
-                                   << qint64(128) << QList<qint64>{53} << QList<qint64>{5, 3, 0};
+        QTest::newRow("2-D whole") << QList<qint64>{8, 16} << QByteArray() << QList<qint64>{3 * 16 + 5} << qint64(128)
+                                   << QList<qint64>{53} << QList<qint64>{5, 3, 0};
         QTest::newRow("2-D tile holding it")
             << QList<qint64>{8, 16} << QByteArray(R"({"begin": [4, 2], "end": [8, 4]})")
             << QList<qint64>{3 * 16 + 5, 7 * 16 + 15} << qint64(8) << QList<qint64>{53} << QList<qint64>{5, 3, 0};
@@ -276,8 +276,8 @@ private Q_SLOTS:
                                    << qint64(120) << QList<qint64>{50} << QList<qint64>{2, 3, 1};
         QTest::newRow("3-D box, order is z, y, x")
             << QList<qint64>{4, 5, 6} << QByteArray(R"({"begin": [1, 1, 1], "end": [6, 5, 4]})")
-            << QList<qint64>{(3 * 5 + 1) * 6 + 1, (1 * 5 + 4) * 6 + 5, 0} << qint64(5 * 4 * 3)
-            << QList<qint64>{59, 97} << QList<qint64>{5, 4, 1};
+            << QList<qint64>{(3 * 5 + 1) * 6 + 1, (1 * 5 + 4) * 6 + 5, 0} << qint64(5 * 4 * 3) << QList<qint64>{59, 97}
+            << QList<qint64>{5, 4, 1};
     }
 
     void regions()
@@ -289,10 +289,9 @@ private Q_SLOTS:
         QFETCH(QList<qint64>, found);
         QFETCH(QList<qint64>, firstCoords);
         const QList<BufferSpec> specs{specFor("out", DType::Float32, shape)};
-        const CheckSpec check = parseCheck(
-            R"({"buffer": "out", "expected": "i * 0.5")" + (region.isEmpty() ? QByteArray() : ", \"region\": " + region) +
-                "}",
-            specs);
+        const CheckSpec check = parseCheck(R"({"buffer": "out", "expected": "i * 0.5")" +
+                                               (region.isEmpty() ? QByteArray() : ", \"region\": " + region) + "}",
+                                           specs);
         HostData out = makeData(DType::Float32, shape);
         for (qint64 i = 0; i < out.count(); ++i) {
             out.set(i, i * 0.5);
@@ -401,9 +400,8 @@ private Q_SLOTS:
         const QString text = checkResultText(*r);
         QVERIFY2(text.startsWith(QStringLiteral("FAIL c = a + b: %1 of 100000 elements differ (").arg(mismatches)),
                  qPrintable(text));
-        QVERIFY2(text.contains(QStringLiteral("max abs err %1 at [%2] (x=%2): got ")
-                                   .arg(checkNumberText(maxAbs))
-                                   .arg(worst)),
+        QVERIFY2(text.contains(
+                     QStringLiteral("max abs err %1 at [%2] (x=%2): got ").arg(checkNumberText(maxAbs)).arg(worst)),
                  qPrintable(text));
         QCOMPARE(text.count(QLatin1Char('\n')), 2 + 10);
         const QJsonObject j = checkResultToJson(*r);
@@ -595,7 +593,8 @@ private Q_SLOTS:
         const CheckSpec missing = parseCheck(R"({"buffer": "out", "npy": "nope.npy"})", specs);
         r = evaluateCheck(missing, data, 0, "checks[0]");
         QVERIFY(!r);
-        QVERIFY2(r.error().message.startsWith("checks[0].npy: cannot read 'nope.npy': "), qPrintable(r.error().message));
+        QVERIFY2(r.error().message.startsWith("checks[0].npy: cannot read 'nope.npy': "),
+                 qPrintable(r.error().message));
     }
 
     // --- Parsing: every mistake with its path and message ---
@@ -616,13 +615,12 @@ private Q_SLOTS:
                                            << "checks[0]: expected exactly one of \"expected\" (an expression), "
                                               "\"reference\" (a buffer of the reference run) or \"npy\" (a file), "
                                               "got none";
-        QTest::newRow("two of the three") << QByteArray(R"([{"buffer": "c", "expected": "1", "npy": "f.npy"}])")
-                                          << "checks[0]"
-                                          << "checks[0]: expected exactly one of \"expected\" (an expression), "
-                                             "\"reference\" (a buffer of the reference run) or \"npy\" (a file), "
-                                             "got 2";
-        QTest::newRow("empty expression") << QByteArray(R"([{"buffer": "c", "expected": " "}])")
-                                          << "checks[0].expected"
+        QTest::newRow("two of the three")
+            << QByteArray(R"([{"buffer": "c", "expected": "1", "npy": "f.npy"}])") << "checks[0]"
+            << "checks[0]: expected exactly one of \"expected\" (an expression), "
+               "\"reference\" (a buffer of the reference run) or \"npy\" (a file), "
+               "got 2";
+        QTest::newRow("empty expression") << QByteArray(R"([{"buffer": "c", "expected": " "}])") << "checks[0].expected"
                                           << "checks[0].expected: expected an expression string or a number, got a "
                                              "string";
         QTest::newRow("unknown reference buffer")
@@ -634,27 +632,33 @@ private Q_SLOTS:
         QTest::newRow("negative ulp at index 2")
             << QByteArray(R"([{"buffer": "c", "expected": "1"}, {"buffer": "a", "expected": "2"},
                               {"buffer": "c", "expected": "a", "tolerance": {"ulp": -1}}])")
-            << "checks[2].tolerance.ulp" << "checks[2].tolerance.ulp: must be at least 0, got -1";
-        QTest::newRow("fractional ulp") << QByteArray(R"([{"buffer": "c", "expected": "1", "tolerance": {"ulp": 1.5}}])")
+            << "checks[2].tolerance.ulp"
+            << "checks[2].tolerance.ulp: must be at least 0, got -1";
+        QTest::newRow("fractional ulp") << QByteArray(
+                                               R"([{"buffer": "c", "expected": "1", "tolerance": {"ulp": 1.5}}])")
                                         << "checks[0].tolerance.ulp"
                                         << "checks[0].tolerance.ulp: expected an integer, got 1.5";
         QTest::newRow("negative abs") << QByteArray(R"([{"buffer": "c", "expected": "1", "tolerance": {"abs": -1}}])")
-                                      << "checks[0].tolerance.abs" << "checks[0].tolerance.abs: must be at least 0, got -1";
+                                      << "checks[0].tolerance.abs"
+                                      << "checks[0].tolerance.abs: must be at least 0, got -1";
         QTest::newRow("misspelt tolerance key")
             << QByteArray(R"([{"buffer": "c", "expected": "1", "tolerance": {"ulps": 2}}])")
-            << "checks[0].tolerance.ulps" << "checks[0].tolerance.ulps: unknown key";
+            << "checks[0].tolerance.ulps"
+            << "checks[0].tolerance.ulps: unknown key";
         QTest::newRow("tolerance on an integer buffer")
             << QByteArray(R"([{"buffer": "h", "expected": "1", "tolerance": {"abs": 1}}])") << "checks[0].tolerance"
             << "checks[0].tolerance: buffer 'h' is int32; integer checks are exact and take no tolerance";
-        QTest::newRow("nan on an integer buffer") << QByteArray(R"([{"buffer": "h", "expected": "1", "nan": true}])")
-                                                  << "checks[0].nan"
-                                                  << "checks[0].nan: buffer 'h' is int32; integers have no NaN";
+        QTest::newRow("nan on an integer buffer")
+            << QByteArray(R"([{"buffer": "h", "expected": "1", "nan": true}])") << "checks[0].nan"
+            << "checks[0].nan: buffer 'h' is int32; integers have no NaN";
         QTest::newRow("seeds 0") << QByteArray(R"([{"buffer": "c", "expected": "1", "seeds": 0}])") << "checks[0].seeds"
                                  << "checks[0].seeds: must be at least 1, got 0";
         QTest::newRow("seeds too many") << QByteArray(R"([{"buffer": "c", "expected": "1", "seeds": 101}])")
-                                        << "checks[0].seeds" << "checks[0].seeds: must be at most 100, got 101";
-        QTest::newRow("nan not a boolean") << QByteArray(R"([{"buffer": "c", "expected": "1", "nan": "yes"}])")
-                                           << "checks[0].nan" << "checks[0].nan: expected";
+                                        << "checks[0].seeds"
+                                        << "checks[0].seeds: must be at most 100, got 101";
+        QTest::newRow("nan not a boolean")
+            << QByteArray(R"([{"buffer": "c", "expected": "1", "nan": "yes"}])") << "checks[0].nan"
+            << "checks[0].nan: expected";
         QTest::newRow("region past the end")
             << QByteArray(R"([{"buffer": "c", "expected": "1", "region": {"begin": [0], "end": [17]}}])")
             << "checks[0].region.end[0]"
@@ -674,15 +678,18 @@ private Q_SLOTS:
             << "checks[0].region.begin: expected 2 integers [x, y] (one per axis of the buffer), got [0]";
         QTest::newRow("region negative")
             << QByteArray(R"([{"buffer": "c", "expected": "1", "region": {"begin": [-1], "end": [2]}}])")
-            << "checks[0].region.begin[0]" << "checks[0].region.begin[0]: must be at least 0, got -1";
+            << "checks[0].region.begin[0]"
+            << "checks[0].region.begin[0]: must be at least 0, got -1";
         QTest::newRow("region without end")
             << QByteArray(R"([{"buffer": "c", "expected": "1", "region": {"begin": [1]}}])") << "checks[0].region.end"
             << "checks[0].region.end: missing";
         QTest::newRow("region unknown key")
             << QByteArray(R"([{"buffer": "c", "expected": "1", "region": {"begin": [1], "end": [2], "step": [1]}}])")
-            << "checks[0].region.step" << "checks[0].region.step: unknown key";
+            << "checks[0].region.step"
+            << "checks[0].region.step: unknown key";
         QTest::newRow("empty name") << QByteArray(R"([{"name": "", "buffer": "c", "expected": "1"}])")
-                                    << "checks[0].name" << "checks[0].name: expected the check's name";
+                                    << "checks[0].name"
+                                    << "checks[0].name: expected the check's name";
     }
 
     void parseErrors()
@@ -694,7 +701,8 @@ private Q_SLOTS:
             "source": {"inline": "__global__ void k(float *a) {}"},
             "buffers": [{"name": "a", "dtype": "float32", "shape": [16]}, {"name": "c", "dtype": "float32", "shape": [16]},
                         {"name": "h", "dtype": "int32", "shape": [8]}, {"name": "img", "dtype": "float32", "shape": [8, 4]}],
-            "checks": )" + checks + "}";
+            "checks": )" + checks +
+                                "}";
         const Result<Project> r = parseProject(json);
         QVERIFY(!r);
         QCOMPARE(r.error().path, path);

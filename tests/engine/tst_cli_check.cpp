@@ -74,8 +74,8 @@ private Q_SLOTS:
                                    << "the project has no checks, so there is nothing to check";
         QTest::newRow("bad check") << "check" << QByteArray(R"([{"buffer": "c", "expected": "1", "seeds": 0}])")
                                    << QStringList{} << 65 << "checks[0].seeds: must be at least 1, got 0";
-        QTest::newRow("run: bad check") << "run" << QByteArray(R"([{"buffer": "q", "expected": "1"}])")
-                                        << QStringList{} << 65 << "checks[0].buffer: unknown buffer 'q'";
+        QTest::newRow("run: bad check") << "run" << QByteArray(R"([{"buffer": "q", "expected": "1"}])") << QStringList{}
+                                        << 65 << "checks[0].buffer: unknown buffer 'q'";
         // Found after the compile, still before saying there is no GPU.
         QTest::newRow("unknown variable before no GPU")
             << "check" << QByteArray(R"([{"buffer": "c", "expected": "a + bb"}])") << QStringList{} << 65
@@ -106,7 +106,8 @@ private Q_SLOTS:
         QFETCH(QString, stderrHas);
         QTemporaryDir dir;
         const QString p = makeProject(dir, checks);
-        const KpTest::Run r = KpTest::run("kpg", QStringList{command, p} + args, kNoDriver + QStringList{"KPG_NO_CACHE=1"});
+        const KpTest::Run r =
+            KpTest::run("kpg", QStringList{command, p} + args, kNoDriver + QStringList{"KPG_NO_CACHE=1"});
         if (noNvrtc(r) && exitCode != 69) {
             QSKIP("no NVRTC on this machine");
         }
@@ -186,8 +187,9 @@ private Q_SLOTS:
         QVERIFY2(r.err.contains("the reference (ref.cu) does not compile: ref.cu:2:"), qPrintable(r.err));
         // A reference launch that does not bind is reported with its path.
         writeFile(dir.filePath("ref.cu"), "__global__ void ref(float *c) { }\n");
-        p.replace(R"("reference": {"source": "ref.cu"})",
-                  R"("reference": {"source": "ref.cu", "launches": [{"kernel": "ref", "grid": 1, "block": 1, "args": ["n"]}]})");
+        p.replace(
+            R"("reference": {"source": "ref.cu"})",
+            R"("reference": {"source": "ref.cu", "launches": [{"kernel": "ref", "grid": 1, "block": 1, "args": ["n"]}]})");
         writeFile(dir.filePath("p.kpg"), p);
         const KpTest::Run r2 = KpTest::run("kpg", {"check", dir.filePath("p.kpg")}, kNoDriver);
         QCOMPARE(r2.exitCode, 65);
@@ -216,8 +218,8 @@ private Q_SLOTS:
         QVERIFY(doc.value("device").isNull());
 
         // kpg run --json has the checks keys too.
-        const KpTest::Run run = KpTest::run(
-            "kpg", {"run", KPG_SOURCE_DIR "/presets/vector_add/vector_add.kpg", "--json", "-"}, kNoDriver);
+        const KpTest::Run run =
+            KpTest::run("kpg", {"run", KPG_SOURCE_DIR "/presets/vector_add/vector_add.kpg", "--json", "-"}, kNoDriver);
         QCOMPARE(run.exitCode, 69);
         const QJsonObject rdoc = QJsonDocument::fromJson(run.out.toUtf8()).object();
         QVERIFY(rdoc.value("checks").isArray());

@@ -109,6 +109,16 @@ private slots:
                                                 << R"("compile": {"includeDirs": ["inc", "/usr/include"]},)"
                                                 << "compile.includeDirs[1]"
                                                 << "'/usr/include' is outside";
+        QTest::newRow("reference source outside") << "k.cu"
+                                                  << R"("reference": {"source": "../secret/k.cu"},)"
+                                                  << "reference.source"
+                                                  << "'../secret/k.cu' is outside";
+        QTest::newRow("check file through a link")
+            << "k.cu"
+            << R"("buffers": [{"name": "a", "dtype": "float32", "shape": [4], "init": {"kind": "zeros"}}],
+                  "checks": [{"buffer": "a", "npy": "linked/a.npy"}],)"
+            << "checks[0].npy"
+            << "(it leads to %OUT%/a.npy)";
         QTest::newRow("include folder inside") << "k.cu"
                                                << R"("compile": {"includeDirs": ["inc"]},)"
                                                << ""
@@ -174,6 +184,44 @@ private slots:
         QCOMPARE(r.exitCode, 65);
         QVERIFY2(r.err.contains(QStringLiteral("source: 'linked/k.cu' (it leads to")), qPrintable(r.err));
         QVERIFY2(r.err.contains(QStringLiteral("outside the project's folder")), qPrintable(r.err));
+    }
+
+    void kpgCheckNeedsTheSandbox()
+    {
+        // kpg check compiles others' sources: not without the sandbox unless told,
+        // and it confines the project by default.
+        const QString path = m_dir + QStringLiteral("/check.kpg");
+        write(path,
+              project(QStringLiteral("k.cu"),
+                      QStringLiteral(
+                          R"("buffers": [{"name": "a", "dtype": "int32", "shape": [4], "init": {"kind": "zeros"}}],
+            "checks": [{"buffer": "a", "expected": "0"}],)")));
+        const KpTest::Run off = KpTest::run(QStringLiteral("kpg"), {QStringLiteral("check"), path},
+                                            {QStringLiteral("KPG_COMPILER_SANDBOX=0")});
+        QCOMPARE(off.exitCode, 69);
+        QVERIFY2(off.err.contains(QStringLiteral("compiles sources only in the compiler sandbox, and here it is off "
+                                                 "(KPG_COMPILER_SANDBOX=0); give --no-sandbox")),
+                 qPrintable(off.err));
+        // Told to, it goes on to the compile and the run (69 again without a GPU, for another reason).
+        const KpTest::Run told =
+            KpTest::run(QStringLiteral("kpg"), {QStringLiteral("check"), QStringLiteral("--no-sandbox"), path},
+                        {QStringLiteral("KPG_COMPILER_SANDBOX=0")});
+        QVERIFY2(!told.err.contains(QStringLiteral("compiler sandbox")), qPrintable(told.err));
+        QVERIFY2(told.exitCode == 0 || told.exitCode == 1 || told.exitCode == 69, qPrintable(told.err));
+
+        const QString linked = m_dir + QStringLiteral("/linked-check.kpg");
+        write(linked,
+              project(QStringLiteral("linked/k.cu"),
+                      QStringLiteral(
+                          R"("buffers": [{"name": "a", "dtype": "int32", "shape": [4], "init": {"kind": "zeros"}}],
+            "checks": [{"buffer": "a", "expected": "0"}],)")));
+        const KpTest::Run confined = KpTest::run(
+            QStringLiteral("kpg"), {QStringLiteral("check"), QStringLiteral("--json"), QStringLiteral("-"), linked});
+        if (confined.err.contains(QStringLiteral("compiler sandbox"))) {
+            QSKIP("this kernel has no Landlock; the confinement of kpg check is tested where it has");
+        }
+        QCOMPARE(confined.exitCode, 65);
+        QVERIFY2(confined.err.contains(QStringLiteral("source: 'linked/k.cu' (it leads to")), qPrintable(confined.err));
     }
 
     void kpgDevicesNamesTheSandbox()
