@@ -361,6 +361,10 @@ void Grader::run(const QList<GradeTask> &tasks, const std::function<void(const G
             const qint64 pid = engine.workerPid();
             if (pid != 0 && pid != lastPid) {
                 ++m_stats.workerStarts;
+                // The worker's end may be seen only after the reply that
+                // caused it (a time-out answers, then kills): then the next
+                // item started the fresh one inside its own run.
+                item.workerRestarted = item.workerRestarted || lastPid != 0;
             }
             lastPid = pid != 0 ? pid : lastPid;
             finish(item);
