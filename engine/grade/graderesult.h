@@ -60,6 +60,11 @@ struct GradeItem
     double compileMs = 0; ///< the compile stage's wall time
     double runMs = 0;     ///< runProjectWithChecks's wall time (compile cache hit, bind, runs, checks)
     double restartMs = 0; ///< waiting for a fresh worker at the start of this item
+    /**
+     * A fresh worker was started for this item after the last one ended: in
+     * this item when it faulted or hung (Runner restarts the worker at once),
+     * else at its start.
+     */
     bool workerRestarted = false;
 
     QString key() const { return student + QLatin1Char('/') + exercise; }
