@@ -449,6 +449,21 @@ int gradeCommand(const QStringList &given)
     options.compileJobs =
         a.compileJobs > 0 ? a.compileJobs : std::clamp(QThread::idealThreadCount() - options.jobs, 1, 16);
 
+    Grader grader(lab, options);
+    if (!tasks.isEmpty()) {
+        if (Status s = grader.prepare(); !s) {
+            err() << "kpg: " << s.error().message << "\n";
+            err().flush();
+            return Exit::forError(s.error());
+        }
+    }
+    // Only once the lab has proven itself: a broken exercise leaves the last journal as it was.
+    if (!a.resume) {
+        if (const Result<QList<GradeItem>> old = Journal::read(journalFile); old && !old->isEmpty()) {
+            err() << "kpg: starting the journal " << journalFile << " over (it held " << old->size()
+                  << " results; --resume keeps them)\n";
+        }
+    }
     Journal journal;
     if (Status s = journal.open(journalFile, lab.dir, a.resume); !s) {
         err() << "kpg: " << s.error().message << "\n";
@@ -456,12 +471,6 @@ int gradeCommand(const QStringList &given)
     }
     QList<GradeItem> items = kept;
     if (!tasks.isEmpty()) {
-        Grader grader(lab, options);
-        if (Status s = grader.prepare(); !s) {
-            err() << "kpg: " << s.error().message << "\n";
-            err().flush();
-            return Exit::forError(s.error());
-        }
         Progress progress(total, int(kept.size()));
         bool journalFailed = false;
         grader.run(tasks, [&](const GradeItem &i) {
