@@ -34,6 +34,19 @@ QString shellQuote(const QString &s)
     return QLatin1Char('\'') + q + QLatin1Char('\'');
 }
 
+/** Text for inside "..." in sh: \\, ", $ and ` escaped. */
+QString doubleQuoted(const QString &s)
+{
+    QString q;
+    for (const QChar c : s) {
+        if (c == QLatin1Char('\\') || c == QLatin1Char('"') || c == QLatin1Char('$') || c == QLatin1Char('`')) {
+            q += QLatin1Char('\\');
+        }
+        q += c;
+    }
+    return q;
+}
+
 struct Proc
 {
     int exitCode = -1;
@@ -159,9 +172,9 @@ int gradeWithSlurm(const GradeArgs &a, const Lab &lab, const QList<Student> &stu
                     QStringLiteral("--submissions"),
                     shellQuote(QFileInfo(a.submissions).absoluteFilePath()),
                     QStringLiteral("--only"),
-                    QStringLiteral("\"@%1/tasks/task-$k.txt\"").arg(dir),
+                    QStringLiteral("\"@%1/tasks/task-$k.txt\"").arg(doubleQuoted(dir)),
                     QStringLiteral("--journal"),
-                    QStringLiteral("\"%1/parts/task-$k.jsonl\"").arg(dir),
+                    QStringLiteral("\"%1/parts/task-$k.jsonl\"").arg(doubleQuoted(dir)),
                     QStringLiteral("--resume")};
     if (!a.timing) {
         cmd << QStringLiteral("--no-timing");
@@ -179,8 +192,7 @@ int gradeWithSlurm(const GradeArgs &a, const Lab &lab, const QList<Student> &stu
     if (a.compileJobs > 0) {
         cmd << QStringLiteral("--compile-jobs") << QString::number(a.compileJobs);
     }
-    QString dirQuoted = dir;
-    dirQuoted.replace(QLatin1Char('"'), QStringLiteral("\\\""));
+    const QString dirQuoted = doubleQuoted(dir);
     const QString script = QStringLiteral("#!/bin/sh\n"
                                           "# Written by kpg grade --slurm: one array task grades one chunk.\n"
                                           "k=\"$SLURM_ARRAY_TASK_ID\"\n"
