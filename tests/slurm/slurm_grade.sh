@@ -118,6 +118,15 @@ grep -q '^bob,scale,not-submitted,' "$out/grades.csv" || fail "bob/scale is not 
 [ "$(grep -c ',no-gpu,' "$out/grades.csv")" -eq 10 ] || fail "expected 10 'no GPU' rows"
 grep -q 'saxpy       0 of 4 passed (1 compile error, 3 no GPU)' "$out/table.txt" || fail "the summary is not the expected one"
 
+# --resume once the job has ended: every chunk finished cleanly, so nothing is submitted and the merge is the same.
+cp "$out/grades.csv" "$out/first.csv"
+"$KPG" grade "$LAB" --submissions "$SUBS" --slurm --gpus-per-task 0 --tasks 3 --poll 1 --resume \
+  --csv "$out/grades.csv" --json "$out/grades.json" >"$out/resumed.txt" 2>"$out/resumed.err"
+rc=$?
+[ $rc -eq 0 ] || fail "kpg grade --slurm --resume exited $rc: $(cat "$out/resumed.err")"
+! grep -q "submitted Slurm job" "$out/resumed.err" || fail "--resume submitted finished chunks again"
+cmp -s "$out/first.csv" "$out/grades.csv" || fail "--resume merged another table: $(diff "$out/first.csv" "$out/grades.csv")"
+
 # Every task fails (no compile cache, and the compiler cannot start): their students are "not graded", with the reason; exit 75.
 set -x
 "$KPG" grade "$LAB" --submissions "$SUBS" --slurm --gpus-per-task 0 --tasks 2 --poll 1 \
