@@ -102,7 +102,8 @@ private Q_SLOTS:
 
         // Speed: the reference as a submission is about as fast as itself; dave's busy loop is far below 0.5x.
         const double aliceRatio = res["alice/vector_add"].value("speedRatio").toDouble();
-        QVERIFY2(aliceRatio > 0.5 && aliceRatio < 2, qPrintable(QString::number(aliceRatio)));
+        // The reference is timed first, on a GPU maybe still clocking up: a wide band.
+        QVERIFY2(aliceRatio > 0.3 && aliceRatio < 3, qPrintable(QString::number(aliceRatio)));
         QVERIFY(res["alice/vector_add"].value("referenceMs").toDouble() > 0);
         QVERIFY(res["dave/vector_add"].value("speedRatio").toDouble() < 0.5);
         QCOMPARE(res["dave/vector_add"].value("minSpeedup").toDouble(), 0.5);
