@@ -64,6 +64,9 @@ void DeviceStatus::refresh()
             }
             m_label->setText(text);
             m_label->setToolTip(d.pciBusId + QLatin1Char(' ') + d.uuid);
+            m_canRun = true;
+            m_whyNoRun.clear();
+            m_driverVersion = cudaVersionString(list.driverVersion);
             Q_EMIT deviceFound(d.ccMajor, d.ccMinor);
         } else {
             const Error &e = reply.error();
@@ -73,6 +76,17 @@ void DeviceStatus::refresh()
             default: m_label->setText(tr("GPU worker unavailable: compile-only mode")); break;
             }
             m_label->setToolTip(e.toString());
+            m_canRun = false;
+            m_whyNoRun = e.code == Error::Code::NoDriver
+                             ? tr("Running needs an NVIDIA driver, and none was found: this is compile-only mode. "
+                                  "Compiling, Problems, PTX and SASS work without one.")
+                         : e.code == Error::Code::NoDevice
+                             ? tr("Running needs a CUDA GPU, and the driver found none: this is compile-only mode. "
+                                  "Compiling, Problems, PTX and SASS work without one.")
+                             : tr("Running needs the GPU worker, which is unavailable (%1): this is compile-only "
+                                  "mode.")
+                                   .arg(e.message);
+            m_driverVersion = e.code == Error::Code::NoDriver ? tr("none found") : tr("unknown");
         }
         m_known = true;
         Q_EMIT changed();

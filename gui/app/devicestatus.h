@@ -29,6 +29,12 @@ public:
     /** True once the status is known (found, or why not). */
     bool known() const { return m_known; }
     QString text() const;
+    /** True once a GPU was found: runs can happen. False before the answer and in compile-only mode. */
+    bool canRun() const { return m_canRun; }
+    /** Why runs cannot happen, in words for a tooltip; empty when they can. */
+    QString whyNoRun() const { return m_whyNoRun; }
+    /** The CUDA driver's version ("12.4"), or why there is none. */
+    QString driverVersion() const { return m_driverVersion; }
     /** Shows ordinal as chosen (no signal). */
     void setOrdinal(int ordinal);
 
@@ -45,6 +51,9 @@ private:
     QComboBox *m_chooser = nullptr;
     int m_ordinal = 0;
     bool m_known = false;
+    bool m_canRun = false;
+    QString m_whyNoRun;
+    QString m_driverVersion;
 };
 
 } // namespace Kp

@@ -2,19 +2,41 @@
 
 #include "client/engineclient.h"
 #include "editor/codeeditor.h"
+#include "exitcodes.h"
 #include "mainwindow.h"
 #include "theme.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QDir>
 #include <QDockWidget>
 #include <QFileInfo>
+#include <QRegularExpression>
 #include <QSettings>
 #include <QTimer>
 
 #include <cstdio>
 
 using namespace Kp;
+
+namespace {
+// The panels --show brings forward: the name on the command line, the dock's object name.
+const QStringList kPanels = {QStringLiteral("problems"),  QStringLiteral("kernels"), QStringLiteral("ptx"),
+                             QStringLiteral("sass"),      QStringLiteral("launch"),  QStringLiteral("buffers"),
+                             QStringLiteral("inspector"), QStringLiteral("results"), QStringLiteral("log")};
+const QStringList kViews = {QStringLiteral("grid"), QStringLiteral("image"), QStringLiteral("diff")};
+
+int usageError(const QString &message)
+{
+    std::fprintf(stderr, "kernel-playground: %s\n", qPrintable(message));
+    return Exit::Usage;
+}
+
+QStringList presetNames()
+{
+    return QDir(QStringLiteral(":/presets")).entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name);
+}
+} // namespace
 
 int main(int argc, char **argv)
 {
@@ -33,7 +55,8 @@ int main(int argc, char **argv)
                                                        "and exit."),
                                         QStringLiteral("file.png"));
     const QCommandLineOption preset(QStringLiteral("preset"),
-                                    QStringLiteral("Open a preset (default: the last project, else vector_add)."),
+                                    QStringLiteral("Open a preset: %1 (default: the last project, else vector_add).")
+                                        .arg(presetNames().join(QStringLiteral(", "))),
                                     QStringLiteral("name"), QStringLiteral("vector_add"));
     const QCommandLineOption runOnce(QStringLiteral("run"),
                                      QStringLiteral("Run the project once it has compiled (a screenshot then waits "
@@ -46,7 +69,8 @@ int main(int argc, char **argv)
                                    QStringLiteral("Hover pixel X,Y of the image view (with --inspect NAME:image)."),
                                    QStringLiteral("x,y"));
     parser.addOption(hover);
-    const QCommandLineOption theme(QStringLiteral("theme"), QStringLiteral("Colour theme: system, light or dark."),
+    const QCommandLineOption theme(QStringLiteral("theme"),
+                                   QStringLiteral("Colour theme: %1.").arg(themeNames().join(QStringLiteral(", "))),
                                    QStringLiteral("name"));
     parser.addOption(theme);
     parser.addOption(runOnce);
@@ -54,16 +78,56 @@ int main(int argc, char **argv)
     const QCommandLineOption selectLines(QStringLiteral("select-lines"),
                                          QStringLiteral("Select source lines FIRST[-LAST] (shows their PTX)."),
                                          QStringLiteral("range"));
-    const QCommandLineOption showDock(QStringLiteral("show"),
-                                      QStringLiteral("Bring a panel to the front: problems, kernels, ptx or sass."),
-                                      QStringLiteral("panel"));
+    const QCommandLineOption showDock(
+        QStringLiteral("show"),
+        QStringLiteral("Bring a panel to the front: %1.").arg(kPanels.join(QStringLiteral(", "))),
+        QStringLiteral("panel"));
     parser.addOption(showDock);
     parser.addOption(selectLines);
     parser.addOption(screenshot);
     parser.addOption(preset);
-    parser.addPositionalArgument(QStringLiteral("file"), QStringLiteral("A CUDA source to open."),
+    parser.addPositionalArgument(QStringLiteral("file"),
+                                 QStringLiteral("A project (.kpg) or a CUDA kernel source (.cu, .cuh) to open."),
                                  QStringLiteral("[file]"));
     parser.process(app); // prints usage and exits 1 on unknown options (Qt's convention for GUIs)
+
+    // Every value is checked before a window opens: a typo is an error that
+    // lists what is allowed, never an option silently ignored.
+    if (parser.positionalArguments().size() > 1) {
+        return usageError(QStringLiteral("one file at a time; got %1").arg(parser.positionalArguments().size()));
+    }
+    if (parser.isSet(theme) && !themeNames().contains(parser.value(theme))) {
+        return usageError(QStringLiteral("--theme: unknown theme '%1'; allowed: %2")
+                              .arg(parser.value(theme), themeNames().join(QStringLiteral(", "))));
+    }
+    if (parser.isSet(showDock) && !kPanels.contains(parser.value(showDock))) {
+        return usageError(QStringLiteral("--show: no panel '%1'; panels: %2")
+                              .arg(parser.value(showDock), kPanels.join(QStringLiteral(", "))));
+    }
+    if (parser.isSet(preset) && !presetNames().contains(parser.value(preset))) {
+        return usageError(QStringLiteral("--preset: no preset '%1'; presets: %2")
+                              .arg(parser.value(preset), presetNames().join(QStringLiteral(", "))));
+    }
+    if (parser.isSet(preset) && !parser.positionalArguments().isEmpty()) {
+        return usageError(QStringLiteral("--preset and a file both name what to open; give one"));
+    }
+    if (parser.isSet(inspect) && !kViews.contains(parser.value(inspect).section(QLatin1Char(':'), 1, 1).isEmpty()
+                                                      ? QStringLiteral("grid")
+                                                      : parser.value(inspect).section(QLatin1Char(':'), 1))) {
+        return usageError(
+            QStringLiteral("--inspect: unknown view '%1'; views: %2")
+                .arg(parser.value(inspect).section(QLatin1Char(':'), 1), kViews.join(QStringLiteral(", "))));
+    }
+    if (parser.isSet(hover) &&
+        !QRegularExpression(QStringLiteral(R"(^\d+,\d+$)")).match(parser.value(hover)).hasMatch()) {
+        return usageError(
+            QStringLiteral("--hover: expected X,Y (two non-negative integers), got '%1'").arg(parser.value(hover)));
+    }
+    if (parser.isSet(selectLines) &&
+        !QRegularExpression(QStringLiteral(R"(^[1-9]\d*(-[1-9]\d*)?$)")).match(parser.value(selectLines)).hasMatch()) {
+        return usageError(QStringLiteral("--select-lines: expected FIRST or FIRST-LAST (line numbers from 1), got '%1'")
+                              .arg(parser.value(selectLines)));
+    }
 
     applyTheme(parser.isSet(theme) ? parser.value(theme) : QSettings().value(QStringLiteral("theme")).toString());
     EngineClient engine;
@@ -79,7 +143,19 @@ int main(int argc, char **argv)
     }
     if (const Status s = window.openSource(source); !s) {
         std::fprintf(stderr, "kernel-playground: %s\n", qPrintable(s.error().message));
-        return 65;
+        return Exit::BadInput;
+    }
+    if (parser.isSet(inspect)) {
+        const QString buffer = parser.value(inspect).section(QLatin1Char(':'), 0, 0);
+        if (!window.project().buffer(buffer)) {
+            QStringList names;
+            for (const BufferSpec &b : window.project().buffers) {
+                names << b.name;
+            }
+            return usageError(QStringLiteral("--inspect: no buffer '%1' in %2; buffers: %3")
+                                  .arg(buffer, QFileInfo(source).fileName(),
+                                       names.isEmpty() ? QStringLiteral("none") : names.join(QStringLiteral(", "))));
+        }
     }
     window.show();
     window.refreshDeviceStatus();
@@ -122,9 +198,7 @@ int main(int argc, char **argv)
         const QString want = parser.value(showDock) + QStringLiteral("Dock");
         QDockWidget *dock = window.findChild<QDockWidget *>(want);
         if (!dock) {
-            std::fprintf(stderr, "kernel-playground: --show: no panel '%s' (problems, kernels, ptx, sass)\n",
-                         qPrintable(parser.value(showDock)));
-            return 64;
+            return usageError(QStringLiteral("--show: no panel '%1'").arg(parser.value(showDock)));
         }
         dock->show();
         dock->raise();
@@ -138,7 +212,7 @@ int main(int argc, char **argv)
             QTimer::singleShot(300, &window, [&] {
                 if (!window.grab().save(path)) {
                     std::fprintf(stderr, "kernel-playground: cannot write screenshot %s\n", qPrintable(path));
-                    rc = 73;
+                    rc = Exit::CannotWrite;
                 }
                 app.exit(rc);
             });

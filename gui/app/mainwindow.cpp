@@ -1,5 +1,7 @@
 #include "mainwindow.h"
 
+#include "compile/sandbox.h"
+
 #include "client/engineclient.h"
 #include "compilecontroller.h"
 #include "core/format.h"
@@ -7,6 +9,7 @@
 #include "devicestatus.h"
 #include "editor/codeeditor.h"
 #include "editor/disassembler.h"
+#include "editor/findbar.h"
 #include "editor/ptxview.h"
 #include "inspector/bufferinspector.h"
 #include "inspector/imageview.h"
@@ -24,20 +27,33 @@
 #include <QActionGroup>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QDesktopServices>
+#include <QDialog>
+#include <QDialogButtonBox>
+#include <QDir>
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHBoxLayout>
+#include <QHeaderView>
+#include <QInputDialog>
+#include <QKeyEvent>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMouseEvent>
 #include <QProgressBar>
+#include <QScreen>
 #include <QSettings>
+#include <QShowEvent>
+#include <QStandardPaths>
 #include <QStatusBar>
+#include <QTableWidget>
 #include <QTimer>
 #include <QToolButton>
 #include <QUndoStack>
+#include <QUrl>
+#include <QVBoxLayout>
 
 namespace Kp {
 
@@ -48,7 +64,16 @@ MainWindow::MainWindow(EngineClient *engine, QWidget *parent)
     m_doc = new ProjectDocument(this);
     m_editor = new CodeEditor(this);
     m_editor->setObjectName(QStringLiteral("editor"));
-    setCentralWidget(m_editor);
+    // The menus' shortcuts (zoom, find, go to line) win over the editor's typing.
+    m_editor->installEventFilter(this);
+    m_findBar = new FindBar(m_editor, this);
+    auto *central = new QWidget(this);
+    auto *centralLayout = new QVBoxLayout(central);
+    centralLayout->setContentsMargins(0, 0, 0, 0);
+    centralLayout->setSpacing(0);
+    centralLayout->addWidget(m_editor, 1);
+    centralLayout->addWidget(m_findBar);
+    setCentralWidget(central);
     m_compile = new CompileController(m_doc, m_editor, this);
     m_run = new RunController(m_engine, m_doc, m_compile, this);
     m_device = new DeviceStatus(m_engine, statusBar(), this);
@@ -61,8 +86,15 @@ MainWindow::MainWindow(EngineClient *engine, QWidget *parent)
     const Result<const NvrtcApi *> nvrtc = NvrtcApi::instance();
     nvrtcLabel->setText(nvrtc ? tr("NVRTC %1").arg((*nvrtc)->versionString()) : tr("NVRTC not found: cannot compile"));
     nvrtcLabel->setToolTip(nvrtc ? (*nvrtc)->libraryPath : nvrtc.error().message);
+    // Whether a source can read this machine's files while it compiles (docs/security.md).
+    auto *sandboxLabel = new QLabel(this);
+    sandboxLabel->setObjectName(QStringLiteral("sandboxStatus"));
+    const Sandbox::Availability sandbox = Sandbox::availability();
+    sandboxLabel->setText(sandbox.sandboxed ? tr("Sandboxed") : tr("Not sandboxed"));
+    sandboxLabel->setToolTip(tr("Compiler: %1").arg(sandbox.text));
     auto *positionLabel = new QLabel(this);
     statusBar()->addPermanentWidget(nvrtcLabel);
+    statusBar()->addPermanentWidget(sandboxLabel);
     statusBar()->addPermanentWidget(positionLabel);
     connect(m_editor, &QsciScintilla::cursorPositionChanged, positionLabel, [positionLabel](int line, int index) {
         positionLabel->setText(tr("Ln %1, Col %2").arg(line + 1).arg(index + 1));
@@ -88,6 +120,9 @@ MainWindow::MainWindow(EngineClient *engine, QWidget *parent)
     statusBar()->addPermanentWidget(m_busy);
 
     // Docks: compile output at the bottom and right, the workbench around them.
+    // The launch panel is tall (fields, arguments, buttons): it takes the left
+    // edge from top to bottom, and the bottom docks sit beside it.
+    setCorner(Qt::BottomLeftCorner, Qt::LeftDockWidgetArea);
     m_problems = new ProblemsPanel(this);
     QDockWidget *problemsDock =
         addDock(tr("Problems"), QStringLiteral("problemsDock"), m_problems, Qt::BottomDockWidgetArea);
@@ -105,8 +140,7 @@ MainWindow::MainWindow(EngineClient *engine, QWidget *parent)
     ptxDock->raise();
     m_launch = new LaunchPanel(this);
     m_launch->setObjectName(QStringLiteral("launchPanel"));
-    QDockWidget *launchDock =
-        addDock(tr("Kernel & Launch"), QStringLiteral("launchDock"), m_launch, Qt::LeftDockWidgetArea);
+    addDock(tr("Kernel & Launch"), QStringLiteral("launchDock"), m_launch, Qt::LeftDockWidgetArea);
     m_buffersPanel = new BuffersPanel(this);
     QDockWidget *buffersDock =
         addDock(tr("Buffers"), QStringLiteral("buffersDock"), m_buffersPanel, Qt::BottomDockWidgetArea);
@@ -164,14 +198,11 @@ MainWindow::MainWindow(EngineClient *engine, QWidget *parent)
     wireCompile();
     wireRun();
     buildMenus();
-
-    resize(1600, 960);
-    resizeDocks({ptxDock, launchDock}, {560, 360}, Qt::Horizontal);
-    resizeDocks({problemsDock}, {340}, Qt::Vertical); // room for the Results charts
+    fitToScreen();
     // Layouts and splitters as the user left them.
     QSettings settings;
     restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
-    restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
+    m_restoredLayout = restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
     updateTitle();
 }
 
@@ -183,7 +214,67 @@ QDockWidget *MainWindow::addDock(const QString &title, const QString &name, QWid
     dock->setObjectName(name);
     dock->setWidget(widget);
     addDockWidget(area, dock);
+    // The View menu shows the title as it is: "&" is a mnemonic marker in menu text.
+    dock->toggleViewAction()->setText(QString(title).replace(QLatin1Char('&'), QStringLiteral("&&")));
     return dock;
+}
+
+QSize MainWindow::initialSize(const QRect &available)
+{
+    return {qMin(1600, available.width() * 9 / 10), qMin(960, available.height() * 9 / 10)};
+}
+
+void MainWindow::fitToScreen()
+{
+    // At most 90 % of the screen the window opens on (its status bar stays
+    // on screen), at most 1600 x 960 on large screens; the editor takes what
+    // the docks leave.
+    const QScreen *s = screen() ? screen() : QGuiApplication::primaryScreen();
+    const QRect avail = s ? s->availableGeometry() : QRect(0, 0, 1600, 1000);
+    const QSize size = initialSize(avail);
+    resize(size);
+    move(avail.center() - QPoint(size.width() / 2, size.height() / 2));
+}
+
+void MainWindow::showEvent(QShowEvent *event)
+{
+    QMainWindow::showEvent(event);
+    if (!m_docksSized && !m_restoredLayout) {
+        // Once the window has its size: dock sizes set before that are lost in the first layout.
+        m_docksSized = true;
+        QTimer::singleShot(0, this, &MainWindow::sizeDocks);
+    }
+}
+
+void MainWindow::sizeDocks()
+{
+    const QSize size = this->size();
+    auto *launchDock = findChild<QDockWidget *>(QStringLiteral("launchDock"));
+    auto *ptxDock = findChild<QDockWidget *>(QStringLiteral("ptxDock"));
+    auto *problemsDock = findChild<QDockWidget *>(QStringLiteral("problemsDock"));
+    // Side docks about a quarter of the width each; the bottom docks short
+    // (a few lines of Problems) until a run or an error gives them content.
+    resizeDocks({launchDock, ptxDock}, {size.width() * 28 / 100, size.width() * 27 / 100}, Qt::Horizontal);
+    resizeDocks({problemsDock}, {qMax(150, size.height() * 22 / 100)}, Qt::Vertical);
+}
+
+bool MainWindow::eventFilter(QObject *watched, QEvent *event)
+{
+    // QScintilla claims every key with text (Ctrl+= types "="). A key that a
+    // menu action owns is left to the action, as in any editor.
+    if (watched == m_editor && event->type() == QEvent::ShortcutOverride) {
+        auto *key = static_cast<QKeyEvent *>(event);
+        const QKeySequence pressed(key->keyCombination());
+        for (QAction *a : m_editorOverrides) {
+            for (const QKeySequence &k : a->shortcuts()) {
+                if (k.matches(pressed) == QKeySequence::ExactMatch) {
+                    event->ignore();
+                    return true;
+                }
+            }
+        }
+    }
+    return QMainWindow::eventFilter(watched, event);
 }
 
 void MainWindow::buildMenus()
@@ -207,7 +298,8 @@ void MainWindow::buildMenus()
     undo->setShortcut(QKeySequence::Undo);
     QAction *redo = edit->addAction(tr("&Redo"));
     redo->setObjectName(QStringLiteral("redoAction"));
-    redo->setShortcut(QKeySequence::Redo);
+    // Ctrl+Y and Ctrl+Shift+Z both redo, whatever the platform's convention.
+    redo->setShortcuts({QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z), QKeySequence(Qt::CTRL | Qt::Key_Y)});
     const auto editorActive = [this] { return m_editor->hasFocus(); };
     connect(undo, &QAction::triggered, this, [this, stack, editorActive] {
         if (editorActive()) {
@@ -238,11 +330,49 @@ void MainWindow::buildMenus()
         undo->setEnabled(true);
         redo->setEnabled(true);
     });
+    // Cut, Copy and Paste go to the widget with the focus: the editor or a panel's field.
+    edit->addSeparator();
+    const auto clipboardAction = [this, edit](const QString &text, QKeySequence::StandardKey key, const char *slot) {
+        QAction *a = edit->addAction(text, this, [this, slot] {
+            QWidget *w = QApplication::focusWidget();
+            if (w) {
+                QMetaObject::invokeMethod(w, slot);
+            }
+        });
+        a->setShortcut(key);
+        // The focused widget handles its own keys; the menu entry is for the mouse.
+        a->setShortcutContext(Qt::WidgetShortcut);
+        return a;
+    };
+    clipboardAction(tr("Cu&t"), QKeySequence::Cut, "cut");
+    clipboardAction(tr("&Copy"), QKeySequence::Copy, "copy");
+    clipboardAction(tr("&Paste"), QKeySequence::Paste, "paste");
+    edit->addSeparator();
+    QAction *find = edit->addAction(tr("&Find…"), this, [this] { m_findBar->open(false); });
+    find->setObjectName(QStringLiteral("findAction"));
+    find->setShortcut(QKeySequence::Find);
+    QAction *findNext = edit->addAction(tr("Find &Next"), this, [this] { m_findBar->findNext(); });
+    findNext->setShortcut(QKeySequence::FindNext);
+    QAction *findPrevious = edit->addAction(tr("Find Pre&vious"), this, [this] { m_findBar->findNext(true); });
+    findPrevious->setShortcut(QKeySequence::FindPrevious);
+    QAction *replace = edit->addAction(tr("R&eplace…"), this, [this] { m_findBar->open(true); });
+    replace->setObjectName(QStringLiteral("replaceAction"));
+    replace->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_H));
+    QAction *gotoLine = edit->addAction(tr("&Go to Line…"), this, &MainWindow::goToLine);
+    gotoLine->setObjectName(QStringLiteral("goToLineAction"));
+    gotoLine->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_G));
+    m_editorOverrides << redo << find << findNext << findPrevious << replace << gotoLine;
 
     QMenu *build = menuBar()->addMenu(tr("&Build"));
     build->addAction(tr("&Compile Now"), this, &MainWindow::compileNow)
         ->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_B));
     QAction *runAction = build->addAction(tr("&Run"), this, &MainWindow::runNow);
+    runAction->setObjectName(QStringLiteral("runAction"));
+    // Compile-only mode: the menu entry is off like the button, and says why.
+    connect(m_device, &DeviceStatus::changed, runAction, [this, runAction] {
+        runAction->setEnabled(m_device->canRun());
+        runAction->setStatusTip(m_device->whyNoRun());
+    });
     runAction->setShortcuts({QKeySequence(Qt::CTRL | Qt::Key_Return), QKeySequence(Qt::CTRL | Qt::Key_Enter)});
     runAction->setShortcutContext(Qt::ApplicationShortcut);
     QAction *abortAction = build->addAction(tr("&Abort"), this, &MainWindow::abortRun);
@@ -253,6 +383,21 @@ void MainWindow::buildMenus()
     for (QDockWidget *d : findChildren<QDockWidget *>()) {
         view->addAction(d->toggleViewAction());
     }
+    view->addSeparator();
+    // The editor's text size: the standard keys, and the keypad's (which QScintilla knows itself).
+    QAction *zoomIn = view->addAction(tr("Zoom &In"), this, [this] { m_editor->zoomIn(); });
+    zoomIn->setObjectName(QStringLiteral("zoomInAction"));
+    zoomIn->setShortcuts({QKeySequence(Qt::CTRL | Qt::Key_Equal), QKeySequence(Qt::CTRL | Qt::Key_Plus),
+                          QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Plus),
+                          QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Equal)});
+    QAction *zoomOut = view->addAction(tr("Zoom &Out"), this, [this] { m_editor->zoomOut(); });
+    zoomOut->setObjectName(QStringLiteral("zoomOutAction"));
+    zoomOut->setShortcuts({QKeySequence(Qt::CTRL | Qt::Key_Minus), QKeySequence(Qt::CTRL | Qt::Key_Underscore),
+                           QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Minus)});
+    QAction *zoomReset = view->addAction(tr("&Reset Zoom"), this, [this] { m_editor->zoomTo(0); });
+    zoomReset->setObjectName(QStringLiteral("zoomResetAction"));
+    zoomReset->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_0));
+    m_editorOverrides << zoomIn << zoomOut << zoomReset;
     view->addSeparator();
     QMenu *themes = view->addMenu(tr("&Theme"));
     auto *themeGroup = new QActionGroup(this);
@@ -269,13 +414,134 @@ void MainWindow::buildMenus()
         });
     }
 
+    QMenu *settings = menuBar()->addMenu(tr("&Settings"));
+    QAction *confine = settings->addAction(tr("&Confine Projects to Their Folder"));
+    confine->setObjectName(QStringLiteral("confineAction"));
+    confine->setCheckable(true);
+    confine->setChecked(ProjectDocument::confinePaths());
+    confine->setStatusTip(tr("Refuse a project that names a source, include folder or input file outside its own "
+                             "folder (applies to projects opened from now on)"));
+    connect(confine, &QAction::toggled, this, [](bool on) { ProjectDocument::setConfinePaths(on); });
+
     QMenu *help = menuBar()->addMenu(tr("&Help"));
-    help->addAction(tr("&About Kernel Playground"), this, [this] {
-        QMessageBox::about(this, tr("About Kernel Playground"),
-                           tr("<b>Kernel Playground %1</b><p>Write CUDA C kernels and run them visually.</p>")
-                               .arg(QStringLiteral(KPG_VERSION)));
+    QAction *keys = help->addAction(tr("&Keyboard Shortcuts"), this, &MainWindow::showShortcuts);
+    keys->setObjectName(QStringLiteral("shortcutsAction"));
+    keys->setShortcut(QKeySequence::HelpContents);
+    help->addAction(tr("&Documentation"), this, [this] {
+        const QString docs = documentationPath();
+        if (docs.isEmpty() || !QDesktopServices::openUrl(QUrl::fromLocalFile(docs))) {
+            QMessageBox::information(this, tr("Documentation"),
+                                     tr("The documentation is installed with the program (share/doc/"
+                                        "kernel-playground); no copy was found beside this one."));
+        }
     });
+    help->addAction(tr("&About Kernel Playground"), this,
+                    [this] { QMessageBox::about(this, tr("About Kernel Playground"), aboutText()); });
+    for (QMenu *m : {file, edit, build, view, help}) {
+        for (QAction *a : m->actions()) {
+            if (!a->shortcuts().isEmpty() && !a->toolTip().isEmpty()) {
+                // Menus show the keys; tooltips of the same actions elsewhere say them too.
+                a->setToolTip(QStringLiteral("%1 (%2)").arg(a->text().remove(QLatin1Char('&')),
+                                                            a->shortcut().toString(QKeySequence::NativeText)));
+            }
+        }
+    }
     rebuildRecentMenu();
+}
+
+QString MainWindow::aboutText() const
+{
+    const Result<const NvrtcApi *> nvrtc = NvrtcApi::instance();
+    return tr("<b>Kernel Playground %1</b><p>Write CUDA C kernels and run them visually.</p>"
+              "<table><tr><td>Qt</td><td>%2 (built with %3)</td></tr>"
+              "<tr><td>NVRTC</td><td>%4</td></tr>"
+              "<tr><td>CUDA driver</td><td>%5</td></tr></table>")
+        .arg(QStringLiteral(KPG_VERSION), QString::fromLatin1(qVersion()), QStringLiteral(QT_VERSION_STR),
+             nvrtc ? (*nvrtc)->versionString() : tr("not found"),
+             m_device->known() ? m_device->driverVersion() : tr("not asked yet"));
+}
+
+QString MainWindow::documentationPath()
+{
+    // Installed: <prefix>/bin/kernel-playground and <prefix>/share/doc/kernel-playground/README.md.
+    const QDir bin(QCoreApplication::applicationDirPath());
+    for (const QString &rel :
+         {QStringLiteral("../share/doc/kernel-playground/README.md"), QStringLiteral("../../README.md")}) {
+        const QString path = QDir::cleanPath(bin.absoluteFilePath(rel));
+        if (QFileInfo(path).isFile()) {
+            return path;
+        }
+    }
+    return {};
+}
+
+QList<QPair<QString, QString>> MainWindow::shortcutList() const
+{
+    QList<QPair<QString, QString>> out;
+    for (QAction *menu : menuBar()->actions()) {
+        if (!menu->menu()) {
+            continue;
+        }
+        for (QAction *a : menu->menu()->actions()) {
+            if (a->shortcuts().isEmpty()) {
+                continue;
+            }
+            QStringList keys;
+            for (const QKeySequence &k : a->shortcuts()) {
+                keys << k.toString(QKeySequence::NativeText);
+            }
+            out.append(
+                {a->text().remove(QLatin1Char('&')).remove(QStringLiteral("…")), keys.join(QStringLiteral(", "))});
+        }
+    }
+    // The editor's own keys.
+    out.append({tr("Complete the word"), QStringLiteral("Ctrl+Space")});
+    out.append({tr("Zoom the editor (keypad)"), QStringLiteral("Ctrl+Keypad +, Ctrl+Keypad -")});
+    out.append({tr("Go to a problem"), tr("click it in Problems")});
+    return out;
+}
+
+void MainWindow::showShortcuts()
+{
+    QDialog dialog(this);
+    dialog.setObjectName(QStringLiteral("shortcutsDialog"));
+    dialog.setWindowTitle(tr("Keyboard Shortcuts"));
+    auto *layout = new QVBoxLayout(&dialog);
+    const auto list = shortcutList();
+    auto *table = new QTableWidget(int(list.size()), 2, &dialog);
+    table->setObjectName(QStringLiteral("shortcutsTable"));
+    table->setHorizontalHeaderLabels({tr("Action"), tr("Keys")});
+    table->verticalHeader()->hide();
+    table->horizontalHeader()->setStretchLastSection(true);
+    table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    for (int r = 0; r < list.size(); ++r) {
+        table->setItem(r, 0, new QTableWidgetItem(list[r].first));
+        table->setItem(r, 1, new QTableWidgetItem(list[r].second));
+    }
+    table->resizeColumnToContents(0);
+    layout->addWidget(table);
+    auto *buttons = new QDialogButtonBox(QDialogButtonBox::Close, &dialog);
+    connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
+    layout->addWidget(buttons);
+    dialog.resize(520, 560);
+    m_shortcutsDialog = &dialog;
+    dialog.exec();
+    m_shortcutsDialog = nullptr;
+}
+
+void MainWindow::goToLine()
+{
+    int line = 0, index = 0;
+    m_editor->getCursorPosition(&line, &index);
+    bool ok = false;
+    const int lines = m_editor->lines();
+    const int target =
+        QInputDialog::getInt(this, tr("Go to Line"), tr("Line (1 to %1):").arg(lines), line + 1, 1, lines, 1, &ok);
+    if (ok) {
+        m_editor->setCursorPosition(target - 1, 0);
+        m_editor->ensureLineVisible(target - 1);
+        m_editor->setFocus();
+    }
 }
 
 void MainWindow::wireCompile()
@@ -316,6 +582,10 @@ void MainWindow::wireRun()
     connect(m_launch, &LaunchPanel::abortRequested, this, &MainWindow::abortRun);
     connect(m_launch, &LaunchPanel::stepRequested, m_run, &RunController::step);
     connect(m_launch, &LaunchPanel::playToggled, m_run, &RunController::setPlaying);
+    connect(m_run, &RunController::playStopped, m_launch, &LaunchPanel::stopPlaying);
+    // Compile-only mode said where it matters: on the buttons that would run.
+    connect(m_device, &DeviceStatus::changed, this,
+            [this] { m_launch->setRunAvailable(m_device->canRun(), m_device->whyNoRun()); });
     connect(m_doc, &ProjectDocument::validationChanged, this, [this] {
         const QString estimate = m_run->occupancyEstimate(m_launch->currentStep());
         if (!estimate.isEmpty()) {
@@ -503,9 +773,18 @@ void MainWindow::saveProject()
 
 void MainWindow::saveProjectAs()
 {
-    const QString suggested = m_doc->path().isEmpty()
-                                  ? QFileInfo(m_doc->displayName()).completeBaseName() + QStringLiteral(".kpg")
-                                  : m_doc->path();
+    // A new project goes where projects were last saved (else the user's
+    // documents), a bare kernel's beside its .cu; never the working directory.
+    QString suggested = m_doc->path();
+    if (suggested.isEmpty()) {
+        const QString dir = !m_doc->sourceDir().isEmpty()
+                                ? m_doc->sourceDir()
+                                : QSettings()
+                                      .value(QStringLiteral("lastSaveDir"),
+                                             QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation))
+                                      .toString();
+        suggested = QDir(dir).filePath(m_doc->suggestedBaseName() + QStringLiteral(".kpg"));
+    }
     QString path = QFileDialog::getSaveFileName(this, tr("Save Project As"), suggested, tr("Projects (*.kpg)"));
     if (path.isEmpty()) {
         return;
@@ -519,13 +798,33 @@ void MainWindow::saveProjectAs()
     }
     if (Status s = m_doc->saveTo(path); !s) {
         QMessageBox::warning(this, tr("Save As"), s.error().message);
+    } else {
+        QSettings().setValue(QStringLiteral("lastSaveDir"), QFileInfo(path).absolutePath());
     }
+}
+
+bool MainWindow::maybeSave(const QString &title)
+{
+    if (!isProjectModified()) {
+        return true;
+    }
+    const auto answer = QMessageBox::question(
+        this, title,
+        tr("Save the changes to %1 first?").arg(m_doc->path().isEmpty() ? tr("this project") : m_doc->path()),
+        QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
+    if (answer == QMessageBox::Cancel) {
+        return false;
+    }
+    if (answer == QMessageBox::Save) {
+        saveProject();
+        return !isProjectModified(); // saving failed or was cancelled: stay
+    }
+    return true;
 }
 
 void MainWindow::newProject()
 {
-    if (isProjectModified() &&
-        QMessageBox::question(this, tr("New Project"), tr("Discard the unsaved changes?")) != QMessageBox::Yes) {
+    if (!maybeSave(tr("New Project"))) {
         return;
     }
     if (Status s = m_doc->newProject(); !s) {
@@ -549,23 +848,9 @@ void MainWindow::rebuildRecentMenu()
 
 void MainWindow::closeEvent(QCloseEvent *event)
 {
-    if (isProjectModified()) {
-        const auto answer =
-            QMessageBox::question(this, tr("Unsaved changes"),
-                                  tr("Save the changes to %1 before closing?")
-                                      .arg(m_doc->path().isEmpty() ? tr("this project") : m_doc->path()),
-                                  QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel);
-        if (answer == QMessageBox::Cancel) {
-            event->ignore();
-            return;
-        }
-        if (answer == QMessageBox::Save) {
-            saveProject();
-            if (isProjectModified()) {
-                event->ignore(); // saving failed or was cancelled: keep the window
-                return;
-            }
-        }
+    if (!maybeSave(tr("Unsaved changes"))) {
+        event->ignore();
+        return;
     }
     QSettings settings;
     settings.setValue(QStringLiteral("window/geometry"), saveGeometry());

@@ -8,6 +8,8 @@
 #include <QMainWindow>
 #include <QString>
 
+class QAction;
+class QDialog;
 class QDockWidget;
 class QLabel;
 class QMenu;
@@ -20,6 +22,7 @@ namespace Kp {
 class BufferInspector;
 class BuffersPanel;
 class CodeEditor;
+class FindBar;
 class CompileController;
 class DeviceStatus;
 class Disassembler;
@@ -103,6 +106,19 @@ public:
     PtxView *sassView() const { return m_sass; }
     QTreeWidget *problems() const;
     QTableWidget *kernelsTable() const;
+    FindBar *findBar() const { return m_findBar; }
+    /** Every menu action with its keys, for Help > Keyboard Shortcuts. */
+    QList<QPair<QString, QString>> shortcutList() const;
+    /** The About box's text: the program's, Qt's, NVRTC's and the driver's versions. */
+    QString aboutText() const;
+    /** The installed documentation's README, or empty. */
+    static QString documentationPath();
+    /** The shortcut list while it is shown (tests). */
+    QDialog *shortcutsDialog() const { return m_shortcutsDialog; }
+
+    /** The first window's size on a screen with this available geometry: at most 90 % of it, at most 1600 x 960. */
+    static QSize initialSize(const QRect &available);
+
     /** Pause after the last keystroke before compiling. */
     static constexpr int kCompileDelayMs = 250;
 
@@ -119,10 +135,20 @@ Q_SIGNALS:
 
 protected:
     void closeEvent(QCloseEvent *event) override;
+    bool eventFilter(QObject *watched, QEvent *event) override;
+    void showEvent(QShowEvent *event) override;
 
 private:
     QDockWidget *addDock(const QString &title, const QString &name, QWidget *widget, Qt::DockWidgetArea area);
     void buildMenus();
+    /** Sizes the first window to the screen it opens on and gives the docks their share. */
+    void fitToScreen();
+    /** Gives the side and bottom docks their share of the shown window (unless a saved layout was restored). */
+    void sizeDocks();
+    /** Asks Save/Discard/Cancel when there are unsaved changes; false when the user cancelled. */
+    bool maybeSave(const QString &title);
+    void showShortcuts();
+    void goToLine();
     void wireCompile();
     void wireRun();
     void openFileDialog();
@@ -158,6 +184,12 @@ private:
     QWidget *m_busy = nullptr; ///< status-bar progress, shown for runs longer than half a second
     QMenu *m_recentMenu = nullptr;
     QLabel *m_compileLabel = nullptr;
+    FindBar *m_findBar = nullptr;
+    bool m_docksSized = false;
+    bool m_restoredLayout = false;
+    QDialog *m_shortcutsDialog = nullptr;
+    /** Actions whose keys the editor must not take as typing (zoom, find, go to line, redo). */
+    QList<QAction *> m_editorOverrides;
 };
 
 } // namespace Kp

@@ -22,17 +22,23 @@ ProblemsPanel::ProblemsPanel(QWidget *parent)
         }
     });
     connect(this, &QTreeWidget::itemClicked, this, &QTreeWidget::itemActivated);
+    // By line, as the source reads, rather than in the order the compiler
+    // reported; a click on a header sorts by that column.
+    setSortingEnabled(true);
+    sortByColumn(1, Qt::AscendingOrder);
 }
 
 void ProblemsPanel::setDiagnostics(const QList<Diagnostic> &diagnostics, const QString &sourceFile)
 {
     clear();
+    setSortingEnabled(false); // sorted once, after every row is in
     for (const Diagnostic &d : diagnostics) {
         const bool here = d.file == sourceFile;
         auto *item = new QTreeWidgetItem(this);
         item->setText(0, Diagnostic::severityName(d.severity));
-        item->setText(1, d.line > 0 ? QString::number(d.line) : QString());
-        item->setText(2, d.column > 0 ? QString::number(d.column) : QString());
+        // Numbers sort as numbers (9 before 10); no line sorts first, as a file-level message.
+        item->setData(1, Qt::DisplayRole, d.line > 0 ? QVariant(d.line) : QVariant(QString()));
+        item->setData(2, Qt::DisplayRole, d.column > 0 ? QVariant(d.column) : QVariant(QString()));
         item->setText(3, (here || d.file.isEmpty() ? QString() : d.file + QStringLiteral(": ")) +
                              d.message.section(QLatin1Char('\n'), 0, 0));
         item->setToolTip(3, d.message);
@@ -42,6 +48,7 @@ void ProblemsPanel::setDiagnostics(const QList<Diagnostic> &diagnostics, const Q
                                : d.severity == Diagnostic::Severity::Warning ? QColor(0xb08800)
                                                                              : palette().color(QPalette::Text));
     }
+    setSortingEnabled(true);
 }
 
 } // namespace Kp

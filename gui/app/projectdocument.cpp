@@ -1,7 +1,9 @@
 #include "projectdocument.h"
 
 #include "compile/compiler.h"
+#include "core/expression.h"
 #include "core/safefile.h"
+#include "project/bufferjson.h"
 #include "project/projectio.h"
 #include "run/projectcompile.h"
 
@@ -69,6 +71,16 @@ ProjectDocument::~ProjectDocument()
     m_undo.clear();
 }
 
+bool ProjectDocument::confinePaths()
+{
+    return QSettings().value(QStringLiteral("security/confineProjectPaths"), false).toBool();
+}
+
+void ProjectDocument::setConfinePaths(bool on)
+{
+    QSettings().setValue(QStringLiteral("security/confineProjectPaths"), on);
+}
+
 Status ProjectDocument::open(const QString &path)
 {
     return path.endsWith(QLatin1String(".kpg")) ? openProject(path) : openSource(path);
@@ -76,7 +88,10 @@ Status ProjectDocument::open(const QString &path)
 
 Status ProjectDocument::openProject(const QString &path)
 {
-    Result<Project> loaded = loadProject(path);
+    // The program's own presets are trusted; a user's project is held to
+    // its folder when the setting asks for it.
+    Result<Project> loaded =
+        loadProject(path, confinePaths() && !isResource(path) ? PathScope::ProjectFolder : PathScope::Anywhere);
     if (!loaded) {
         return loaded.error();
     }
@@ -84,6 +99,7 @@ Status ProjectDocument::openProject(const QString &path)
     const QString sourcePath = p.sourceFile.isEmpty() ? QString() : QDir(p.dir()).filePath(p.sourceFile);
     // A preset is saved elsewhere: it has no .kpg of its own.
     const QString kpg = isResource(path) ? QString() : p.path;
+    m_presetName = isResource(path) ? QFileInfo(path).completeBaseName() : QString(); // before loaded(): the title
     setLoaded(std::move(p), kpg, sourcePath);
     if (!kpg.isEmpty()) {
         addRecent(kpg);
@@ -103,6 +119,7 @@ Status ProjectDocument::openSource(const QString &path)
     Project p;
     p.sourceFile = fi.fileName();
     p.sourceText = QString::fromUtf8(*bytes);
+    m_presetName.clear();
     setLoaded(std::move(p), {}, path);
     return Unit{};
 }
@@ -154,9 +171,20 @@ CompileRequest ProjectDocument::compileRequest(int ccMajor, int ccMinor) const
 
 QString ProjectDocument::displayName() const
 {
-    return !m_path.isEmpty()        ? QFileInfo(m_path).fileName()
-           : m_sourcePath.isEmpty() ? tr("untitled")
-                                    : QFileInfo(m_sourcePath).fileName();
+    // A project is named by its .kpg, a preset's unsaved copy too (it is a
+    // project, not its .cu), a bare kernel by its source file.
+    return !m_path.isEmpty()         ? QFileInfo(m_path).fileName()
+           : !m_presetName.isEmpty() ? tr("%1.kpg (preset)").arg(m_presetName)
+           : m_sourcePath.isEmpty()  ? tr("untitled")
+                                     : QFileInfo(m_sourcePath).fileName();
+}
+
+QString ProjectDocument::suggestedBaseName() const
+{
+    return !m_path.isEmpty()         ? QFileInfo(m_path).completeBaseName()
+           : !m_presetName.isEmpty() ? m_presetName
+           : m_sourcePath.isEmpty()  ? QStringLiteral("untitled")
+                                     : QFileInfo(m_sourcePath).completeBaseName();
 }
 
 void ProjectDocument::setSourceText(const QString &text)
@@ -240,6 +268,7 @@ Status ProjectDocument::saveTo(const QString &kpgPath)
     }
     p.path = QFileInfo(kpgPath).absoluteFilePath();
     m_project = p;
+    m_presetName.clear(); // saved: a project of its own now
     m_path = p.path;
     m_sourcePath = p.sourceFile.isEmpty() ? QString() : QDir(m_project.dir()).filePath(m_project.sourceFile);
     m_sourceModified = false;
@@ -266,6 +295,9 @@ Status ProjectDocument::edit(const QString &text, const std::function<void(QJson
     next.path = m_project.path;
     if (serializeProject(next) == serializeProject(m_project)) {
         return Unit{}; // nothing changed: no step to undo
+    }
+    if (Status s = checkChangedContents(next); !s) {
+        return s;
     }
     m_undo.push(new EditCommand(this, text, m_project, std::move(next)));
     return Unit{};
@@ -319,8 +351,97 @@ Status ProjectDocument::appendListItem(const QString &list, const QJsonObject &i
     });
 }
 
+Status ProjectDocument::checkChangedContents(const Project &next) const
+{
+    // An init that only filling can judge (an expression's variables, a
+    // file's contents) is tried now, on that buffer alone, so a bad one is
+    // refused where it was typed rather than found by the next run.
+    for (qsizetype i = 0; i < next.buffers.size(); ++i) {
+        const BufferSpec &b = next.buffers[i];
+        if (b.init.kind != BufferInit::Kind::Expression && b.init.kind != BufferInit::Kind::Npy &&
+            b.init.kind != BufferInit::Kind::Image) {
+            continue;
+        }
+        const BufferSpec *old = m_project.buffer(b.name);
+        const auto same = [](const BufferSpec &x, const BufferSpec &y) {
+            return x.dtype == y.dtype && x.shape == y.shape && bufferInitToJson(x.init) == bufferInitToJson(y.init);
+        };
+        bool scalarsSame = m_project.scalars.size() == next.scalars.size();
+        for (qsizetype k = 0; scalarsSame && k < next.scalars.size(); ++k) {
+            scalarsSame = m_project.scalars[k].name == next.scalars[k].name &&
+                          m_project.scalars[k].value == next.scalars[k].value;
+        }
+        if (old && same(*old, b) && scalarsSame) {
+            continue;
+        }
+        Project trial = next;
+        trial.buffers = {b};
+        HostBuffers host;
+        if (Status s = host.materialize(trial); !s) {
+            Error e = s.error();
+            const QString field = QStringLiteral("buffers[%1]").arg(i);
+            e.message.replace(QStringLiteral("buffers[0]"), field);
+            // The filler names the buffer in words; the panel words the path itself.
+            e.message.replace(QStringLiteral("buffers '%1' init expression").arg(b.name),
+                              field + QStringLiteral(".init.expr"));
+            e.path = e.path.isEmpty() ? field + QStringLiteral(".init")
+                                      : e.path.replace(QStringLiteral("buffers[0]"), field);
+            if (!e.message.startsWith(field)) {
+                e.message = field + QStringLiteral(".init: ") + e.message;
+                e.path = field + QStringLiteral(".init");
+            }
+            return e;
+        }
+    }
+    return Unit{};
+}
+
+QStringList ProjectDocument::usesOf(const QString &name, bool buffer) const
+{
+    QStringList uses;
+    const QList<LaunchStep> &launches = m_project.launches;
+    for (qsizetype s = 0; s < launches.size(); ++s) {
+        const KernelInfo *kernel = findKernel(m_compiled.kernels, launches[s].kernel);
+        for (qsizetype a = 0; a < launches[s].args.size(); ++a) {
+            const ArgBinding &b = launches[s].args[a];
+            const bool match =
+                b.name == name && (buffer ? b.kind == ArgBinding::Kind::Buffer : b.kind == ArgBinding::Kind::Scalar);
+            if (!match) {
+                continue;
+            }
+            const QString param = !b.param.isEmpty()                    ? b.param
+                                  : kernel && a < kernel->params.size() ? kernel->params[a].name
+                                                                        : QString();
+            uses << (param.isEmpty() ? tr("step %1, argument %2").arg(s + 1).arg(a + 1)
+                                     : tr("step %1, parameter %2").arg(s + 1).arg(param));
+        }
+    }
+    if (buffer) {
+        for (const auto &pair : m_project.repeat.swaps) {
+            if (pair.first == name || pair.second == name) {
+                uses << tr("the repeat swap %1 ↔ %2").arg(pair.first, pair.second);
+            }
+        }
+    }
+    return uses;
+}
+
 Status ProjectDocument::removeListItem(const QString &list, int index)
 {
+    const bool buffers = list == QLatin1String("buffers");
+    const QString name = buffers ? m_project.buffers.value(index).name : m_project.scalars.value(index).name;
+    // Refused before anything changes, in words that say so: deleting what a
+    // step still uses would leave a project that cannot run.
+    if (const QStringList uses = usesOf(name, buffers); !uses.isEmpty()) {
+        const QString field = QStringLiteral("%1[%2]").arg(list).arg(index);
+        Error e{QStringLiteral("project"),
+                Error::Code::BadInput,
+                {},
+                tr("%1: not deleted: %2 is still used by %3. Bind %4 to something else first.")
+                    .arg(field, name, uses.join(QStringLiteral("; ")), uses.size() == 1 ? tr("that") : tr("those"))};
+        e.path = field;
+        return e;
+    }
     const QString what = list == QLatin1String("scalars") ? tr("scalar") : tr("buffer");
     return edit(tr("Delete %1 %2").arg(what).arg(index + 1), [&](QJsonObject &o) {
         QJsonArray items = o.value(list).toArray();
@@ -363,8 +484,9 @@ void ProjectDocument::revalidate()
         v.error = Error{QStringLiteral("project"),
                         Error::Code::BadInput,
                         {},
-                        tr("No launch step yet: this kernel has no project around it. Open a .kpg "
-                           "project, or save this one and add buffers and a launch step.")};
+                        tr("No launch step yet: choose the kernel to launch in the Kernel box above "
+                           "(or press +); a step with a default grid and block appears, and a button "
+                           "creates the buffers and scalars its parameters need.")};
         v.error->path = QStringLiteral("launches");
         return done();
     }
@@ -372,24 +494,72 @@ void ProjectDocument::revalidate()
         v.error = s.error();
         return done();
     }
+    const auto resolvedText = [](const qint64 grid[3], const qint64 block[3]) {
+        const qint64 threads = grid[0] * grid[1] * grid[2] * block[0] * block[1] * block[2];
+        return tr("grid (%1, %2, %3) × block (%4, %5, %6) = %7 threads")
+            .arg(grid[0])
+            .arg(grid[1])
+            .arg(grid[2])
+            .arg(block[0])
+            .arg(block[1])
+            .arg(block[2])
+            .arg(QLocale().toString(threads));
+    };
     const Result<PreparedRun> r = prepareRun(m_project, m_compiled, m_host, 0);
     if (!r) {
         v.error = r.error();
+        // What the grid and block give stays known when something else (a
+        // binding, the kernel) is wrong: evaluate them on their own.
+        const QMap<QString, double> vars = expressionVariables(m_project, m_host);
+        for (const LaunchStep &st : m_project.launches) {
+            Expression e;
+            for (auto it = vars.begin(); it != vars.end(); ++it) {
+                e.set(it.key(), it.value());
+            }
+            qint64 block[3] = {1, 1, 1};
+            qint64 grid[3] = {1, 1, 1};
+            bool ok = true;
+            for (int a = 0; a < 3 && ok; ++a) {
+                const auto b = a < st.block.size() ? e.evaluate(st.block[a], QString()) : Result<double>(1.0);
+                ok = bool(b);
+                block[a] = ok ? qint64(*b) : 1;
+            }
+            e.set(QStringLiteral("block.x"), double(block[0]));
+            e.set(QStringLiteral("block.y"), double(block[1]));
+            e.set(QStringLiteral("block.z"), double(block[2]));
+            for (int a = 0; a < 3 && ok; ++a) {
+                const auto g = a < st.grid.size() ? e.evaluate(st.grid[a], QString()) : Result<double>(1.0);
+                ok = bool(g);
+                grid[a] = ok ? qint64(*g) : 1;
+            }
+            v.resolved << (ok ? resolvedText(grid, block) : QString());
+        }
         return done();
     }
     v.warnings = r->warnings;
-    for (const RunStep &st : r->request.steps) {
-        const qint64 perBlock = qint64(st.block[0]) * st.block[1] * st.block[2];
-        const qint64 threads = qint64(st.grid[0]) * st.grid[1] * st.grid[2] * perBlock;
-        v.resolved << tr("grid (%1, %2, %3) × block (%4, %5, %6) = %7 threads")
-                          .arg(st.grid[0])
-                          .arg(st.grid[1])
-                          .arg(st.grid[2])
-                          .arg(st.block[0])
-                          .arg(st.block[1])
-                          .arg(st.block[2])
-                          .arg(QLocale().toString(threads));
+    for (qsizetype i = 0; i < r->request.steps.size(); ++i) {
+        const RunStep &st = r->request.steps[i];
+        const qint64 grid[3] = {st.grid[0], st.grid[1], st.grid[2]};
+        const qint64 block[3] = {st.block[0], st.block[1], st.block[2]};
+        const qint64 perBlock = block[0] * block[1] * block[2];
+        v.resolved << resolvedText(grid, block);
         v.steps.append({st.kernel, int(perBlock), st.sharedBytes});
+        // Known without a GPU: no CUDA device runs more than 1024 threads per
+        // block, so say so here rather than after a failed launch.
+        if (perBlock > kMaxThreadsPerBlock && !v.error) {
+            v.error = Error{QStringLiteral("project"),
+                            Error::Code::BadInput,
+                            {},
+                            tr("launches[%1].block: %2 × %3 × %4 = %5 threads per block; CUDA GPUs run at most "
+                               "%6 threads per block")
+                                .arg(i)
+                                .arg(block[0])
+                                .arg(block[1])
+                                .arg(block[2])
+                                .arg(perBlock)
+                                .arg(kMaxThreadsPerBlock)};
+            v.error->path = QStringLiteral("launches[%1].block").arg(i);
+        }
     }
     done();
 }

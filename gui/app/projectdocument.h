@@ -92,8 +92,10 @@ public:
      * this, so their results share one cache entry.
      */
     CompileRequest compileRequest(int ccMajor, int ccMinor) const;
-    /** "vector_add.kpg", "kernel.cu", "untitled": what the title bar shows. */
+    /** "vector_add.kpg", "heat.kpg (preset)", "kernel.cu", "untitled": what the title bar shows. */
     QString displayName() const;
+    /** The name Save As proposes, without folder or extension: "heat", "kernel", "untitled". */
+    QString suggestedBaseName() const;
 
     /** The editor's text, kept here so compiles, runs and saves read one place. Not an undoable edit. */
     void setSourceText(const QString &text);
@@ -116,7 +118,10 @@ public:
     /** Sets `field` of item `index` of the "buffers" or "scalars" list. */
     Status editListItem(const QString &list, int index, const QString &field, const QJsonValue &value);
     Status appendListItem(const QString &list, const QJsonObject &item);
+    /** Removes item index of "buffers" or "scalars"; refused while a launch step or a swap still uses it. */
     Status removeListItem(const QString &list, int index);
+    /** Where the project uses buffer (or scalar) name: "step 2, parameter t_next", "the repeat swap t ↔ t_next". */
+    QStringList usesOf(const QString &name, bool buffer) const;
 
     QUndoStack *undoStack() { return &m_undo; }
 
@@ -137,6 +142,15 @@ public:
 
     /** The recently opened or saved projects, newest first. */
     static QStringList recentProjects();
+    /**
+     * Settings > Confine Projects to Their Folder (docs/security.md): opened
+     * projects may name only files inside their own folder. Off by default.
+     */
+    static bool confinePaths();
+    static void setConfinePaths(bool on);
+
+    /** The most threads per block any CUDA GPU runs (compute capability 2.0 and later). */
+    static constexpr qint64 kMaxThreadsPerBlock = 1024;
 
 Q_SIGNALS:
     /** Another project or source was loaded: everything is new, the editor takes sourceText. */
@@ -158,10 +172,13 @@ private:
     void setProjectState(const Project &project);
     void setLoaded(Project project, const QString &kpgPath, const QString &sourcePath);
     void addRecent(const QString &path);
+    /** Fills, on their own, the buffers whose contents an edit changed and only filling can judge. */
+    Status checkChangedContents(const Project &next) const;
 
     Project m_project;
     QString m_path;       ///< the .kpg, or empty
     QString m_sourcePath; ///< the kernel's file (or resource), or empty for an inline source
+    QString m_presetName; ///< "heat" while an unsaved copy of a preset is open
     HostBuffers m_host;
     QUndoStack m_undo;
     CompileResult m_compiled;

@@ -104,6 +104,7 @@ void RunController::start(bool play)
     }
     const CompileRequest req = m_doc->compileRequest(m_compile->ccMajor(), m_compile->ccMinor());
     m_running = true;
+    m_sentSteps.clear();
     m_doc->setBusy(true);
     Q_EMIT started(play);
     Q_EMIT statusChanged(tr("Running…"));
@@ -151,6 +152,8 @@ void RunController::start(bool play)
                             m_doc->revalidate(); // the panel marks the field
                             return;
                         }
+                        // What was sent, for the history row of a run that fails before reporting its steps.
+                        m_sentSteps = prepared->request.steps;
                         Q_EMIT launching();
                         runnerFor(m_deviceOrdinal)->run(*prepared, host, [this, play](const RunResult &r) {
                             finish(r, play);
@@ -198,10 +201,21 @@ void RunController::finish(const RunResult &r, bool play)
         rec.when = QDateTime::currentDateTime();
         rec.kernel = r.steps.isEmpty() ? (project.launches.isEmpty() ? QString() : project.launches.first().kernel)
                                        : r.steps.first().kernel;
+        // A run that failed before any step reported (no driver, a dead worker)
+        // still launched what was prepared: its row says that, not 1 x 1.
+        const RunStep *sent = m_sentSteps.isEmpty() ? nullptr : &m_sentSteps.first();
         if (!r.steps.isEmpty()) {
             rec.grid = r.steps.first().grid;
             rec.block = r.steps.first().block;
-            rec.label = tr("block %1").arg(r.steps.first().block[0]);
+        } else if (sent) {
+            rec.grid = sent->grid;
+            rec.block = sent->block;
+            if (rec.kernel.isEmpty()) {
+                rec.kernel = sent->kernel;
+            }
+        }
+        if (!r.steps.isEmpty() || sent) {
+            rec.label = tr("block %1").arg(rec.block[0]);
         }
         rec.defines = project.compile.defines;
         rec.result = r;
@@ -210,7 +224,10 @@ void RunController::finish(const RunResult &r, bool play)
     if (r.error) {
         m_playing = false;
         Q_EMIT playStopped();
-        Q_EMIT statusChanged(tr("Run failed: %1").arg(Error::codeName(r.error->code)));
+        // In words: the first sentence of the message, not a code name.
+        const QString first = r.error->message.section(QStringLiteral(". "), 0, 0);
+        Q_EMIT statusChanged(
+            tr("Run failed: %1").arg(first.size() > 90 ? first.left(87) + QStringLiteral("…") : first));
         Q_EMIT message(tr("Run %1 failed: %2%3")
                            .arg(m_runs.size())
                            .arg(r.error->message,

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "results/runhistory.h"
+#include "run/runrequest.h"
 #include "run/runtypes.h"
 
 #include <QList>
@@ -97,6 +98,7 @@ private:
     std::map<int, Runner *> m_deviceRunners;
     int m_deviceOrdinal = 0;
     QList<RunResult> m_runs;
+    QList<RunStep> m_sentSteps; ///< the steps of the run in flight, as sent to the worker
     bool m_running = false;
     bool m_playing = false;
     qint64 m_playFrames = 0;

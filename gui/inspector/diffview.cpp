@@ -245,8 +245,13 @@ DiffView::DiffView(QWidget *parent)
     validator->setLocale(QLocale::c());
     m_toleranceEdit->setValidator(validator);
     m_toleranceEdit->setMaximumWidth(110);
+    // The combo box and the summary must not set the inspector's width: long
+    // entries and summaries are elided or wrapped, so the editor keeps its room.
+    m_kindBox->setMinimumContentsLength(10);
+    m_kindBox->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
     m_summary = new QLabel(this);
     m_summary->setObjectName(QStringLiteral("diffSummary"));
+    m_summary->setWordWrap(true);
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
 
     m_heatmap = new ImageView(this);

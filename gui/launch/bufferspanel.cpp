@@ -6,21 +6,27 @@
 #include "buffers/bufferinit.h"
 #include "buffers/npy.h"
 #include "core/safefile.h"
+#include "initeditor.h"
 #include "project/bufferjson.h"
 #include "run/runner.h"
 
+#include <QComboBox>
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QGroupBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QLabel>
+#include <QMenu>
 #include <QPushButton>
 #include <QRegularExpression>
+#include <QStyledItemDelegate>
 #include <QTableWidget>
 #include <QTimer>
+#include <QToolButton>
 #include <QVBoxLayout>
 
 namespace Kp {
@@ -36,17 +42,62 @@ QString shapeText(const QList<qint64> &shape)
     }
     return parts.join(QStringLiteral(", "));
 }
-} // namespace
 
-QString describeInit(const BufferInit &i)
+/** A cell edited by choosing from a fixed list (dtypes): no typing, no typo. */
+class ChoiceDelegate : public QStyledItemDelegate
 {
-    return QString::fromUtf8(QJsonDocument(bufferInitToJson(i)).toJson(QJsonDocument::Compact));
+public:
+    ChoiceDelegate(QStringList choices, QObject *parent)
+        : QStyledItemDelegate(parent)
+        , m_choices(std::move(choices))
+    {
+    }
+    QWidget *createEditor(QWidget *parent, const QStyleOptionViewItem &, const QModelIndex &) const override
+    {
+        auto *combo = new QComboBox(parent);
+        combo->addItems(m_choices);
+        // A choice is an edit: commit it at once, as a list's click would.
+        connect(combo, &QComboBox::activated, combo, [this, combo] {
+            auto *self = const_cast<ChoiceDelegate *>(this);
+            Q_EMIT self->commitData(combo);
+            Q_EMIT self->closeEditor(combo);
+        });
+        return combo;
+    }
+    void setEditorData(QWidget *editor, const QModelIndex &index) const override
+    {
+        static_cast<QComboBox *>(editor)->setCurrentText(index.data().toString());
+    }
+    void setModelData(QWidget *editor, QAbstractItemModel *model, const QModelIndex &index) const override
+    {
+        model->setData(index, static_cast<QComboBox *>(editor)->currentText());
+    }
+
+private:
+    QStringList m_choices;
+};
+
+QStringList scalarTypeNames()
+{
+    QStringList out;
+    for (const QString &n : dtypeNames()) {
+        const auto t = dtypeFromName(n);
+        if (t && dtypeInfo(*t).components == 1) {
+            out << n;
+        }
+    }
+    return out;
 }
+} // namespace
 
 BuffersPanel::BuffersPanel(QWidget *parent)
     : QWidget(parent)
 {
     auto *layout = new QVBoxLayout(this);
+    auto *columns = new QHBoxLayout;
+    auto *left = new QVBoxLayout;
+    columns->addLayout(left, 3);
+    layout->addLayout(columns, 1);
     m_table = new QTableWidget(0, ColumnCount, this);
     m_table->setObjectName(QStringLiteral("buffers"));
     m_table->setHorizontalHeaderLabels(
@@ -55,8 +106,41 @@ BuffersPanel::BuffersPanel(QWidget *parent)
     m_table->verticalHeader()->hide();
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setSelectionMode(QAbstractItemView::SingleSelection);
-    layout->addWidget(m_table, 1);
+    m_table->setWordWrap(false);
+    m_table->setItemDelegateForColumn(DTypeCol, new ChoiceDelegate(dtypeNames(), this));
+    // Room for a few buffers before scrolling (header and four rows).
+    m_table->setMinimumHeight(m_table->horizontalHeader()->sizeHint().height() +
+                              3 * m_table->verticalHeader()->defaultSectionSize() + 4);
+    left->addWidget(m_table, 3);
     connect(m_table, &QTableWidget::cellChanged, this, &BuffersPanel::onCellChanged);
+    connect(m_table, &QTableWidget::currentCellChanged, this, &BuffersPanel::showInit);
+    connect(m_table, &QTableWidget::cellDoubleClicked, this, [this](int, int column) {
+        if (column == Init) {
+            m_initEditor->kindChooser()->setFocus();
+        }
+    });
+
+    // The selected buffer's initial contents, as a form.
+    m_initBox = new QGroupBox(tr("Initial contents"), this);
+    m_initBox->setObjectName(QStringLiteral("initBox"));
+    auto *initLayout = new QVBoxLayout(m_initBox);
+    m_initEditor = new InitEditor(m_initBox);
+    m_initEditor->setObjectName(QStringLiteral("initEditor"));
+    initLayout->addWidget(m_initEditor);
+    initLayout->addStretch(1);
+    m_initBox->setMinimumWidth(240);
+    m_initBox->setMaximumWidth(320);
+    // Scalars in their own column, so the panel stays short (a bottom dock) and every table shows rows.
+    auto *middle = new QVBoxLayout;
+    columns->addLayout(middle, 2);
+    columns->addWidget(m_initBox);
+    connect(m_initEditor, &InitEditor::committed, this, [this](const QJsonObject &init) {
+        const int row = currentBuffer();
+        if (row >= 0) {
+            // After the editor is done with its signal: the rows are rebuilt in answer.
+            QTimer::singleShot(0, this, [this, row, init] { Q_EMIT edited(row, QStringLiteral("init"), init); });
+        }
+    });
 
     // Scalars: kernel arguments and variables of every expression.
     m_scalars = new QTableWidget(0, 3, this);
@@ -64,8 +148,10 @@ BuffersPanel::BuffersPanel(QWidget *parent)
     m_scalars->setHorizontalHeaderLabels({tr("Scalar"), tr("Type"), tr("Value")});
     m_scalars->horizontalHeader()->setStretchLastSection(true);
     m_scalars->verticalHeader()->hide();
-    m_scalars->setMaximumHeight(140);
-    layout->addWidget(m_scalars);
+    m_scalars->setItemDelegateForColumn(1, new ChoiceDelegate(scalarTypeNames(), this));
+    m_scalars->setMinimumHeight(m_scalars->horizontalHeader()->sizeHint().height() +
+                                2 * m_scalars->verticalHeader()->defaultSectionSize() + 4);
+    middle->addWidget(m_scalars, 1);
     connect(m_scalars, &QTableWidget::cellChanged, this, [this](int row, int column) {
         if (m_updating) {
             return;
@@ -89,15 +175,23 @@ BuffersPanel::BuffersPanel(QWidget *parent)
     m_message->setWordWrap(true);
     m_message->setStyleSheet(QStringLiteral("color: #d73a49;"));
     layout->addWidget(m_message);
+    m_message->setMinimumWidth(100); // wraps: a long message never widens the dock
 
     auto *buttons = new QHBoxLayout;
-    const auto button = [&](const QString &text, auto slot) {
-        auto *b = new QPushButton(text, this);
-        buttons->addWidget(b);
-        connect(b, &QPushButton::clicked, this, slot);
+    auto *scalarButtons = new QHBoxLayout;
+    left->addLayout(buttons);
+    middle->addLayout(scalarButtons);
+    QHBoxLayout *into = buttons;
+    // Tool buttons, as wide as their text: the rows fit a bottom dock beside the launch panel.
+    const auto button = [&](const QString &name, const QString &text, auto slot) {
+        auto *b = new QToolButton(this);
+        b->setText(text);
+        b->setObjectName(name);
+        into->addWidget(b);
+        connect(b, &QToolButton::clicked, this, slot);
         return b;
     };
-    button(tr("Add"), [this] {
+    button(QStringLiteral("addBuffer"), tr("Add"), [this] {
         QString name = QStringLiteral("buf");
         for (int n = 1;; ++n) {
             name = QStringLiteral("buf%1").arg(n);
@@ -108,8 +202,13 @@ BuffersPanel::BuffersPanel(QWidget *parent)
         Q_EMIT addRequested(QJsonObject{{QStringLiteral("name"), name},
                                         {QStringLiteral("dtype"), QStringLiteral("float32")},
                                         {QStringLiteral("shape"), QJsonArray{1024}}});
+        // The new buffer is the last row: show it, selected, with its name ready to type over.
+        if (const int last = m_table->rowCount() - 1; last >= 0 && m_table->item(last, Name)->text() == name) {
+            selectBuffer(last);
+            m_table->editItem(m_table->item(last, Name));
+        }
     });
-    button(tr("Duplicate"), [this] {
+    button(QStringLiteral("duplicateBuffer"), tr("Duplicate"), [this] {
         const int i = currentBuffer();
         if (i < 0) {
             return;
@@ -131,14 +230,23 @@ BuffersPanel::BuffersPanel(QWidget *parent)
         }
         Q_EMIT addRequested(o);
     });
-    button(tr("Delete"), [this] {
+    button(QStringLiteral("deleteBuffer"), tr("Delete"), [this] {
         if (currentBuffer() >= 0) {
             Q_EMIT removeRequested(currentBuffer());
         }
     });
-    button(tr("Import .npy…"), [this] { importFile(false); });
-    button(tr("Import image…"), [this] { importFile(true); });
-    button(tr("Export…"), [this] {
+    // Import is one button with a menu: the row fits a bottom dock at 1280 pixels.
+    auto *import = new QToolButton(this);
+    import->setObjectName(QStringLiteral("importBuffer"));
+    import->setText(tr("Import"));
+    import->setToolTip(tr("A new buffer filled from a NumPy file or an image"));
+    import->setPopupMode(QToolButton::InstantPopup);
+    auto *importMenu = new QMenu(import);
+    importMenu->addAction(tr(".npy file…"), this, [this] { importFile(false); });
+    importMenu->addAction(tr("Image (PNG, JPEG)…"), this, [this] { importFile(true); });
+    import->setMenu(importMenu);
+    buttons->addWidget(import);
+    button(QStringLiteral("exportBuffer"), tr("Export…"), [this] {
         const int i = currentBuffer();
         if (i < 0) {
             return;
@@ -150,7 +258,9 @@ BuffersPanel::BuffersPanel(QWidget *parent)
             Q_EMIT exportRequested(i, path);
         }
     });
-    button(tr("Add scalar"), [this] {
+    buttons->addStretch(1);
+    into = scalarButtons;
+    button(QStringLiteral("addScalar"), tr("Add"), [this] {
         QString name;
         for (int n = 1;; ++n) {
             name = QStringLiteral("s%1").arg(n);
@@ -161,15 +271,43 @@ BuffersPanel::BuffersPanel(QWidget *parent)
         Q_EMIT scalarAddRequested(QJsonObject{{QStringLiteral("name"), name},
                                               {QStringLiteral("type"), QStringLiteral("int32")},
                                               {QStringLiteral("value"), 0}});
+        if (const int last = m_scalars->rowCount() - 1; last >= 0) {
+            m_scalars->setCurrentCell(last, 0);
+            m_scalars->scrollToItem(m_scalars->item(last, 0));
+        }
     });
-    button(tr("Delete scalar"), [this] {
+    button(QStringLiteral("deleteScalar"), tr("Delete"), [this] {
         const int r = m_scalars->currentRow();
         if (r >= 0 && r < m_project.scalars.size()) {
             Q_EMIT scalarRemoveRequested(r);
         }
     });
-    buttons->addStretch(1);
-    layout->addLayout(buttons);
+    scalarButtons->addStretch(1);
+}
+
+void BuffersPanel::selectBuffer(int index)
+{
+    if (index < 0 || index >= m_table->rowCount()) {
+        return;
+    }
+    m_table->setCurrentCell(index, Name);
+    m_table->selectRow(index);
+    m_table->scrollToItem(m_table->item(index, Name));
+    showInit();
+}
+
+void BuffersPanel::showInit()
+{
+    const int i = currentBuffer();
+    if (m_holdInitForm) {
+        return;
+    }
+    m_initBox->setEnabled(i >= 0);
+    m_initBox->setTitle(i >= 0 ? tr("Initial contents of %1").arg(m_project.buffers[i].name)
+                               : tr("Initial contents (select a buffer)"));
+    if (i >= 0) {
+        m_initEditor->setInit(m_project.buffers[i].init);
+    }
 }
 
 int BuffersPanel::currentBuffer() const
@@ -205,26 +343,29 @@ void BuffersPanel::setProject(const Project &project, const HostBuffers *host)
             }
             m_table->setItem(r, c, item);
         }
-        m_table->item(r, DTypeCol)->setToolTip(dtypeNames().join(QStringLiteral(", ")));
+        m_table->item(r, DTypeCol)->setToolTip(tr("Double-click to choose the element type"));
         m_table->item(r, Shape)->setToolTip(tr("1 to 3 extents, outermost first: \"1080, 1920\" is 1080 rows of 1920"));
-        m_table->item(r, Init)->setToolTip(
-            tr("As in the .kpg file: {\"kind\": \"zeros\"}, {\"kind\": \"constant\", \"value\": 1}, "
-               "{\"kind\": \"ramp\", \"start\": 0, \"step\": 1}, {\"kind\": \"random\", \"min\": 0, \"max\": 1, "
-               "\"seed\": 1}, {\"kind\": \"expression\", \"expr\": \"sin(x)\"}, {\"kind\": \"npy\", \"file\": "
-               "\"a.npy\"}, {\"kind\": \"image\", \"file\": \"in.png\", \"mode\": \"rgba8\"}"));
+        m_table->item(r, Init)->setFlags(m_table->item(r, Init)->flags() & ~Qt::ItemIsEditable);
+        m_table->item(r, Init)->setToolTip(tr("%1 — edit it in the form beside the table").arg(cells[Init]));
     }
     m_table->resizeColumnsToContents();
     if (current >= 0 && current < m_table->rowCount()) {
+        m_table->setCurrentCell(current, qMax(0, m_table->currentColumn()));
         m_table->selectRow(current);
+    } else if (m_table->rowCount() > 0 && current < 0) {
+        m_table->setCurrentCell(0, Name);
     }
     m_scalars->setRowCount(int(project.scalars.size()));
     for (int r = 0; r < project.scalars.size(); ++r) {
         const ScalarSpec &sc = project.scalars[r];
         m_scalars->setItem(r, 0, new QTableWidgetItem(sc.name));
         m_scalars->setItem(r, 1, new QTableWidgetItem(dtypeName(sc.type)));
-        m_scalars->setItem(r, 2, new QTableWidgetItem(QString::number(sc.value, 'g', 17)));
+        m_scalars->setItem(r, 2, new QTableWidgetItem(QString::number(sc.value, 'g', QLocale::FloatingPointShortest)));
     }
+    m_scalars->resizeColumnToContents(0);
+    m_scalars->resizeColumnToContents(1);
     m_updating = false;
+    showInit();
 }
 
 void BuffersPanel::setMessage(const QString &error)
@@ -259,19 +400,6 @@ void BuffersPanel::reportCell(int row, int column)
             shape.append(ok ? QJsonValue(v) : QJsonValue(part));
         }
         Q_EMIT edited(row, QStringLiteral("shape"), shape);
-        break;
-    }
-    case Init: {
-        QJsonParseError pe;
-        const QJsonDocument doc = QJsonDocument::fromJson(text.toUtf8(), &pe);
-        if (pe.error != QJsonParseError::NoError || !doc.isObject()) {
-            setMessage(tr("buffers[%1].init: not a JSON object (%2); write it as in the .kpg file, e.g. "
-                          "{\"kind\": \"random\", \"seed\": 1}")
-                           .arg(row)
-                           .arg(pe.errorString()));
-            return;
-        }
-        Q_EMIT edited(row, QStringLiteral("init"), doc.object());
         break;
     }
     default: break;
@@ -315,7 +443,10 @@ void BuffersPanel::setDocument(ProjectDocument *doc)
     const auto apply = [this, doc, show](const Status &s) {
         if (!s) {
             setMessage(panelMessage(s.error(), doc->project()));
+            // The form keeps what was typed, so the user fixes it rather than typing it again.
+            m_holdInitForm = true;
             show();
+            m_holdInitForm = false;
         }
     };
     const QString buffers = QStringLiteral("buffers");

@@ -6,18 +6,21 @@
 #include <QJsonValue>
 #include <QWidget>
 
+class QGroupBox;
 class QLabel;
 class QTableWidget;
 
 namespace Kp {
 
 class HostBuffers;
+class InitEditor;
 class ProjectDocument;
 
 /**
  * The Buffers panel: every buffer of the project with its dtype, shape,
- * initial contents and size in elements and bytes. Cells are edited in
- * place (the init as its .kpg JSON, e.g. {"kind": "random", "seed": 1});
+ * initial contents and size in elements and bytes. Names and shapes are
+ * edited in place, dtypes from a list, the selected buffer's initial
+ * contents in a form beside the table (InitEditor);
  * like the launch panel it only reports changes, and the main window applies
  * them through the project's validation and shows the verdict with
  * setMessage(). GUI thread only.
@@ -42,6 +45,10 @@ public:
     QTableWidget *table() const { return m_table; }
     QTableWidget *scalarTable() const { return m_scalars; }
     int currentBuffer() const;
+    InitEditor *initEditor() const { return m_initEditor; }
+    QLabel *messageLabel() const { return m_message; }
+    /** Selects buffers[index] (its row, its init in the form) and scrolls to it. */
+    void selectBuffer(int index);
 
 Q_SIGNALS:
     /** A cell of buffers[index] changed: key is "name", "dtype", "shape" or "init". */
@@ -62,15 +69,16 @@ private:
     void onCellChanged(int row, int column);
     void reportCell(int row, int column);
     void importFile(bool image);
+    void showInit();
 
     Project m_project;
     QTableWidget *m_table = nullptr;
     QTableWidget *m_scalars = nullptr;
     QLabel *m_message = nullptr;
+    QGroupBox *m_initBox = nullptr;
+    InitEditor *m_initEditor = nullptr;
     bool m_updating = false;
+    bool m_holdInitForm = false; ///< a refused init edit: the form keeps the user's text
 };
-
-/** "zeros", "random uniform [0, 1) seed 1", ... for a table cell's tooltip. */
-QString describeInit(const BufferInit &init);
 
 } // namespace Kp

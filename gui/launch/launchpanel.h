@@ -3,7 +3,9 @@
 #include "compile/compiletypes.h"
 #include "project/project.h"
 
+#include <QJsonObject>
 #include <QJsonValue>
+#include <QMap>
 #include <QWidget>
 
 class QComboBox;
@@ -12,19 +14,22 @@ class QLineEdit;
 class QPushButton;
 class QSpinBox;
 class QTableWidget;
+class QToolButton;
 
 namespace Kp {
 
 class ProjectDocument;
 
 /**
- * The Kernel & Launch panel: the kernel of a launch step, its grid, block and
- * dynamic shared memory (numbers or expressions), one row per kernel
- * parameter with what is bound to it, and timing settings. It edits nothing
- * itself: every change is reported through edited(), the main window applies
- * it to the project (with the project's own validation) and calls
- * setValidation() with the verdict, which is shown on the field it concerns.
- * GUI thread only.
+ * The Kernel & Launch panel: the launch steps (added, removed, reordered),
+ * the kernel of the shown step, its grid, block and dynamic shared memory
+ * (numbers or expressions), one row per kernel parameter with what is bound
+ * to it, the repeat count and swaps, and timing settings. It edits nothing
+ * itself: every change is reported through a signal (edited(),
+ * kernelChanged(), addStepRequested(), ...), which setDocument() applies to
+ * the document (with the project's own validation); the verdict is shown
+ * on the field it concerns. Fields commit on Enter, on focus-out or on a
+ * choice from a list, never per keystroke. GUI thread only.
  */
 class LaunchPanel : public QWidget
 {
@@ -44,7 +49,7 @@ public:
     void setKernels(const QList<KernelInfo> &kernels);
     /**
      * The outcome of checking the launch: error is empty when it is fine. An
-     * error whose path is "launches[i].grid[k]", ".block[k]", ".sharedBytes",
+     * error whose path is "launches[i].grid[k]", ".block[k]", ".block" (all three), ".sharedBytes",
      * ".kernel", ".args[k]" or ".args" marks that field or row(s); every error
      * also goes to the message line. resolved says what the expressions give.
      */
@@ -52,8 +57,16 @@ public:
                        const QString &resolved);
     void setOccupancy(const QString &text);
     void setRunning(bool running);
+    /**
+     * Whether runs can happen at all (a GPU with a driver): without one,
+     * Run, Play and Step are disabled and their tooltip says why.
+     */
+    void setRunAvailable(bool available, const QString &why);
+    /** Play stopped by itself (a frame failed): the button shows Play again, without a signal. */
+    void stopPlaying();
 
     int currentStep() const { return m_step; }
+    void setCurrentStep(int step);
 
     // For tests.
     QLineEdit *gridField(int axis) const { return m_grid[axis]; }
@@ -63,6 +76,33 @@ public:
     QLabel *messageLabel() const { return m_message; }
     QLabel *resolvedLabel() const { return m_resolved; }
     QPushButton *runButton() const { return m_run; }
+    QPushButton *playButton() const { return m_play; }
+    QPushButton *stepOnceButton() const { return m_stepOnce; }
+    QComboBox *stepChooser() const { return m_stepChooser; }
+    /** The binding editor of argument row `row` (an editable combo box). */
+    QComboBox *bindingEditor(int row) const;
+    QPushButton *createMissingButton() const { return m_createMissing; }
+    QToolButton *addStepButton() const { return m_addStep; }
+    QToolButton *removeStepButton() const { return m_removeStep; }
+    QToolButton *moveStepUpButton() const { return m_moveUp; }
+    QToolButton *moveStepDownButton() const { return m_moveDown; }
+    QSpinBox *repeatCount() const { return m_repeat; }
+    QLineEdit *swapField() const { return m_swaps; }
+
+    /**
+     * A new launch step for kernel: block 256, a ceil_div grid over the size
+     * the kernel most likely covers (an integer parameter, else the first
+     * pointer's buffer), and every parameter bound by name to the buffer or
+     * scalar of that name when one exists.
+     */
+    static QJsonObject defaultStep(const KernelInfo &kernel, const Project &project);
+    /**
+     * The buffers and scalars a step still lacks: one per unbound parameter,
+     * named and typed after it (a pointer to const data starts random, any
+     * other buffer zeros). Appended to o's "buffers" and "scalars", bound in
+     * the step's args.
+     */
+    static void createMissing(QJsonObject &o, int step, const KernelInfo &kernel, const QStringList &only = {});
 
 Q_SIGNALS:
     /** A field of launch step `step` changed: key is "kernel", "grid", "block", "sharedBytes" or "args". */
@@ -73,12 +113,28 @@ Q_SIGNALS:
     void abortRequested();
     void playToggled(bool playing);
     void stepRequested();
+    /** A new launch step (its .kpg JSON), added after the current one. */
+    void addStepRequested(const QJsonObject &step);
+    void removeStepRequested(int step);
+    void moveStepRequested(int from, int to);
+    /** The kernel of step changed: the new name and the arguments rebound by parameter name, as one edit. */
+    void kernelChanged(int step, const QString &kernel, const QJsonValue &args);
+    /** Create buffers and scalars for the parameters of step named in params (all unbound ones when empty). */
+    void createMissingRequested(int step, const QStringList &params);
+    /** The "repeat" object changed: count and swap pairs. */
+    void repeatEdited(const QJsonObject &repeat);
 
 private:
     void rebuildArgs();
     void emitDims(const QString &key, QLineEdit *const fields[3]);
     void emitArgs();
+    void commitKernel();
+    void emitRepeat();
+    void updateCreateMissing();
     QString bindingText(const ArgBinding &b) const;
+    /** The binding of each parameter of kernel (by name), from the step's args; missing ones absent. */
+    QMap<QString, QJsonValue> bindingsByName(const LaunchStep &step, const KernelInfo *kernel) const;
+    QStringList unboundParams() const;
 
     Project m_project;
     QList<KernelInfo> m_kernels;
@@ -100,6 +156,17 @@ private:
     QPushButton *m_abort = nullptr;
     QPushButton *m_play = nullptr;
     QPushButton *m_stepOnce = nullptr;
+    QPushButton *m_createMissing = nullptr;
+    QToolButton *m_addStep = nullptr;
+    QToolButton *m_removeStep = nullptr;
+    QToolButton *m_moveUp = nullptr;
+    QToolButton *m_moveDown = nullptr;
+    QSpinBox *m_repeat = nullptr;
+    QLineEdit *m_swaps = nullptr;
+    bool m_running = false;
+    bool m_runAvailable = true;
+    QString m_runUnavailable;
+    bool m_valid = true;
 };
 
 } // namespace Kp

@@ -77,7 +77,7 @@ ChartWidget::ChartWidget(QWidget *parent)
     m_chart->setBackgroundRoundness(0);
     m_view = new QChartView(m_chart);
     m_view->setRenderHints(QPainter::Antialiasing | QPainter::SmoothPixmapTransform);
-    m_view->setMinimumSize(240, 160);
+    m_view->setMinimumSize(200, 110);
     m_message = new QLabel;
     m_message->setObjectName(QStringLiteral("chartMessage"));
     m_message->setAlignment(Qt::AlignCenter);

@@ -89,12 +89,13 @@ ResultsPanel::ResultsPanel(QWidget *parent)
     bar->addWidget(clearButton);
     bar->addWidget(m_exportButton);
 
-    auto *splitter = new QSplitter(Qt::Vertical);
+    // Side by side: the panel lives in a wide, short bottom dock, where a
+    // history above the charts would leave each too few pixels.
+    auto *splitter = new QSplitter(Qt::Horizontal);
     splitter->addWidget(m_table);
     splitter->addWidget(m_tabs);
-    // The charts get most of the room; a few rows of history are enough to pick from.
     splitter->setStretchFactor(0, 1);
-    splitter->setStretchFactor(1, 3);
+    splitter->setStretchFactor(1, 1);
     splitter->setChildrenCollapsible(false);
 
     auto *layout = new QVBoxLayout(this);

@@ -1,0 +1,174 @@
+#include "findbar.h"
+
+#include <QCheckBox>
+#include <QGridLayout>
+#include <QHBoxLayout>
+#include <QKeyEvent>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QToolButton>
+#include <Qsci/qsciscintilla.h>
+
+namespace Kp {
+
+FindBar::FindBar(QsciScintilla *editor, QWidget *parent)
+    : QWidget(parent)
+    , m_editor(editor)
+{
+    setObjectName(QStringLiteral("findBar"));
+    auto *grid = new QGridLayout(this);
+    grid->setContentsMargins(4, 2, 4, 2);
+    m_find = new QLineEdit(this);
+    m_find->setObjectName(QStringLiteral("findField"));
+    m_find->setPlaceholderText(tr("Find"));
+    m_find->setClearButtonEnabled(true);
+    m_find->installEventFilter(this);
+    auto *prev = new QPushButton(tr("Previous"), this);
+    prev->setToolTip(tr("Previous match (Shift+Enter, Shift+F3)"));
+    auto *next = new QPushButton(tr("Next"), this);
+    next->setToolTip(tr("Next match (Enter, F3)"));
+    m_case = new QCheckBox(tr("Case"), this);
+    m_case->setToolTip(tr("Match case"));
+    m_word = new QCheckBox(tr("Whole word"), this);
+    m_status = new QLabel(this);
+    m_status->setObjectName(QStringLiteral("findStatus"));
+    auto *close = new QToolButton(this);
+    close->setText(QStringLiteral("×"));
+    close->setToolTip(tr("Close (Esc)"));
+    close->setAutoRaise(true);
+    grid->addWidget(m_find, 0, 0);
+    grid->addWidget(prev, 0, 1);
+    grid->addWidget(next, 0, 2);
+    grid->addWidget(m_case, 0, 3);
+    grid->addWidget(m_word, 0, 4);
+    grid->addWidget(m_status, 0, 5);
+    grid->addWidget(close, 0, 6);
+    grid->setColumnStretch(0, 1);
+
+    m_replace = new QLineEdit(this);
+    m_replace->setObjectName(QStringLiteral("replaceField"));
+    m_replace->setPlaceholderText(tr("Replace with"));
+    m_replace->installEventFilter(this);
+    auto *replace = new QPushButton(tr("Replace"), this);
+    replace->setToolTip(tr("Replace this match and find the next (Enter in this field)"));
+    auto *all = new QPushButton(tr("Replace All"), this);
+    grid->addWidget(m_replace, 1, 0);
+    grid->addWidget(replace, 1, 1);
+    grid->addWidget(all, 1, 2);
+    m_replaceRow = m_replace;
+    connect(prev, &QPushButton::clicked, this, [this] { findNext(true); });
+    connect(next, &QPushButton::clicked, this, [this] { findNext(); });
+    connect(replace, &QPushButton::clicked, this, &FindBar::replaceOne);
+    connect(all, &QPushButton::clicked, this, &FindBar::replaceAll);
+    connect(close, &QToolButton::clicked, this, [this] {
+        hide();
+        m_editor->setFocus();
+    });
+    // Replace's own widgets follow the field's visibility.
+    m_replace->setProperty("replaceRow", true);
+    replace->setProperty("replaceRow", true);
+    all->setProperty("replaceRow", true);
+    hide();
+}
+
+void FindBar::open(bool replace)
+{
+    for (QWidget *w : findChildren<QWidget *>()) {
+        if (w->property("replaceRow").toBool()) {
+            w->setVisible(replace);
+        }
+    }
+    // The selection, when it is one line, is what the user wants to find.
+    if (m_editor->hasSelectedText() && !m_editor->selectedText().contains(QLatin1Char('\n'))) {
+        m_find->setText(m_editor->selectedText());
+    }
+    show();
+    m_find->setFocus();
+    m_find->selectAll();
+}
+
+bool FindBar::findNext(bool backwards)
+{
+    const QString text = m_find->text();
+    if (text.isEmpty()) {
+        m_status->clear();
+        return false;
+    }
+    int line = 0, index = 0;
+    if (backwards && m_editor->hasSelectedText()) {
+        int l2 = 0, i2 = 0;
+        m_editor->getSelection(&line, &index, &l2, &i2); // search before the current match
+    } else {
+        m_editor->getCursorPosition(&line, &index);
+    }
+    const bool found =
+        m_editor->findFirst(text, false, m_case->isChecked(), m_word->isChecked(), true, !backwards, line, index, true);
+    m_status->setText(found ? QString() : tr("Not found"));
+    m_find->setStyleSheet(found ? QString() : QStringLiteral("background: #fde8e8;"));
+    return found;
+}
+
+bool FindBar::selectionMatches() const
+{
+    const QString sel = m_editor->selectedText();
+    return !sel.isEmpty() &&
+           sel.compare(m_find->text(), m_case->isChecked() ? Qt::CaseSensitive : Qt::CaseInsensitive) == 0;
+}
+
+void FindBar::replaceOne()
+{
+    if (selectionMatches()) {
+        m_editor->replaceSelectedText(m_replace->text());
+    }
+    findNext();
+}
+
+int FindBar::replaceAll()
+{
+    const QString text = m_find->text();
+    if (text.isEmpty()) {
+        return 0;
+    }
+    int count = 0;
+    m_editor->beginUndoAction();
+    bool found = m_editor->findFirst(text, false, m_case->isChecked(), m_word->isChecked(), false, true, 0, 0, false);
+    while (found) {
+        m_editor->replace(m_replace->text());
+        ++count;
+        found = m_editor->findNext();
+    }
+    m_editor->endUndoAction();
+    m_status->setText(tr("%n replaced", nullptr, count));
+    return count;
+}
+
+bool FindBar::eventFilter(QObject *watched, QEvent *event)
+{
+    // Esc closes the bar rather than aborting a run; Enter searches.
+    if (event->type() == QEvent::ShortcutOverride) {
+        auto *key = static_cast<QKeyEvent *>(event);
+        if (key->key() == Qt::Key_Escape) {
+            event->accept();
+            return true;
+        }
+    } else if (event->type() == QEvent::KeyPress) {
+        auto *key = static_cast<QKeyEvent *>(event);
+        if (key->key() == Qt::Key_Escape) {
+            hide();
+            m_editor->setFocus();
+            return true;
+        }
+        if (key->key() == Qt::Key_Return || key->key() == Qt::Key_Enter) {
+            if (watched == m_replace) {
+                replaceOne();
+            } else {
+                findNext(key->modifiers() & Qt::ShiftModifier);
+            }
+            return true;
+        }
+    }
+    return QWidget::eventFilter(watched, event);
+}
+
+} // namespace Kp

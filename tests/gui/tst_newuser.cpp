@@ -1,0 +1,420 @@
+// A new user's steps through the workbench, offscreen with the real engine
+// and no GPU: typing a binding, launching a bare .cu without writing JSON,
+// switching kernels, setting a buffer's initial contents with the form,
+// deleting a buffer still in use, the Buffers table, and the launch checks
+// that need no GPU. Each test is one finding, written as the user's keys and
+// clicks, reading the widgets afterwards.
+
+#include "client/engineclient.h"
+#include "editor/codeeditor.h"
+#include "launch/bufferspanel.h"
+#include "launch/initeditor.h"
+#include "launch/launchpanel.h"
+#include "mainwindow.h"
+#include "projectdocument.h"
+#include "testutil.h"
+
+#include <QComboBox>
+#include <QFile>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPointer>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QToolButton>
+#include <QtTest>
+
+using namespace Kp;
+
+class TestNewUser : public QObject
+{
+    Q_OBJECT
+
+private:
+    static bool waitCompiled(MainWindow &w)
+    {
+        QSignalSpy spy(&w, &MainWindow::compileFinished);
+        return spy.wait(30000);
+    }
+
+    static QString binding(LaunchPanel *panel, int row)
+    {
+        QComboBox *combo = panel->bindingEditor(row);
+        return combo ? combo->currentText() : QString();
+    }
+
+    static QStringList items(QComboBox *combo)
+    {
+        QStringList out;
+        for (int i = 0; i < combo->count(); ++i) {
+            out << combo->itemText(i);
+        }
+        return out;
+    }
+
+    /** Types text into a line edit as a user does: focus, keys, Enter. */
+    static void typeAndEnter(QLineEdit *edit, const QString &text, bool clear = true)
+    {
+        edit->setFocus();
+        if (clear) {
+            edit->selectAll();
+            QTest::keyClick(edit, Qt::Key_Delete);
+        }
+        QTest::keyClicks(edit, text);
+        QTest::keyClick(edit, Qt::Key_Return);
+    }
+
+    /** Chooses an item of a combo box by typing its first letters, as a user does with the keyboard. */
+    static void chooseByKeys(QComboBox *combo, const QString &text)
+    {
+        // Typed letters add up to one search within the keyboard interval: start a fresh one.
+        QTest::qWait(QApplication::keyboardInputInterval() + 50);
+        combo->setFocus();
+        QTest::keyClicks(combo, text);
+    }
+
+    static QString writeFile(const QTemporaryDir &dir, const QString &name, const QByteArray &text)
+    {
+        QFile f(dir.filePath(name));
+        if (!f.open(QIODevice::WriteOnly) || f.write(text) != text.size()) {
+            return {};
+        }
+        return f.fileName();
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true);
+        // No GPU on purpose, so the suite means the same on every machine.
+        qputenv("KPG_CUDA_DRIVER", "/nonexistent/libcuda.so.1");
+    }
+
+    // 1. "Bound to" took one keystroke: 1.5 became 1, the focus jumped away.
+    void bindingTakesAWholeNumber()
+    {
+        EngineClient engine;
+        MainWindow w(&engine);
+        KP_VERIFY_RESULT(w.openProject(":/presets/vector_add/vector_add.kpg"));
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(waitCompiled(w));
+        QString text = w.editor()->text();
+        text.replace("int n)", "int n, float scale)");
+        w.editor()->setText(text);
+        QVERIFY(waitCompiled(w));
+        LaunchPanel *lp = w.launchPanel();
+        QCOMPARE(lp->argumentTable()->rowCount(), 5);
+        QPointer<QComboBox> combo = lp->bindingEditor(4);
+        QVERIFY(combo);
+        combo->lineEdit()->setFocus();
+        QTest::keyClicks(combo->lineEdit(), "1");
+        QApplication::processEvents();
+        // The first key neither commits nor rebuilds the row: the field is still there, with the focus.
+        QVERIFY(combo);
+        QVERIFY(combo->lineEdit()->hasFocus());
+        QVERIFY(w.project().launches[0].args.size() == 4);
+        QTest::keyClicks(combo->lineEdit(), ".5");
+        QTest::keyClick(combo->lineEdit(), Qt::Key_Return);
+        QTRY_COMPARE(w.project().launches[0].args.size(), 5);
+        QCOMPARE(w.project().launches[0].args[4].value, 1.5);
+        QCOMPARE(binding(lp, 4), QString("1.5"));
+        // Again, and leaving the field by focus instead of Enter; 2.7 is shown as typed.
+        typeAndEnter(lp->bindingEditor(4)->lineEdit(), "0.25");
+        QTRY_COMPARE(w.project().launches[0].args[4].value, 0.25);
+        lp->bindingEditor(4)->lineEdit()->setFocus();
+        lp->bindingEditor(4)->lineEdit()->selectAll();
+        QTest::keyClicks(lp->bindingEditor(4)->lineEdit(), "2.7");
+        lp->gridField(1)->setFocus(); // focus out commits
+        QTRY_COMPARE(w.project().launches[0].args[4].value, 2.7);
+        QCOMPARE(binding(lp, 4), QString("2.7"));
+        QVERIFY(lp->messageLabel()->text().isEmpty());
+        // One undo step per committed value, not per key.
+        w.document()->undoStack()->undo();
+        QCOMPARE(w.project().launches[0].args[4].value, 0.25);
+    }
+
+    // 2 and 12. A bare .cu gets launch steps, buffers and scalars without a line of JSON.
+    void bareKernelBecomesARunnableProject()
+    {
+        QTemporaryDir dir;
+        const QString cu = writeFile(dir, "saxpy.cu",
+                                     "__global__ void saxpy(float *y, const float *x, float a, int n)\n"
+                                     "{\n"
+                                     "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                                     "    if (i < n) y[i] = a * x[i] + y[i];\n"
+                                     "}\n"
+                                     "__global__ void scale(float *y, float a, int n)\n"
+                                     "{\n"
+                                     "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                                     "    if (i < n) y[i] *= a;\n"
+                                     "}\n");
+        QVERIFY(!cu.isEmpty());
+        EngineClient engine;
+        MainWindow w(&engine);
+        KP_VERIFY_RESULT(w.openSource(cu));
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(waitCompiled(w));
+        LaunchPanel *lp = w.launchPanel();
+        QVERIFY(lp->messageLabel()->text().startsWith("No launch step yet: choose the kernel"));
+        QVERIFY(!lp->runButton()->isEnabled());
+        // Pick the kernel: type its name in the Kernel box and press Enter.
+        typeAndEnter(lp->kernelChooser()->lineEdit(), "saxpy");
+        QTRY_COMPARE(w.project().launches.size(), 1);
+        const LaunchStep &step = w.project().launches[0];
+        QCOMPARE(step.kernel, QString("saxpy"));
+        QCOMPARE(step.block, QStringList{"256"});
+        QCOMPARE(step.grid, QStringList{"ceil_div(n, block.x)"});
+        QCOMPARE(lp->gridField(0)->text(), QString("ceil_div(n, block.x)"));
+        // The offer: one button creating what the parameters need, named and typed after them.
+        QTRY_VERIFY(lp->createMissingButton()->isVisible());
+        QCOMPARE(lp->createMissingButton()->text(), QString("Create and bind: y, x, a, n"));
+        QVERIFY(items(lp->bindingEditor(0)).contains("new buffer y (float32)"));
+        QVERIFY(items(lp->bindingEditor(2)).contains("new scalar a (float32)"));
+        QTest::mouseClick(lp->createMissingButton(), Qt::LeftButton);
+        QTRY_VERIFY(!lp->createMissingButton()->isVisible());
+        const Project &p = w.project();
+        QCOMPARE(p.buffers.size(), 2);
+        QCOMPARE(p.buffers[0].name, QString("y"));
+        QCOMPARE(p.buffers[0].init.kind, BufferInit::Kind::Zeros);
+        QCOMPARE(p.buffers[1].name, QString("x"));
+        QCOMPARE(p.buffers[1].init.kind, BufferInit::Kind::Random); // const data: an input
+        QCOMPARE(p.scalars.size(), 2);
+        QCOMPARE(p.scalars[0].name, QString("a"));
+        QCOMPARE(p.scalars[0].type, DType::Float32);
+        QCOMPARE(p.scalars[1].name, QString("n"));
+        QCOMPARE(p.scalars[1].type, DType::Int32);
+        QCOMPARE(p.scalars[1].value, 1024.0);
+        QCOMPARE(binding(lp, 0), QString("y"));
+        QCOMPARE(binding(lp, 3), QString("n"));
+        QTRY_VERIFY(lp->messageLabel()->text().isEmpty());
+        QCOMPARE(lp->resolvedLabel()->text(), QString("grid (4, 1, 1) × block (256, 1, 1) = 1,024 threads"));
+        QVERIFY(lp->runButton()->isEnabled());
+
+        // A second step for the other kernel: +, then choose it; its bindings follow the names.
+        QTest::mouseClick(lp->addStepButton(), Qt::LeftButton);
+        QTRY_COMPARE(w.project().launches.size(), 2);
+        QCOMPARE(lp->currentStep(), 1);
+        typeAndEnter(lp->kernelChooser()->lineEdit(), "scale");
+        QTRY_COMPARE(w.project().launches[1].kernel, QString("scale"));
+        QCOMPARE(binding(lp, 0), QString("y"));
+        QCOMPARE(binding(lp, 1), QString("a"));
+        QCOMPARE(binding(lp, 2), QString("n"));
+        QTRY_VERIFY(lp->messageLabel()->text().isEmpty());
+        // Reorder: scale first.
+        QTest::mouseClick(lp->moveStepUpButton(), Qt::LeftButton);
+        QTRY_COMPARE(w.project().launches[0].kernel, QString("scale"));
+        QCOMPARE(w.project().launches[1].kernel, QString("saxpy"));
+        QCOMPARE(lp->currentStep(), 0);
+        QCOMPARE(lp->stepChooser()->currentText(), QString("1 of 2: scale"));
+        // Repeat and swaps (12) are fields too.
+        lp->repeatCount()->setFocus();
+        lp->repeatCount()->selectAll();
+        QTest::keyClicks(lp->repeatCount(), "5");
+        QTest::keyClick(lp->repeatCount(), Qt::Key_Return);
+        QTRY_COMPARE(w.project().repeat.count, 5);
+        typeAndEnter(lp->swapField(), "x <-> y");
+        QTRY_COMPARE(w.project().repeat.swaps.size(), 1);
+        QCOMPARE(w.project().repeat.swaps[0], qMakePair(QString("x"), QString("y")));
+        QCOMPARE(lp->swapField()->text(), QString("x ↔ y"));
+        typeAndEnter(lp->swapField(), "x");
+        QTRY_VERIFY(lp->messageLabel()->text().startsWith("repeat, swap: 'x' is not a pair"));
+        QCOMPARE(w.project().repeat.swaps.size(), 1);
+        // Remove the first step.
+        QTest::mouseClick(lp->removeStepButton(), Qt::LeftButton);
+        QTRY_COMPARE(w.project().launches.size(), 1);
+        QCOMPARE(w.project().launches[0].kernel, QString("saxpy"));
+        QVERIFY(!lp->stepChooser()->isEnabled());
+
+        // Saved and opened again: the project it became.
+        const QString kpg = dir.filePath("saxpy.kpg");
+        KP_VERIFY_RESULT(w.saveProjectTo(kpg));
+        EngineClient engine2;
+        MainWindow w2(&engine2);
+        KP_VERIFY_RESULT(w2.openProject(kpg));
+        QCOMPARE(w2.project().launches.size(), 1);
+        QCOMPARE(w2.project().buffers.size(), 2);
+        QCOMPARE(w2.project().repeat.count, 5);
+    }
+
+    // 10. A kernel change rebinds by name; the list offers what fits the parameter's type.
+    void kernelChangeRebindsByName()
+    {
+        QTemporaryDir dir;
+        writeFile(dir, "two.cu",
+                  "__global__ void first(float *b, float s) { b[threadIdx.x] *= s; }\n"
+                  "__global__ void second(float s, float *b) { b[threadIdx.x] += s; }\n");
+        const QString kpg = writeFile(dir, "two.kpg",
+                                      R"({"format": "kernel-playground-project", "version": 1, "source": "two.cu",
+                "scalars": [{"name": "s", "type": "float32", "value": 2}, {"name": "k", "type": "int32", "value": 3}],
+                "buffers": [{"name": "b", "dtype": "float32", "shape": [32]},
+                            {"name": "h", "dtype": "int32", "shape": [32]}],
+                "launches": [{"kernel": "first", "grid": 1, "block": 32, "args": ["b", "s"]}]})");
+        EngineClient engine;
+        MainWindow w(&engine);
+        KP_VERIFY_RESULT(w.openProject(kpg));
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(waitCompiled(w));
+        LaunchPanel *lp = w.launchPanel();
+        // float *b: buffers, float32 first; float s: scalars, float32 first; never a buffer for a value.
+        QCOMPARE(items(lp->bindingEditor(0)), (QStringList{"b", "", "h"}));
+        QCOMPARE(items(lp->bindingEditor(1)), (QStringList{"s", "", "k"}));
+        typeAndEnter(lp->kernelChooser()->lineEdit(), "second");
+        QTRY_COMPARE(w.project().launches[0].kernel, QString("second"));
+        QCOMPARE(lp->argumentTable()->item(0, 0)->text(), QString("s"));
+        QCOMPARE(binding(lp, 0), QString("s"));
+        QCOMPARE(binding(lp, 1), QString("b"));
+        QTRY_VERIFY(lp->messageLabel()->text().isEmpty());
+        // One undo step gives the old kernel and bindings back.
+        w.document()->undoStack()->undo();
+        QCOMPARE(w.project().launches[0].kernel, QString("first"));
+        QCOMPARE(binding(lp, 0), QString("b"));
+    }
+
+    // 3 and 4. The initial contents are a form: kind, fields, checked when committed.
+    void initEditorValidatesOnCommit()
+    {
+        EngineClient engine;
+        MainWindow w(&engine);
+        KP_VERIFY_RESULT(w.openProject(":/presets/vector_add/vector_add.kpg"));
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(waitCompiled(w));
+        BuffersPanel *bp = w.buffersPanel();
+        bp->selectBuffer(1);
+        InitEditor *ie = bp->initEditor();
+        QCOMPARE(ie->kindChooser()->currentText(), QString("random"));
+        QCOMPARE(bp->table()->item(1, 3)->text(), QString("random uniform [0, 1), seed 2"));
+        // Choose "expression" from the keyboard and type a wrong one.
+        chooseByKeys(ie->kindChooser(), "exp");
+        QCOMPARE(ie->kindChooser()->currentText(), QString("expression"));
+        // Choosing a kind commits it with its defaults (the expression i).
+        QTRY_COMPARE(w.project().buffers[1].init.kind, BufferInit::Kind::Expression);
+        QCOMPARE(w.project().buffers[1].init.expression, QString("i"));
+        typeAndEnter(ie->field("expr"), "q*2");
+        QTRY_VERIFY(!bp->messageLabel()->text().isEmpty());
+        QVERIFY2(bp->messageLabel()->text().startsWith("buffer b") && bp->messageLabel()->text().contains("'q'"),
+                 qPrintable(bp->messageLabel()->text()));
+        QCOMPARE(w.project().buffers[1].init.expression, QString("i")); // refused: nothing changed
+        QCOMPARE(ie->field("expr")->text(), QString("q*2"));            // the text stays to be fixed
+        typeAndEnter(ie->field("expr"), "i % 7");
+        QTRY_COMPARE(w.project().buffers[1].init.expression, QString("i % 7"));
+        QTRY_VERIFY(bp->messageLabel()->text().isEmpty());
+        QCOMPARE(bp->table()->item(1, 3)->text(), QString("expression i % 7"));
+        QTRY_COMPARE(w.hostBuffers().find("b")->generation > 0, true);
+        // Constant: its field, a number.
+        chooseByKeys(ie->kindChooser(), "const");
+        QTRY_COMPARE(w.project().buffers[1].init.kind, BufferInit::Kind::Constant);
+        typeAndEnter(ie->field("value"), "2.5");
+        QTRY_COMPARE(w.project().buffers[1].init.value, 2.5);
+        // Random, normal: its own fields.
+        chooseByKeys(ie->kindChooser(), "rand");
+        chooseByKeys(ie->distributionChooser(), "normal");
+        QTRY_COMPARE(w.project().buffers[1].init.distribution, BufferInit::Distribution::Normal);
+        QVERIFY(!ie->field("min")->isVisible());
+        QVERIFY(ie->field("stddev")->isVisible());
+        typeAndEnter(ie->field("stddev"), "-1");
+        QTRY_VERIFY(bp->messageLabel()->text().contains("stddev"));
+        QCOMPARE(w.project().buffers[1].init.stddev, 1.0);
+    }
+
+    // 4. The dtype is chosen from the list, not typed.
+    void dtypeIsChosenFromAList()
+    {
+        EngineClient engine;
+        MainWindow w(&engine);
+        KP_VERIFY_RESULT(w.openProject(":/presets/vector_add/vector_add.kpg"));
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(waitCompiled(w));
+        QTableWidget *t = w.buffersPanel()->table();
+        t->setCurrentCell(2, 1);
+        t->editItem(t->item(2, 1));
+        auto *chooser = t->findChild<QComboBox *>();
+        QVERIFY(chooser);
+        QCOMPARE(chooser->count(), 21);
+        QCOMPARE(chooser->currentText(), QString("float32"));
+        chooseByKeys(chooser, "float6");
+        QTRY_COMPARE(w.project().buffers[2].dtype, DType::Float64);
+    }
+
+    // 9. Deleting a buffer a step uses is refused, in words that say so.
+    void deletingABufferInUseIsRefused()
+    {
+        EngineClient engine;
+        MainWindow w(&engine);
+        KP_VERIFY_RESULT(w.openProject(":/presets/heat/heat.kpg"));
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(waitCompiled(w));
+        BuffersPanel *bp = w.buffersPanel();
+        bp->selectBuffer(1);
+        auto *del = bp->findChild<QToolButton *>("deleteBuffer");
+        QVERIFY(del);
+        QCOMPARE(del->text(), QString("Delete"));
+        QTest::mouseClick(del, Qt::LeftButton);
+        QTRY_COMPARE(bp->messageLabel()->text(),
+                     QString("buffer t_next: not deleted: t_next is still used by step 1, parameter t_next; the "
+                             "repeat swap t ↔ t_next. Bind those to something else first."));
+        QCOMPARE(w.project().buffers.size(), 2);
+        QVERIFY(w.launchPanel()->messageLabel()->text().isEmpty());
+        QVERIFY(!w.isProjectModified());
+    }
+
+    // 13. The Buffers table shows several rows; Add selects the new buffer and shows it.
+    void addSelectsTheNewBuffer()
+    {
+        EngineClient engine;
+        MainWindow w(&engine);
+        KP_VERIFY_RESULT(w.openProject(":/presets/vector_add/vector_add.kpg"));
+        w.resize(1280, 800);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(waitCompiled(w));
+        QTableWidget *t = w.buffersPanel()->table();
+        QVERIFY(t->minimumHeight() >= 3 * t->verticalHeader()->defaultSectionSize());
+        for (int i = 0; i < 4; ++i) {
+            QTest::mouseClick(w.buffersPanel()->findChild<QToolButton *>("addBuffer"), Qt::LeftButton);
+        }
+        QTRY_COMPARE(w.project().buffers.size(), 7);
+        QCOMPARE(t->currentRow(), 6);
+        QCOMPARE(t->item(6, 0)->text(), QString("buf4"));
+        QVERIFY(t->viewport()->rect().contains(t->visualItemRect(t->item(6, 0))));
+        QCOMPARE(w.buffersPanel()->initEditor()->kindChooser()->currentText(), QString("zeros"));
+    }
+
+    // 11. Limits known without a GPU; the resolved launch stays shown on an unrelated error.
+    void blockLimitAndResolvedWithoutGpu()
+    {
+        EngineClient engine;
+        MainWindow w(&engine);
+        KP_VERIFY_RESULT(w.openProject(":/presets/vector_add/vector_add.kpg"));
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(waitCompiled(w));
+        LaunchPanel *lp = w.launchPanel();
+        typeAndEnter(lp->blockField(0), "2048");
+        typeAndEnter(lp->blockField(1), "8");
+        QTRY_COMPARE(lp->messageLabel()->text(),
+                     QString("step 1, block: 2048 × 8 × 1 = 16384 threads per block; CUDA GPUs run at most 1024 "
+                             "threads per block"));
+        QVERIFY(lp->blockField(0)->styleSheet().contains("border"));
+        QVERIFY(!lp->runButton()->isEnabled());
+        typeAndEnter(lp->blockField(0), "128");
+        typeAndEnter(lp->blockField(1), "1");
+        QTRY_VERIFY(lp->messageLabel()->text().isEmpty());
+        // A wrong binding says so, and the grid it resolves to is still shown.
+        typeAndEnter(lp->bindingEditor(2)->lineEdit(), "zz");
+        QTRY_VERIFY(lp->messageLabel()->text().contains("'zz'"));
+        QCOMPARE(lp->resolvedLabel()->text(), QString("grid (8192, 1, 1) × block (128, 1, 1) = 1,048,576 threads"));
+    }
+};
+
+QTEST_MAIN(TestNewUser)
+#include "tst_newuser.moc"
