@@ -367,6 +367,11 @@ Result<CheckResult> evaluateCheck(const CheckSpec &check, const CheckData &data,
     }
     }
 
+    char *mask = nullptr;
+    if (data.failedMask) {
+        data.failedMask->fill(0, qsizetype(got.elementCount()));
+        mask = data.failedMask->data();
+    }
     const bool exact = r.exact;
     const CheckTolerance tol = r.tolerance;
     const bool nanPasses = check.nan;
@@ -433,6 +438,9 @@ Result<CheckResult> evaluateCheck(const CheckSpec &check, const CheckData &data,
                     ++r.compared;
                     if (!pass) {
                         ++r.mismatches;
+                        if (mask) {
+                            mask[e] = 1;
+                        }
                         CheckMismatch m;
                         m.index = e;
                         m.component = c;

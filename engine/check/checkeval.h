@@ -4,6 +4,7 @@
 #include "check/checkspec.h"
 #include "core/result.h"
 
+#include <QByteArray>
 #include <QHash>
 #include <QJsonArray>
 #include <QJsonObject>
@@ -87,6 +88,13 @@ struct CheckData
     QHash<QString, BufferView> reference;
     QMap<QString, double> variables;
     QString projectDir;
+    /**
+     * Optional, for viewers (the GUI's heatmap of failing cells): when set,
+     * evaluateCheck() resizes it to the checked buffer's element count, zero,
+     * and sets byte e to 1 where a value of element e failed. One byte per
+     * element; nothing else reads it.
+     */
+    QByteArray *failedMask = nullptr;
 };
 
 /**

@@ -21,9 +21,10 @@ using namespace Kp;
 
 namespace {
 // The panels --show brings forward: the name on the command line, the dock's object name.
-const QStringList kPanels = {QStringLiteral("problems"),  QStringLiteral("kernels"), QStringLiteral("ptx"),
-                             QStringLiteral("sass"),      QStringLiteral("launch"),  QStringLiteral("buffers"),
-                             QStringLiteral("inspector"), QStringLiteral("results"), QStringLiteral("log")};
+const QStringList kPanels = {QStringLiteral("problems"),  QStringLiteral("kernels"),    QStringLiteral("ptx"),
+                             QStringLiteral("sass"),      QStringLiteral("launch"),     QStringLiteral("buffers"),
+                             QStringLiteral("inspector"), QStringLiteral("results"),    QStringLiteral("log"),
+                             QStringLiteral("checks"),    QStringLiteral("description")};
 const QStringList kViews = {QStringLiteral("grid"), QStringLiteral("image"), QStringLiteral("diff")};
 
 int usageError(const QString &message)
@@ -55,7 +56,8 @@ int main(int argc, char **argv)
                                                        "and exit."),
                                         QStringLiteral("file.png"));
     const QCommandLineOption preset(QStringLiteral("preset"),
-                                    QStringLiteral("Open a preset: %1 (default: the last project, else vector_add).")
+                                    QStringLiteral("Open a preset: %1 (default: the last project, else the start page "
+                                                   "with the presets gallery).")
                                         .arg(presetNames().join(QStringLiteral(", "))),
                                     QStringLiteral("name"), QStringLiteral("vector_add"));
     const QCommandLineOption runOnce(QStringLiteral("run"),
@@ -135,13 +137,13 @@ int main(int argc, char **argv)
     const QString name = parser.value(preset);
     QString source = parser.positionalArguments().value(0);
     if (source.isEmpty()) {
-        // The last project, unless a preset is asked for or it is gone.
+        // The last project, unless a preset is asked for or it is gone; else the start page.
         const QString last = QSettings().value(QStringLiteral("lastProject")).toString();
-        source = !parser.isSet(preset) && !last.isEmpty() && QFileInfo::exists(last)
-                     ? last
-                     : QStringLiteral(":/presets/%1/%1.kpg").arg(name);
+        source = !parser.isSet(preset) && !last.isEmpty() && QFileInfo::exists(last) ? last
+                 : parser.isSet(preset) ? QStringLiteral(":/presets/%1/%1.kpg").arg(name)
+                                        : QString();
     }
-    if (const Status s = window.openSource(source); !s) {
+    if (const Status s = source.isEmpty() ? Status(Unit{}) : window.openSource(source); !s) {
         std::fprintf(stderr, "kernel-playground: %s\n", qPrintable(s.error().message));
         return Exit::BadInput;
     }
@@ -218,7 +220,7 @@ int main(int argc, char **argv)
             });
         };
         // Settled: the device status is known and the first compile is shown.
-        bool compiled = false;
+        bool compiled = source.isEmpty(); // the start page has nothing to compile
         bool shot = false;
         auto maybeShoot = [&] {
             if (!shot && compiled && window.deviceStatusKnown()) {
@@ -228,8 +230,9 @@ int main(int argc, char **argv)
         };
         QObject::connect(&window, &MainWindow::deviceStatusChanged, &window, maybeShoot);
         // With the SASS panel in front, wait for the disassembler as well.
+        // After a run, once its checks are judged (or it has none, or it failed).
         QObject::connect(&window,
-                         waitForRun    ? &MainWindow::runFinished
+                         waitForRun    ? &MainWindow::checksSettled
                          : waitForSass ? &MainWindow::sassFinished
                                        : &MainWindow::compileFinished,
                          &window, [&] {

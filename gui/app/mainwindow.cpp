@@ -2,10 +2,13 @@
 
 #include "compile/sandbox.h"
 
+#include "checkrunner.h"
+#include "checkspanel.h"
 #include "client/engineclient.h"
 #include "compilecontroller.h"
 #include "core/format.h"
 #include "cuda/nvrtcapi.h"
+#include "descriptionview.h"
 #include "devicestatus.h"
 #include "editor/codeeditor.h"
 #include "editor/disassembler.h"
@@ -17,6 +20,7 @@
 #include "launch/bufferspanel.h"
 #include "launch/launchpanel.h"
 #include "logpanel.h"
+#include "presetgallery.h"
 #include "problemspanel.h"
 #include "projectdocument.h"
 #include "results/resultspanel.h"
@@ -46,6 +50,7 @@
 #include <QScreen>
 #include <QSettings>
 #include <QShowEvent>
+#include <QStackedWidget>
 #include <QStandardPaths>
 #include <QStatusBar>
 #include <QTableWidget>
@@ -197,6 +202,7 @@ MainWindow::MainWindow(EngineClient *engine, QWidget *parent)
     connect(m_sass, &PtxView::sourceLineSelected, this, [this](int line) { m_editor->highlightLines(line, line); });
     wireCompile();
     wireRun();
+    buildChecksAndPresets();
     buildMenus();
     fitToScreen();
     // Layouts and splitters as the user left them.
@@ -281,6 +287,7 @@ void MainWindow::buildMenus()
 {
     QMenu *file = menuBar()->addMenu(tr("&File"));
     file->addAction(tr("&New Project"), this, &MainWindow::newProject)->setShortcut(QKeySequence::New);
+    file->addAction(tr("New from &Preset…"), this, &MainWindow::newFromPreset);
     file->addAction(tr("&Open…"), this, &MainWindow::openFileDialog)->setShortcut(QKeySequence::Open);
     m_recentMenu = file->addMenu(tr("Open &Recent"));
     file->addAction(tr("&Save"), this, &MainWindow::saveProject)->setShortcut(QKeySequence::Save);
@@ -632,6 +639,151 @@ void MainWindow::wireRun()
         // After the deferred refreshes above: listeners see the result shown.
         QTimer::singleShot(0, this, [this] { Q_EMIT runFinished(); });
     });
+}
+
+void MainWindow::buildChecksAndPresets()
+{
+    // The start page stands in for the editor until a project is open.
+    auto *central = new QStackedWidget(this);
+    central->setObjectName(QStringLiteral("central"));
+    // Whatever holds the editor (the editor itself, or it with its bars) goes into the stack as it is.
+    QWidget *editorArea = takeCentralWidget();
+    central->addWidget(editorArea);
+    m_startPage = new StartPage(central);
+    central->addWidget(m_startPage);
+    central->setCurrentWidget(m_startPage);
+    setCentralWidget(central);
+    connect(m_startPage, &StartPage::presetActivated, this, [this](const QString &path) {
+        if (Status s = openProject(path); !s) {
+            QMessageBox::warning(this, tr("Open Preset"), s.error().message);
+        }
+    });
+    connect(m_startPage, &StartPage::newRequested, this, &MainWindow::newProject);
+    connect(m_startPage, &StartPage::openRequested, this, &MainWindow::openFileDialog);
+
+    m_checkRunner = new CheckRunner(this);
+    m_checks = new ChecksPanel(this);
+    m_checks->setObjectName(QStringLiteral("checks"));
+    QDockWidget *checksDock = addDock(tr("Checks"), QStringLiteral("checksDock"), m_checks, Qt::BottomDockWidgetArea);
+    if (auto *results = findChild<QDockWidget *>(QStringLiteral("resultsDock"))) {
+        tabifyDockWidget(results, checksDock);
+    }
+    if (auto *problems = findChild<QDockWidget *>(QStringLiteral("problemsDock"))) {
+        problems->raise(); // the Checks tab comes forward when a check fails
+    }
+    m_description = new DescriptionView(this);
+    QDockWidget *descriptionDock =
+        addDock(tr("Description"), QStringLiteral("descriptionDock"), m_description, Qt::LeftDockWidgetArea);
+    if (auto *launch = findChild<QDockWidget *>(QStringLiteral("launchDock"))) {
+        tabifyDockWidget(launch, descriptionDock);
+        launch->raise();
+    }
+
+    const auto noteFor = [this](const Project &p) {
+        m_checks->setNote(p.checks.isEmpty()
+                              ? tr("This project has no checks (\"checks\" in the .kpg).")
+                              : tr("%n check(s): run the project to evaluate them.", nullptr, int(p.checks.size())));
+    };
+    connect(m_doc, &ProjectDocument::loaded, this, [this, central, editorArea, noteFor] {
+        central->setCurrentWidget(editorArea);
+        m_description->setProject(m_doc->project());
+        m_checkRunner->clear();
+        m_inspector->clearFailedCells();
+        noteFor(m_doc->project());
+    });
+    connect(m_doc, &ProjectDocument::projectChanged, this, [this] { m_description->setProject(m_doc->project()); });
+    connect(m_run, &RunController::started, this, [this](bool play) {
+        // The buffers are about to change: failing cells of the last run no longer describe them.
+        m_checkRunner->clear();
+        m_inspector->clearFailedCells();
+        if (!m_doc->project().checks.isEmpty()) {
+            m_checks->setNote(play ? tr("Playing: checks are evaluated after a Run, not for Play or Step frames.")
+                                   : tr("Running… the checks follow the run."));
+        }
+    });
+    connect(m_run, &RunController::failed, this, [this] {
+        m_checks->setNote(tr("The run failed before the GPU: checks were not evaluated."));
+        Q_EMIT checksSettled();
+    });
+    connect(m_run, &RunController::finished, this, [this, noteFor](const RunResult &r, bool play) {
+        if (play) {
+            return; // frames continue from the last state: checks describe a Run
+        }
+        if (r.error) {
+            m_checks->setNote(
+                tr("The run failed (%1): checks were not evaluated.").arg(Error::codeName(r.error->code)));
+            Q_EMIT checksSettled();
+            return;
+        }
+        const Project &p = m_run->lastRunProject();
+        m_checkRunner->evaluate(p, m_doc->hostBuffers().all(), m_run->deviceOrdinal());
+        if (p.checks.isEmpty()) {
+            noteFor(p);
+            Q_EMIT checksSettled();
+        }
+        // A preset's own output image becomes its card's thumbnail.
+        if (p.path.startsWith(QLatin1String(":/presets/"))) {
+            const QString preset = QFileInfo(p.path).dir().dirName();
+            if (const HostBuffer *b = m_doc->hostBuffers().find(thumbnailBufferOf(p))) {
+                storeThumbnail(preset,
+                               renderBufferThumbnail(*b, {PresetGallery::kThumbWidth, PresetGallery::kThumbHeight}));
+            }
+        }
+    });
+    connect(m_checkRunner, &CheckRunner::message, this, &MainWindow::log);
+    connect(m_checkRunner, &CheckRunner::finished, this, &MainWindow::checksSettled);
+    connect(m_checkRunner, &CheckRunner::evaluated, this, [this, checksDock](const QList<CheckOutcome> &outcomes) {
+        m_checks->setOutcomes(outcomes);
+        bool failed = false;
+        for (const CheckOutcome &o : outcomes) {
+            if (o.failedMask && !o.result.passed) {
+                m_inspector->setFailedCells(o.result.buffer, o.result.name, o.failedMask);
+            }
+            failed = failed || (!o.pending && (!o.result.passed || o.result.error));
+        }
+        if (failed) {
+            checksDock->raise(); // a failing check is the news of this run
+        }
+    });
+    connect(m_checks, &ChecksPanel::mismatchActivated, this,
+            [this](int, const QString &buffer, qint64 index, const QList<qint64> &coords) {
+                inspectBuffer(buffer, QStringLiteral("grid"));
+                // Coordinates outermost first, as the inspector's go-to field takes them.
+                const HostBuffer *b = m_doc->hostBuffers().find(buffer);
+                QStringList at;
+                for (qsizetype a = b ? std::min<qsizetype>(b->shape.size(), 3) - 1 : -1; a >= 0; --a) {
+                    at << QString::number(coords.value(a));
+                }
+                if (at.size() != (b ? b->shape.size() : 0) || !m_inspector->goTo(at.join(QStringLiteral(", ")))) {
+                    m_inspector->goTo(QString::number(index));
+                }
+            });
+    connect(m_checks, &ChecksPanel::checkActivated, this, [this](int check) {
+        const CheckOutcome &o = m_checks->outcomes().value(check);
+        if (!m_inspector->showFailedCells(o.result.name)) {
+            inspectBuffer(o.result.buffer, QStringLiteral("grid"));
+            return;
+        }
+        if (auto *dock = findChild<QDockWidget *>(QStringLiteral("inspectorDock"))) {
+            dock->show();
+            dock->raise();
+        }
+    });
+}
+
+void MainWindow::newFromPreset()
+{
+    if (isProjectModified() &&
+        QMessageBox::question(this, tr("New from Preset"), tr("Discard the unsaved changes?")) != QMessageBox::Yes) {
+        return;
+    }
+    PresetDialog dialog(this);
+    if (dialog.exec() != QDialog::Accepted || dialog.chosenPath().isEmpty()) {
+        return;
+    }
+    if (Status s = openProject(dialog.chosenPath()); !s) {
+        QMessageBox::warning(this, tr("New from Preset"), s.error().message);
+    }
 }
 
 void MainWindow::takeSourceFromDocument()

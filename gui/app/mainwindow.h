@@ -21,6 +21,10 @@ namespace Kp {
 
 class BufferInspector;
 class BuffersPanel;
+class CheckRunner;
+class ChecksPanel;
+class DescriptionView;
+class StartPage;
 class CodeEditor;
 class FindBar;
 class CompileController;
@@ -89,6 +93,15 @@ public:
     void setDeviceOrdinal(int ordinal);
 
     LaunchPanel *launchPanel() const { return m_launch; }
+    // Checks, presets and the description (issue 11).
+    CheckRunner *checkRunner() const { return m_checkRunner; }
+    ChecksPanel *checksPanel() const { return m_checks; }
+    DescriptionView *descriptionView() const { return m_description; }
+    /** The start page: the central widget while no project is open. */
+    StartPage *startPage() const { return m_startPage; }
+    BufferInspector *inspector() const { return m_inspector; }
+    /** File > New from Preset: the gallery in a dialog; opens the chosen preset. */
+    void newFromPreset();
     BuffersPanel *buffersPanel() const { return m_buffersPanel; }
     QPlainTextEdit *logView() const;
 
@@ -130,6 +143,8 @@ Q_SIGNALS:
     void sassFinished();
     /** A run finished (its result is the last of runs()), or failed before reaching the GPU. */
     void runFinished();
+    /** After a Run: its checks are judged, or it has none, or it failed (screenshots wait for this). */
+    void checksSettled();
     /** The project changed (an edit in a panel was accepted, undone or redone). */
     void projectChanged();
 
@@ -149,6 +164,8 @@ private:
     bool maybeSave(const QString &title);
     void showShortcuts();
     void goToLine();
+    /** The Checks and Description docks, the start page, and their wiring (issue 11). */
+    void buildChecksAndPresets();
     void wireCompile();
     void wireRun();
     void openFileDialog();
@@ -190,6 +207,10 @@ private:
     QDialog *m_shortcutsDialog = nullptr;
     /** Actions whose keys the editor must not take as typing (zoom, find, go to line, redo). */
     QList<QAction *> m_editorOverrides;
+    CheckRunner *m_checkRunner = nullptr;
+    ChecksPanel *m_checks = nullptr;
+    DescriptionView *m_description = nullptr;
+    StartPage *m_startPage = nullptr;
 };
 
 } // namespace Kp

@@ -101,6 +101,8 @@ void RunController::start(bool play)
     Project p = m_doc->project();
     if (play) {
         p.timing.enabled = false; // frames as fast as they come; timing is for Run
+    } else {
+        m_lastRunProject = p; // what the checks check once it has run
     }
     const CompileRequest req = m_doc->compileRequest(m_compile->ccMajor(), m_compile->ccMinor());
     m_running = true;

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "project/project.h"
 #include "results/runhistory.h"
 #include "run/runrequest.h"
 #include "run/runtypes.h"
@@ -51,6 +52,9 @@ public:
     void setDeviceOrdinal(int ordinal);
     int deviceOrdinal() const { return m_deviceOrdinal; }
 
+    /** The project as the last Run (not a Play/Step frame) started it: source, buffers, checks. */
+    const Project &lastRunProject() const { return m_lastRunProject; }
+
     /** Every run and frame of this session, failed ones included. */
     const QList<RunResult> &runs() const { return m_runs; }
 
@@ -99,6 +103,7 @@ private:
     int m_deviceOrdinal = 0;
     QList<RunResult> m_runs;
     QList<RunStep> m_sentSteps; ///< the steps of the run in flight, as sent to the worker
+    Project m_lastRunProject;
     bool m_running = false;
     bool m_playing = false;
     qint64 m_playFrames = 0;

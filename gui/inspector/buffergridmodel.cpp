@@ -546,6 +546,7 @@ void BufferGridModel::setBuffer(std::shared_ptr<const HostBuffer> buffer)
     beginResetModel();
     m_buffer = std::move(buffer);
     m_snapshot.reset();
+    m_failed.reset();
     m_slice = 0;
     m_layout = computeLayout();
     endResetModel();
@@ -719,6 +720,27 @@ QColor BufferGridModel::changedColor()
     return QColor(255, 170, 0, 110);
 }
 
+void BufferGridModel::setFailedMask(std::shared_ptr<const QByteArray> mask, const QString &what)
+{
+    m_failed = std::move(mask);
+    m_failedWhat = what;
+    if (rowCount() > 0 && columnCount() > 0) {
+        Q_EMIT dataChanged(index(0, 0), index(rowCount() - 1, columnCount() - 1), {Qt::BackgroundRole});
+    }
+}
+
+bool BufferGridModel::isFailed(qint64 flat) const
+{
+    return m_failed && m_failed->size() == m_layout.elements && flat >= 0 && flat < m_layout.elements &&
+           m_failed->at(qsizetype(flat)) != 0;
+}
+
+QColor BufferGridModel::failedColor()
+{
+    // Translucent red: stronger than the change highlight, readable on both palettes.
+    return QColor(230, 40, 50, 150);
+}
+
 QString BufferGridModel::coordinatesText(qint64 flat) const
 {
     const QList<qint64> &shape = m_buffer->shape;
@@ -760,9 +782,15 @@ QVariant BufferGridModel::data(const QModelIndex &index, int role) const
             tip += QStringLiteral("\nbefore the run: %1")
                        .arg(exactElementText(m_layout.dtype, m_snapshot->constData() + flat * eb));
         }
+        if (isFailed(flat)) {
+            tip += QStringLiteral("\nfails the check %1").arg(m_failedWhat);
+        }
         return tip;
     }
     case Qt::BackgroundRole:
+        if (isFailed(flat)) {
+            return failedColor();
+        }
         if (isChanged(flat)) {
             return changedColor();
         }
@@ -770,6 +798,7 @@ QVariant BufferGridModel::data(const QModelIndex &index, int role) const
     case Qt::TextAlignmentRole: return QVariant::fromValue(int(Qt::AlignRight | Qt::AlignVCenter));
     case FlatIndexRole: return QVariant::fromValue(flat);
     case ChangedRole: return isChanged(flat);
+    case FailedRole: return isFailed(flat);
     default: return {};
     }
 }

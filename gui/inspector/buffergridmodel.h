@@ -90,6 +90,7 @@ public:
     enum Role {
         FlatIndexRole = Qt::UserRole + 1, ///< qint64 flat element index of the cell
         ChangedRole,                      ///< bool: differs from the snapshot
+        FailedRole,                       ///< bool: fails the check whose mask is set (setFailedMask)
     };
 
     explicit BufferGridModel(QObject *parent = nullptr);
@@ -149,6 +150,18 @@ public:
     /** The colour of changed cells. */
     static QColor changedColor();
 
+    /**
+     * Cells of a check that failed: one byte per element, non-zero where the
+     * check failed (CheckData::failedMask); they get failedColor() over the
+     * change highlight. what names the check in tooltips. nullptr clears;
+     * a mask of another size than the buffer is ignored.
+     */
+    void setFailedMask(std::shared_ptr<const QByteArray> mask, const QString &what = QString());
+    const std::shared_ptr<const QByteArray> &failedMask() const { return m_failed; }
+    bool isFailed(qint64 flat) const;
+    /** The colour of cells that fail a check. */
+    static QColor failedColor();
+
     int rowCount(const QModelIndex &parent = QModelIndex()) const override;
     int columnCount(const QModelIndex &parent = QModelIndex()) const override;
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
@@ -173,6 +186,8 @@ private:
 
     std::shared_ptr<const HostBuffer> m_buffer;
     std::shared_ptr<const QByteArray> m_snapshot;
+    std::shared_ptr<const QByteArray> m_failed;
+    QString m_failedWhat;
     Layout m_layout;
     int m_columns1D = 16;
     qint64 m_slice = 0;

@@ -465,6 +465,7 @@ void BufferInspector::setCurrent(std::shared_ptr<const HostBuffer> buffer)
     if (m_current) {
         m_model->setSnapshot(m_snapshots.value(m_current->spec.name));
     }
+    applyFailedToGrid();
     {
         const QSignalBlocker block(m_slice);
         m_slice->setValue(0);
@@ -503,8 +504,78 @@ void BufferInspector::rebuildAgainst()
             }
         }
     }
+    if (m_current) {
+        for (const FailedCells &f : m_failed) {
+            if (f.buffer == m_current->spec.name) {
+                m_against->addItem(tr("failing cells of check %1").arg(f.check), f.check);
+            }
+        }
+    }
     const int i = m_against->findText(was);
     m_against->setCurrentIndex(i >= 0 ? i : 0);
+}
+
+void BufferInspector::setFailedCells(const QString &buffer, const QString &check,
+                                     std::shared_ptr<const QByteArray> mask)
+{
+    m_failed.removeIf([&](const FailedCells &f) { return f.check == check; });
+    if (mask) {
+        m_failed.append({buffer, check, std::move(mask)});
+    }
+    applyFailedToGrid();
+    rebuildAgainst();
+}
+
+void BufferInspector::clearFailedCells()
+{
+    if (m_failed.isEmpty()) {
+        return;
+    }
+    m_failed.clear();
+    m_failedShown.clear();
+    applyFailedToGrid();
+    rebuildAgainst();
+    if (m_diff->showsFailedCells()) {
+        updateDiff();
+    }
+}
+
+bool BufferInspector::showFailedCells(const QString &check)
+{
+    for (const FailedCells &f : m_failed) {
+        if (f.check != check) {
+            continue;
+        }
+        m_failedShown = check;
+        showBuffer(f.buffer);
+        if (currentBufferName() != f.buffer) {
+            return false;
+        }
+        applyFailedToGrid();
+        const int i = m_against->findData(check);
+        m_against->setCurrentIndex(i); // updateDiff() through the signal
+        setCurrentTab(Tab::Diff);
+        updateDiff();
+        return i >= 0;
+    }
+    return false;
+}
+
+void BufferInspector::applyFailedToGrid()
+{
+    std::shared_ptr<const QByteArray> mask;
+    QString what;
+    if (m_current) {
+        for (const FailedCells &f : m_failed) {
+            if (f.buffer == m_current->spec.name && (!mask || f.check == m_failedShown)) {
+                mask = f.mask;
+                what = f.check;
+            }
+        }
+    }
+    if (mask != m_model->failedMask()) {
+        m_model->setFailedMask(mask, what);
+    }
 }
 
 void BufferInspector::updateDiff()
@@ -513,6 +584,14 @@ void BufferInspector::updateDiff()
     if (!m_current) {
         m_diff->clear(tr("No buffer"));
         return;
+    }
+    if (const QString check = m_against->currentData().toString(); !check.isEmpty()) {
+        for (const FailedCells &f : m_failed) {
+            if (f.check == check && f.buffer == m_current->spec.name) {
+                m_diff->showFailedCells(m_current, f.mask, f.check);
+                return;
+            }
+        }
     }
     if (m_against->currentIndex() <= 0) {
         m_diff->compareWithSnapshot(m_current, m_snapshots.value(m_current->spec.name));

@@ -76,6 +76,17 @@ public:
      */
     bool goTo(const QString &text);
 
+    /**
+     * The failing cells of a check on buffer (one byte per element, non-zero
+     * where it failed; CheckData::failedMask): red in the grid, and a heatmap
+     * on the Diff tab, where the check is offered as what to compare with.
+     */
+    void setFailedCells(const QString &buffer, const QString &check, std::shared_ptr<const QByteArray> mask);
+    /** Forgets every check's failing cells (a new run, another project). */
+    void clearFailedCells();
+    /** Shows the failing cells of check on the Diff tab (its buffer first). False when none are known. */
+    bool showFailedCells(const QString &check);
+
     void setCurrentTab(Tab tab);
     Tab currentTab() const;
     QString currentBufferName() const;
@@ -117,6 +128,18 @@ private:
     void rebuildAgainst();
     void applyRange();
     void applyChannels();
+
+    /** The check's failing cells of the current buffer the grid shows (the last one asked for, else the first). */
+    void applyFailedToGrid();
+
+    struct FailedCells
+    {
+        QString buffer;
+        QString check;
+        std::shared_ptr<const QByteArray> mask;
+    };
+    QList<FailedCells> m_failed;
+    QString m_failedShown; ///< the check showFailedCells() showed last
 
     QList<std::shared_ptr<const HostBuffer>> m_buffers;
     std::shared_ptr<const HostBuffer> m_current;

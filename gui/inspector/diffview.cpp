@@ -196,6 +196,64 @@ private:
     ImageGeometry m_geometry;
 };
 
+/** A check's failing cells as an image: 1 where an element failed, 0 elsewhere (max over an RGBA pixel). */
+class MaskImageSource : public ImageSource
+{
+public:
+    MaskImageSource(std::shared_ptr<const HostBuffer> a, std::shared_ptr<const QByteArray> mask, qint64 width1D,
+                    qint64 slice)
+        : m_a(std::move(a))
+        , m_mask(std::move(mask))
+    {
+        m_inner = ImageGeometry::of(*m_a, width1D, slice);
+        m_geometry = m_inner;
+        m_geometry.components = 1;
+        m_geometry.kind = PixelKind::Scalar;
+    }
+
+    const ImageGeometry &geometry() const override { return m_geometry; }
+
+    void read(qint64 y, const qint64 *xs, qsizetype n, float *out) const override
+    {
+        for (qsizetype i = 0; i < n; ++i) {
+            out[i] = failed(m_inner.pixelIndex(xs[i], y)) ? 1.0f : 0.0f;
+        }
+    }
+
+    std::pair<double, double> finiteRange(int) const override { return {0, 1}; }
+
+    QString valueText(qint64 x, qint64 y) const override
+    {
+        const qint64 pixel = m_inner.pixelIndex(x, y);
+        const char *a = static_cast<const char *>(m_a->memory.data());
+        const qint64 ea = dtypeInfo(m_a->spec.dtype).elementBytes() * m_inner.elementsPerPixel;
+        return QStringLiteral("%1 %2").arg(pixelText(m_a->spec.dtype, a + pixel * ea, m_inner.elementsPerPixel),
+                                           failed(pixel) ? QObject::tr("fails the check") : QObject::tr("passes"));
+    }
+
+    QStringList cellText(qint64 x, qint64 y) const override
+    {
+        return {failed(m_inner.pixelIndex(x, y)) ? QStringLiteral("✗") : QString()};
+    }
+
+private:
+    bool failed(qint64 pixel) const
+    {
+        for (qint64 e = 0; e < m_inner.elementsPerPixel; ++e) {
+            const qint64 k = pixel * m_inner.elementsPerPixel + e;
+            if (k >= 0 && k < m_mask->size() && m_mask->at(qsizetype(k)) != 0) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    std::shared_ptr<const HostBuffer> m_a;
+    std::shared_ptr<const QByteArray> m_mask;
+    ImageGeometry m_inner;
+    ImageGeometry m_geometry;
+};
+
 QString shapeText(const QList<qint64> &shape)
 {
     QStringList parts;
@@ -306,6 +364,7 @@ void DiffView::compare(std::shared_ptr<const HostBuffer> a, std::shared_ptr<cons
     m_a = std::move(a);
     m_b = std::move(b);
     m_previous.reset();
+    m_mask.reset();
     recompute();
 }
 
@@ -314,6 +373,18 @@ void DiffView::compareWithSnapshot(std::shared_ptr<const HostBuffer> a, std::sha
     m_a = std::move(a);
     m_b.reset();
     m_previous = std::move(previous);
+    m_mask.reset();
+    recompute();
+}
+
+void DiffView::showFailedCells(std::shared_ptr<const HostBuffer> a, std::shared_ptr<const QByteArray> mask,
+                               const QString &check)
+{
+    m_a = std::move(a);
+    m_b.reset();
+    m_previous.reset();
+    m_mask = std::move(mask);
+    m_check = check;
     recompute();
 }
 
@@ -322,6 +393,7 @@ void DiffView::clear(const QString &reason)
     m_a.reset();
     m_b.reset();
     m_previous.reset();
+    m_mask.reset();
     m_result = {};
     m_problem = reason.isEmpty() ? tr("Nothing to compare") : reason;
     m_heatmap->setSource(nullptr);
@@ -403,11 +475,30 @@ void DiffView::recompute()
         } else if (!m_b->memory.isValid() || m_b->memory.size() < m_b->byteSize()) {
             m_problem = tr("%1 has no contents").arg(m_b->spec.name);
         }
+    } else if (m_mask) {
+        if (m_mask->size() != m_a->elementCount()) {
+            m_problem =
+                tr("The failing cells of %1 are from another size of %2: run again").arg(m_check, m_a->spec.name);
+        }
     } else if (!m_previous || m_previous->size() != m_a->byteSize()) {
         m_problem = tr("No copy of %1 from before the run (run once, or it is larger than the snapshot limit)")
                         .arg(m_a->spec.name);
     }
-    if (m_problem.isEmpty()) {
+    if (m_problem.isEmpty() && m_mask) {
+        m_result.compared = m_a->elementCount();
+        const char *mask = m_mask->constData();
+        for (qint64 i = 0; i < m_result.compared; ++i) {
+            if (mask[i] != 0) {
+                ++m_result.mismatchCount;
+                if (m_result.first.size() < kMaxListed) {
+                    DiffMismatch m;
+                    m.index = i;
+                    m_result.first.append(m);
+                }
+            }
+        }
+        m_result.maxError = 1;
+    } else if (m_problem.isEmpty()) {
         m_result = compareElements(m_a->spec.dtype, m_a->memory.data(), bType(), bData(), m_a->elementCount(), m_kind,
                                    m_tolerance, kMaxListed);
     }
@@ -421,6 +512,10 @@ void DiffView::rebuildHeatmap()
         m_heatmap->setSource(nullptr);
         return;
     }
+    if (m_mask) {
+        m_heatmap->setSource(std::make_shared<MaskImageSource>(m_a, m_mask, m_width1D, m_slice));
+        return;
+    }
     std::shared_ptr<const void> keep = m_b ? std::shared_ptr<const void>(m_b) : std::shared_ptr<const void>(m_previous);
     // An all-equal pair still gets a visible scale (everything at its low end).
     const double top = m_result.maxError > 0 ? m_result.maxError : 1;
@@ -432,6 +527,16 @@ QString DiffView::summary() const
 {
     if (!m_problem.isEmpty()) {
         return m_problem;
+    }
+    if (m_mask) {
+        QString s = tr("%1 of %2 elements of %3 fail the check %4 (bright cells)")
+                        .arg(m_result.mismatchCount)
+                        .arg(m_result.compared)
+                        .arg(m_a->spec.name, m_check);
+        if (m_result.mismatchCount > m_result.first.size()) {
+            s += tr("; the first %1 are listed").arg(m_result.first.size());
+        }
+        return s;
     }
     const QString what = m_kind == ErrorKind::Absolute ? QStringLiteral("|a-b|") : tr("relative error");
     QString s = tr("%1 of %2 elements differ (%3 > %4)")
@@ -454,10 +559,33 @@ void DiffView::fillTable()
 {
     m_summary->setText(summary());
     m_table->setRowCount(0);
+    // A check's failing cells have no error kind or tolerance of this view's: the check applied its own.
+    m_kindBox->setEnabled(!m_mask);
+    m_toleranceEdit->setEnabled(!m_mask);
+    const QStringList headers = m_mask ? QStringList{tr("index"), m_a ? m_a->spec.name : tr("value"), tr("check")}
+                                       : QStringList{tr("index"), tr("a"), tr("b"), tr("|a-b|"), tr("relative")};
+    m_table->setColumnCount(int(headers.size()));
+    m_table->setHorizontalHeaderLabels(headers);
     if (!m_problem.isEmpty() || !m_a) {
         return;
     }
     m_table->setRowCount(int(m_result.first.size()));
+    if (m_mask) {
+        // The check's own report has got and expected; here, where its failing cells are.
+        const DType ta = m_a->spec.dtype;
+        const int ea = dtypeInfo(ta).elementBytes();
+        const char *a = static_cast<const char *>(m_a->memory.data());
+        for (int row = 0; row < m_result.first.size(); ++row) {
+            const qint64 i = m_result.first[row].index;
+            const QStringList cells{QString::number(i), exactElementText(ta, a + i * ea), tr("fails")};
+            for (int c = 0; c < cells.size(); ++c) {
+                auto *item = new QTableWidgetItem(cells[c]);
+                item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+                m_table->setItem(row, c, item);
+            }
+        }
+        return;
+    }
     const DType ta = m_a->spec.dtype;
     const DType tb = bType();
     const int ea = dtypeInfo(ta).elementBytes();

@@ -83,6 +83,16 @@ public:
     void compare(std::shared_ptr<const HostBuffer> a, std::shared_ptr<const HostBuffer> b);
     /** Compares a with previous, its bytes before the run (BufferGridModel::snapshot()). */
     void compareWithSnapshot(std::shared_ptr<const HostBuffer> a, std::shared_ptr<const QByteArray> previous);
+    /**
+     * The failing cells of a check on a (mask: one byte per element,
+     * non-zero where it failed; CheckData::failedMask): a heatmap of the
+     * mask, failing cells at the top of the colormap, and the first failing
+     * elements in the list. check names it in the summary.
+     */
+    void showFailedCells(std::shared_ptr<const HostBuffer> a, std::shared_ptr<const QByteArray> mask,
+                         const QString &check);
+    /** True while showFailedCells() is what is shown. */
+    bool showsFailedCells() const { return m_mask != nullptr; }
     /** Shows nothing (with a reason, when given). */
     void clear(const QString &reason = QString());
 
@@ -118,6 +128,8 @@ private:
     std::shared_ptr<const HostBuffer> m_a;
     std::shared_ptr<const HostBuffer> m_b;
     std::shared_ptr<const QByteArray> m_previous;
+    std::shared_ptr<const QByteArray> m_mask; ///< showFailedCells()
+    QString m_check;
     ErrorKind m_kind = ErrorKind::Absolute;
     double m_tolerance = 0;
     qint64 m_width1D = 0;

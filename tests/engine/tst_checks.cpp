@@ -396,6 +396,19 @@ private Q_SLOTS:
         }
         QCOMPARE(r->worst->index, worst);
 
+        // The mask of failing elements (the GUI's heatmap) marks exactly the CPU's mismatches.
+        QByteArray mask;
+        data.failedMask = &mask;
+        const Result<CheckResult> masked = evaluateCheck(check, data, 0);
+        KP_VERIFY_RESULT(masked);
+        QCOMPARE(mask.size(), qsizetype(n));
+        QCOMPARE(qint64(mask.count(char(1))), mismatches);
+        for (qint64 i : first) {
+            QCOMPARE(int(mask[qsizetype(i)]), 1);
+        }
+        QCOMPARE(int(mask[77]), 0);
+        data.failedMask = nullptr;
+
         // The forms of the report.
         const QString text = checkResultText(*r);
         QVERIFY2(text.startsWith(QStringLiteral("FAIL c = a + b: %1 of 100000 elements differ (").arg(mismatches)),

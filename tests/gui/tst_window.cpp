@@ -290,7 +290,7 @@ private Q_SLOTS:
         for (QAction *a : w.menuBar()->actions()) {
             menus << a->text();
         }
-        QCOMPARE(menus, (QStringList{"&File", "&Edit", "&Build", "&View", "&Help"}));
+        QCOMPARE(menus, (QStringList{"&File", "&Edit", "&Build", "&View", "&Settings", "&Help"}));
         LaunchPanel *lp = w.launchPanel();
         for (QWidget *widget :
              QList<QWidget *>{lp->runButton(), lp->findChild<QComboBox *>("timingMode"),
