@@ -40,4 +40,7 @@ int compareCommand(const QStringList &args);
 /** kpg sweep PROJECT.kpg --axis ... (cli/sweep.cpp). */
 int sweepCommand(const QStringList &args);
 
+/** kpg grade LAB --submissions DIR ... (cli/grade.cpp). */
+int gradeCommand(const QStringList &args);
+
 } // namespace Kp::Cli

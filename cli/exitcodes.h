@@ -7,7 +7,7 @@ namespace Kp::Exit {
 // kpg's exit codes; every subcommand uses them. kExitCodes below is the one
 // list: `kpg --help` prints it, and tst_cli checks that README's table says
 // the same. 64, 65, 69, 70 and 74 are sysexits.h's EX_USAGE, EX_DATAERR,
-// EX_UNAVAILABLE, EX_SOFTWARE and EX_IOERR.
+// EX_UNAVAILABLE, EX_SOFTWARE and EX_IOERR; 75 is EX_TEMPFAIL.
 constexpr int Ok = 0;
 constexpr int CheckFailed = 1;
 constexpr int CompileError = 2;
@@ -18,6 +18,8 @@ constexpr int BadInput = 65;
 constexpr int Unavailable = 69;
 constexpr int Internal = 70;
 constexpr int CannotWrite = 74;
+/** kpg grade: some submissions could not be graded (an internal error, a failed Slurm task); rerun with --resume. */
+constexpr int Incomplete = 75;
 
 struct CodeInfo
 {
@@ -36,6 +38,7 @@ constexpr CodeInfo kExitCodes[] = {
     {Unavailable, "no GPU, driver or NVRTC where one is required"},
     {Internal, "internal error (e.g. a buffer that cannot be mapped)"},
     {CannotWrite, "an output file cannot be written (e.g. no space left on device)"},
+    {Incomplete, "kpg grade: some submissions could not be graded (rerun with --resume)"},
 };
 
 inline int forError(const Error &e)

@@ -108,6 +108,35 @@ Commands:
                      slower, not-slower or not-faster
       --json OUT|-   write the verdict and its numbers as JSON
 
+  grade LAB --submissions DIR [options]
+                     Grade every student's EXERCISE.cu (a folder per student)
+                     against every exercise .kpg of the LAB folder, one worker
+                     per GPU; a table per student and a summary (docs/labs.md).
+                     Exit 0 once everything is graded, whatever the grades.
+      --csv OUT      write the results as CSV
+      --json OUT|-   write the results as JSON (the table then goes to stderr)
+      --journal FILE the journal results are appended to as they finish
+                     (default: beside --json or --csv, else
+                     LAB-grade.journal.jsonl here)
+      --resume       keep what the journal already graded; grade the rest
+      --jobs N       workers (default: one per GPU)
+      --compile-jobs N  compile threads running ahead (default: the cores left)
+      --devices LIST GPUs to use, e.g. 0,2 (default: all)
+      --only NAMES   only these students: a,b,c or @FILE (a name a line)
+      --timeout S    stop a launch that runs longer than S seconds
+      --no-timing    do not time (no speed ratios or speed targets)
+      --require-gpu  exit 69 when there is no GPU, instead of grading
+                     compile errors and reporting the rest as "no GPU"
+      --no-sandbox   compile submissions even where the compiler sandbox is
+                     unavailable
+      --slurm        run the grading as a Slurm job array and merge the parts
+        --partition P      the partition to submit to
+        --gpus-per-task N  GPUs per array task (default 1; 0: none)
+        --tasks N          array tasks (default: one per student, at most 16)
+        --slurm-dir DIR    shared folder for the tasks' script, lists,
+                           journals and logs (default: beside the journal)
+        --sbatch-arg ARG   pass ARG to sbatch (repeatable)
+
 Options:
   -h, --help         Show this help and exit.
   --version          Show the version and exit.
@@ -492,6 +521,9 @@ int main(int argc, char **argv)
     }
     if (first == QLatin1String("sweep")) {
         return sweepCommand(args);
+    }
+    if (first == QLatin1String("grade")) {
+        return gradeCommand(args);
     }
     if (first.startsWith(QLatin1Char('-'))) {
         return usageError(QStringLiteral("unknown option '%1'").arg(first));

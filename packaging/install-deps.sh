@@ -15,6 +15,9 @@ packages=(
   # make fuzz: clang 14 (Debian 12's, as for clang-format) and its runtime,
   # which holds libFuzzer and the sanitizers.
   clang-14 libclang-rt-14-dev
+  # The kpg grade --slurm test (tests/slurm/slurm_grade.sh) starts a
+  # single-node Slurm; it is skipped where these are missing.
+  slurm-wlm munge
 )
 
 missing=()

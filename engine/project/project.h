@@ -99,6 +99,18 @@ struct ReferenceSpec
 };
 
 /**
+ * How `kpg grade` judges a submission beyond its checks (docs/labs.md). The
+ * speed ratio of a submission is the reference's median time divided by the
+ * submission's, both timed with the project's "timing" on the same GPU in the
+ * same grading: 2 means twice as fast as the reference, 0.5 half as fast.
+ */
+struct GradingSpec
+{
+    /** "speedup": the least speed ratio that passes; 0: no speed target. */
+    double minSpeedup = 0;
+};
+
+/**
  * A .kpg project (docs/kpg-project.md): everything needed to compile and run
  * kernels with no host code. A plain value; load() and save() are in
  * projectio.h.
@@ -120,6 +132,7 @@ struct Project
     Throughput throughput;
     std::optional<ReferenceSpec> reference; ///< "reference"; none when the project has no such key
     QList<CheckSpec> checks;                ///< "checks" (docs/checks.md)
+    std::optional<GradingSpec> grading;     ///< "grading"; none when the project has no such key
     QJsonObject unknown;                    ///< top-level keys this version does not know
     QString path;                           ///< the file it was loaded from (not saved)
     double killTimeoutSeconds = 10;         ///< "timeout": a launch running longer is stopped

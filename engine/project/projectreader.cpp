@@ -51,6 +51,7 @@ private:
     bool parseBuffers(const QJsonValue &v);
     bool parseLaunches(const QJsonValue &v, const QString &path, QList<LaunchStep> *out);
     bool parseReference(const QJsonValue &v);
+    bool parseGrading(const QJsonValue &v);
     bool parseChecks(const QJsonValue &v);
     bool parseDims(const QJsonValue &v, const QString &path, QStringList *out);
     bool parseSharedBytes(const QJsonValue &v, const QString &path, QString *out);
@@ -111,7 +112,8 @@ Result<Project> Parser::run(const QJsonDocument &doc)
         !numberAtLeast(timeout, QStringLiteral("timeout"), 0, false, &m_p.killTimeoutSeconds)) {
         return error();
     }
-    if (!parseReference(top.value(QStringLiteral("reference"))) || !parseChecks(top.value(QStringLiteral("checks")))) {
+    if (!parseReference(top.value(QStringLiteral("reference"))) || !parseChecks(top.value(QStringLiteral("checks"))) ||
+        !parseGrading(top.value(QStringLiteral("grading")))) {
         return error();
     }
     static const QStringList known{
@@ -119,7 +121,8 @@ Result<Project> Parser::run(const QJsonDocument &doc)
         QStringLiteral("description"), QStringLiteral("source"),    QStringLiteral("compile"),
         QStringLiteral("scalars"),     QStringLiteral("buffers"),   QStringLiteral("launches"),
         QStringLiteral("repeat"),      QStringLiteral("timing"),    QStringLiteral("throughput"),
-        QStringLiteral("timeout"),     QStringLiteral("reference"), QStringLiteral("checks")};
+        QStringLiteral("timeout"),     QStringLiteral("reference"), QStringLiteral("checks"),
+        QStringLiteral("grading")};
     for (auto it = top.begin(); it != top.end(); ++it) {
         if (!known.contains(it.key())) {
             m_p.unknown.insert(it.key(), it.value());
@@ -466,6 +469,34 @@ bool Parser::parseReference(const QJsonValue &v)
         }
     }
     m_p.reference = r;
+    return true;
+}
+
+bool Parser::parseGrading(const QJsonValue &v)
+{
+    const QString path = QStringLiteral("grading");
+    if (v.isUndefined()) {
+        return true;
+    }
+    QJsonObject o;
+    const QString speedupKey = QStringLiteral("speedup");
+    if (!object(v, path, &o) || !checkKeys(o, path, {speedupKey})) {
+        return false;
+    }
+    GradingSpec g;
+    if (o.contains(speedupKey)) {
+        const QString at = jsonKeyPath(path, speedupKey);
+        if (!numberAtLeast(o.value(speedupKey), at, 0, false, &g.minSpeedup)) {
+            return false;
+        }
+        // The ratio is taken against the reference kernel; the project's own
+        // source is the students' starter, so timing against it says nothing.
+        if (!m_p.reference || m_p.reference->sourceFile.isEmpty()) {
+            return fail(at, QStringLiteral("a speed target needs a reference kernel to compare with: add "
+                                           "\"reference\": {\"source\": \"reference.cu\"}"));
+        }
+    }
+    m_p.grading = g;
     return true;
 }
 

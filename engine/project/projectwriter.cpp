@@ -171,6 +171,13 @@ JsonNode projectNode(const Project &p)
         }
         top.insert(QStringLiteral("checks"), checks);
     }
+    if (p.grading) {
+        JsonNode g = jsonObject();
+        if (p.grading->minSpeedup > 0) {
+            g.insert(QStringLiteral("speedup"), jsonNumber(p.grading->minSpeedup));
+        }
+        top.insert(QStringLiteral("grading"), g);
+    }
     top.appendUnknown(p.unknown);
     return top;
 }

@@ -127,7 +127,8 @@ const char *const kFull = R"~({
   "reference": {"launches": [{"kernel": "add", "grid": 4, "block": 256, "args": ["a", "c"]}], "note": "kept"},
   "checks": [{"name": "c = a + b", "buffer": "c", "expected": "a + b", "tolerance": {"abs": 1e-6, "ulp": 2},
               "region": {"begin": [8], "end": [1000]}, "seeds": 3, "nan": true, "tol": 1e-6},
-             {"buffer": "m", "reference": "m"}]
+             {"buffer": "m", "reference": "m"}],
+  "grading": {}
 })~";
 
 const char *const kFullSource = "extern \"C\" __global__ void add(float *a) {}\n";
@@ -258,6 +259,10 @@ void compareProjects(const Project &a, const Project &b)
         QCOMPARE(a.reference->sourceFile, b.reference->sourceFile);
         QCOMPARE(a.reference->launches.has_value(), b.reference->launches.has_value());
         QCOMPARE(a.reference->unknown, b.reference->unknown);
+    }
+    QCOMPARE(a.grading.has_value(), b.grading.has_value());
+    if (a.grading) {
+        QCOMPARE(a.grading->minSpeedup, b.grading->minSpeedup);
     }
     QCOMPARE(a.unknown, b.unknown);
 }
@@ -430,10 +435,10 @@ void TestProject::keyOrder()
     Project p = *r;
     p.unknown.insert(QStringLiteral("aaFirst"), QStringLiteral("s"));
     p.unknown.insert(QStringLiteral("zzLast"), 1);
-    QCOMPARE(
-        topLevelKeys(serializeProject(p)),
-        QStringList({"format", "version", "title", "description", "source", "compile", "scalars", "buffers", "launches",
-                     "repeat", "timing", "throughput", "timeout", "reference", "checks", "aaFirst", "zzLast"}));
+    QCOMPARE(topLevelKeys(serializeProject(p)),
+             QStringList({"format", "version", "title", "description", "source", "compile", "scalars", "buffers",
+                          "launches", "repeat", "timing", "throughput", "timeout", "reference", "checks", "grading",
+                          "aaFirst", "zzLast"}));
     const QString text = QString::fromUtf8(serializeProject(p));
     QVERIFY(text.endsWith(QLatin1String("}\n")));
     // Known keys inside a section keep their documented order too.
@@ -651,6 +656,20 @@ void TestProject::malformed_data()
     row("description line", R"({"description": ["a", 2]})", "description[1]: expected a string, got a number");
     row("description object", R"({"description": {}})",
         "description: expected a string or an array of lines, got an object");
+
+    // grading (docs/labs.md)
+    row("grading number", R"({"grading": 1})", "grading: expected an object, got a number");
+    row("grading unknown key", R"({"grading": {"speed": 1}})", "grading.speed: unknown key; allowed: speedup");
+    row("grading speedup zero", R"({"grading": {"speedup": 0}})", "grading.speedup: must be greater than 0, got 0");
+    row("grading speedup text", R"({"grading": {"speedup": "2x"}})",
+        "grading.speedup: expected a number, got a string");
+    row("grading speedup without a reference", R"({"grading": {"speedup": 0.5}})",
+        R"(grading.speedup: a speed target needs a reference kernel to compare with: add "reference": {"source": )"
+        R"("reference.cu"})");
+    row("grading speedup with reference launches only",
+        R"({"reference": {"launches": []}, "grading": {"speedup": 0.5}})",
+        R"(grading.speedup: a speed target needs a reference kernel to compare with: add "reference": {"source": )"
+        R"("reference.cu"})");
 
     // source
     row("source missing", R"({"-source": 0})",

@@ -1,0 +1,489 @@
+// kpg grade: grades a class's submissions against a lab's exercises on the
+// GPUs of this host (docs/labs.md); --slurm hands the same work to a Slurm
+// job array (cli/gradeslurm.cpp).
+
+#include "grade.h"
+
+#include "client/engineclient.h"
+#include "cliutil.h"
+#include "compile/sandbox.h"
+#include "grade/grader.h"
+#include "projectcli.h"
+
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFileInfo>
+#include <QJsonDocument>
+#include <QSet>
+#include <QThread>
+
+#include <cmath>
+
+#include <unistd.h>
+
+namespace Kp::Cli {
+
+using namespace Kp::Grade;
+
+namespace {
+
+/** Outcomes that say something final about the submission; the others are graded again by --resume. */
+bool isFinal(Outcome o)
+{
+    return o != Outcome::NoGpu && o != Outcome::Error && o != Outcome::NotGraded;
+}
+
+int badInput(const QString &message)
+{
+    err() << "kpg: " << message << "\n";
+    err().flush();
+    return Exit::BadInput;
+}
+
+int unavailable(const QString &message)
+{
+    err() << "kpg: " << message << "\n";
+    err().flush();
+    return Exit::Unavailable;
+}
+
+/** The progress line on stderr: rewritten in place on a terminal, a line per item otherwise. */
+class Progress
+{
+public:
+    Progress(int total, int already)
+        : m_total(total)
+        , m_done(already)
+        , m_tty(::isatty(2) == 1)
+    {
+        m_clock.start();
+    }
+
+    void finished(const GradeItem &i)
+    {
+        ++m_done;
+        ++m_new;
+        m_counts[i.outcome] += 1;
+        if (m_tty) {
+            QStringList parts;
+            for (Outcome o : allOutcomes()) {
+                if (m_counts.value(o)) {
+                    parts << QStringLiteral("%1 %2").arg(m_counts.value(o)).arg(outcomeText(o));
+                }
+            }
+            const double s = double(m_clock.elapsed()) / 1000;
+            const double rate = s > 0 ? m_new / s : 0;
+            const int left = m_total - m_done;
+            QString eta = rate > 0 ? QStringLiteral(", %1 s left").arg(qRound(left / rate)) : QString();
+            err() << "\r\033[K[" << m_done << "/" << m_total << "] " << parts.join(QStringLiteral(", "))
+                  << QStringLiteral(" (%1/s%2)").arg(QString::number(rate, 'f', 1), eta);
+        } else {
+            QString line = QStringLiteral("[%1/%2] %3/%4: %5")
+                               .arg(m_done)
+                               .arg(m_total)
+                               .arg(i.student, i.exercise, outcomeText(i.outcome));
+            if (std::isfinite(i.speedRatio)) {
+                line += QStringLiteral(" (%1x)").arg(QString::number(i.speedRatio, 'f', 2));
+            }
+            err() << line << "\n";
+        }
+        err().flush();
+    }
+
+    void end()
+    {
+        if (m_tty && m_new > 0) {
+            err() << "\n";
+            err().flush();
+        }
+    }
+
+private:
+    int m_total;
+    int m_done;
+    int m_new = 0;
+    bool m_tty;
+    QHash<Outcome, int> m_counts;
+    QElapsedTimer m_clock;
+};
+
+/** Parses "0,2,3" against the GPUs found. */
+Result<QList<int>> parseDevices(const QString &value, int count)
+{
+    QList<int> list;
+    for (const QString &part : value.split(QLatin1Char(','), Qt::SkipEmptyParts)) {
+        bool ok = false;
+        const int d = part.trimmed().toInt(&ok);
+        if (!ok || d < 0) {
+            return Error{QStringLiteral("grade"),
+                         Error::Code::Usage,
+                         {},
+                         QStringLiteral("--devices takes GPU numbers separated by commas (0,1), not '%1'").arg(value)};
+        }
+        if (d >= count) {
+            return Error{QStringLiteral("grade"),
+                         Error::Code::NoDevice,
+                         {},
+                         QStringLiteral("--devices %1: this machine has %2 GPU%3")
+                             .arg(value)
+                             .arg(count)
+                             .arg(count == 1 ? "" : "s")};
+        }
+        if (!list.contains(d)) {
+            list << d;
+        }
+    }
+    if (list.isEmpty()) {
+        return Error{QStringLiteral("grade"),
+                     Error::Code::Usage,
+                     {},
+                     QStringLiteral("--devices takes GPU numbers separated by commas (0,1), not '%1'").arg(value)};
+    }
+    return list;
+}
+
+} // namespace
+
+QString journalPath(const GradeArgs &a, const Lab &lab)
+{
+    if (!a.journal.isEmpty()) {
+        return a.journal;
+    }
+    if (!a.json.isEmpty() && a.json != QLatin1String("-")) {
+        return a.json + QStringLiteral(".journal.jsonl");
+    }
+    if (!a.csv.isEmpty() && a.csv != QLatin1String("-")) {
+        return a.csv + QStringLiteral(".journal.jsonl");
+    }
+    return lab.name + QStringLiteral("-grade.journal.jsonl");
+}
+
+int finishGrading(const GradeArgs &a, const Lab &lab, const QList<Student> &students, QList<GradeItem> items)
+{
+    QSet<QString> wanted;
+    QStringList studentNames;
+    QStringList exercises;
+    for (const Exercise &e : lab.exercises) {
+        exercises << e.name;
+    }
+    for (const Student &s : students) {
+        studentNames << s.name;
+        for (const QString &e : exercises) {
+            wanted.insert(s.name + QLatin1Char('/') + e);
+        }
+    }
+    QList<GradeItem> chosen;
+    QSet<QString> seen;
+    for (const GradeItem &i : items) {
+        if (wanted.contains(i.key()) && !seen.contains(i.key())) {
+            seen.insert(i.key());
+            chosen << i;
+        }
+    }
+    sortItems(&chosen);
+
+    QTextStream &o = a.json == QLatin1String("-") ? err() : out();
+    o << tableText(exercises, chosen);
+    o.flush();
+
+    int code = Exit::Ok;
+    int incomplete = 0;
+    int noGpu = 0;
+    for (const GradeItem &i : chosen) {
+        incomplete += (i.outcome == Outcome::Error || i.outcome == Outcome::NotGraded) ? 1 : 0;
+        noGpu += i.outcome == Outcome::NoGpu ? 1 : 0;
+    }
+    if (chosen.size() < wanted.size()) {
+        incomplete += int(wanted.size() - chosen.size());
+    }
+    if (noGpu > 0) {
+        err() << "kpg: " << noGpu << " submission" << (noGpu == 1 ? " was" : "s were")
+              << " compiled and bound but not run: no GPU (--require-gpu makes that an error)\n";
+    }
+    if (incomplete > 0) {
+        err() << "kpg: " << incomplete << " submission" << (incomplete == 1 ? "" : "s")
+              << " could not be graded; run the same command with --resume to grade them again\n";
+        code = Exit::Incomplete;
+    }
+    err().flush();
+    if (!a.csv.isEmpty() && !writeText(a.csv, csvText(chosen), QStringLiteral("the CSV"))) {
+        code = Exit::CannotWrite;
+    }
+    if (!a.json.isEmpty() && !writeText(a.json,
+                                        QJsonDocument(gradingJson(lab.dir, QFileInfo(a.submissions).absoluteFilePath(),
+                                                                  exercises, studentNames, chosen, a.timing))
+                                            .toJson(QJsonDocument::Indented),
+                                        QStringLiteral("the JSON result"))) {
+        code = Exit::CannotWrite;
+    }
+    return code;
+}
+
+int gradeCommand(const QStringList &given)
+{
+    // --option=value is the same as --option value.
+    QStringList args;
+    for (const QString &s : given) {
+        const qsizetype eq = s.indexOf(QLatin1Char('='));
+        if (s.startsWith(QLatin1String("--")) && eq > 2) {
+            args << s.left(eq) << s.mid(eq + 1);
+        } else {
+            args << s;
+        }
+    }
+    GradeArgs a;
+    for (qsizetype i = 0; i < args.size(); ++i) {
+        const QString &s = args[i];
+        auto value = [&](QString *outValue) {
+            if (i + 1 >= args.size()) {
+                return false;
+            }
+            *outValue = args[++i];
+            return true;
+        };
+        auto positive = [&](const QString &v, int *outInt, int min) {
+            bool ok = false;
+            *outInt = v.toInt(&ok);
+            return ok && *outInt >= min;
+        };
+        QString v;
+        if (s == QLatin1String("--resume")) {
+            a.resume = true;
+        } else if (s == QLatin1String("--no-timing")) {
+            a.timing = false;
+        } else if (s == QLatin1String("--require-gpu")) {
+            a.requireGpu = true;
+        } else if (s == QLatin1String("--no-sandbox")) {
+            a.noSandbox = true;
+        } else if (s == QLatin1String("--slurm")) {
+            a.slurm = true;
+        } else if (s.startsWith(QLatin1String("--")) && s != QLatin1String("--")) {
+            static const QStringList withValue{
+                QStringLiteral("--submissions"), QStringLiteral("--csv"),           QStringLiteral("--json"),
+                QStringLiteral("--journal"),     QStringLiteral("--jobs"),          QStringLiteral("--compile-jobs"),
+                QStringLiteral("--timeout"),     QStringLiteral("--devices"),       QStringLiteral("--only"),
+                QStringLiteral("--partition"),   QStringLiteral("--gpus-per-task"), QStringLiteral("--tasks"),
+                QStringLiteral("--slurm-dir"),   QStringLiteral("--sbatch-arg"),    QStringLiteral("--poll")};
+            if (!withValue.contains(s)) {
+                return usageError(QStringLiteral("grade: unknown option '%1'").arg(s));
+            }
+            if (!value(&v)) {
+                return usageError(QStringLiteral("grade: %1 needs a value").arg(s));
+            }
+            if (s == QLatin1String("--submissions")) {
+                a.submissions = v;
+            } else if (s == QLatin1String("--csv")) {
+                a.csv = v;
+            } else if (s == QLatin1String("--json")) {
+                a.json = v;
+            } else if (s == QLatin1String("--journal")) {
+                a.journal = v;
+            } else if (s == QLatin1String("--devices")) {
+                a.devices = v;
+            } else if (s == QLatin1String("--only")) {
+                a.only = v;
+            } else if (s == QLatin1String("--partition")) {
+                a.partition = v;
+            } else if (s == QLatin1String("--slurm-dir")) {
+                a.slurmDir = v;
+            } else if (s == QLatin1String("--sbatch-arg")) {
+                a.sbatchArgs << v;
+            } else if (s == QLatin1String("--timeout")) {
+                bool ok = false;
+                a.timeout = v.toDouble(&ok);
+                if (!ok || !(a.timeout > 0)) {
+                    return usageError(
+                        QStringLiteral("grade: --timeout takes a positive number of seconds, not '%1'").arg(v));
+                }
+            } else {
+                int *target = s == QLatin1String("--jobs")            ? &a.jobs
+                              : s == QLatin1String("--compile-jobs")  ? &a.compileJobs
+                              : s == QLatin1String("--gpus-per-task") ? &a.gpusPerTask
+                              : s == QLatin1String("--tasks")         ? &a.tasks
+                                                                      : &a.pollSeconds;
+                const int min = s == QLatin1String("--gpus-per-task") ? 0 : 1;
+                if (!positive(v, target, min)) {
+                    return usageError(QStringLiteral("grade: %1 takes a whole number of at least %2, not '%3'")
+                                          .arg(s)
+                                          .arg(min)
+                                          .arg(v));
+                }
+            }
+        } else if (a.lab.isEmpty()) {
+            a.lab = s;
+        } else {
+            return usageError(QStringLiteral("grade: one lab at a time ('%1' and '%2')").arg(a.lab, s));
+        }
+    }
+    if (a.lab.isEmpty() || a.submissions.isEmpty()) {
+        return usageError(QStringLiteral("grade: give a lab folder and --submissions DIR (kpg grade LAB "
+                                         "--submissions DIR)"));
+    }
+    if (!a.slurm && (!a.partition.isEmpty() || a.tasks || !a.slurmDir.isEmpty() || !a.sbatchArgs.isEmpty())) {
+        return usageError(QStringLiteral("grade: --partition, --tasks, --slurm-dir and --sbatch-arg go with --slurm"));
+    }
+
+    const Result<Lab> loaded = loadLab(a.lab);
+    if (!loaded) {
+        return badInput(loaded.error().message);
+    }
+    const Lab &lab = *loaded;
+    QStringList skipped;
+    const Result<QList<Student>> found = findStudents(a.submissions, &skipped);
+    if (!found) {
+        return badInput(found.error().message);
+    }
+    if (!skipped.isEmpty()) {
+        err() << "kpg: note: not student folders, skipped: " << skipped.join(QStringLiteral(", ")) << "\n";
+    }
+    QList<Student> students = *found;
+    if (!a.only.isEmpty()) {
+        const Result<QStringList> names = parseStudentList(a.only);
+        if (!names) {
+            return usageError(QStringLiteral("grade: ") + names.error().message);
+        }
+        QList<Student> chosen;
+        for (const QString &n : *names) {
+            auto it = std::find_if(students.cbegin(), students.cend(), [&](const Student &st) { return st.name == n; });
+            if (it == students.cend()) {
+                return usageError(QStringLiteral("grade: --only: no student folder '%1' in %2").arg(n, a.submissions));
+            }
+            chosen << *it;
+        }
+        students = chosen;
+    }
+    for (const Student &s : students) {
+        if (!s.refused.isEmpty()) {
+            err() << "kpg: " << s.name << ": " << s.refused << "\n";
+        }
+    }
+    err().flush();
+
+    if (a.slurm) {
+        return gradeWithSlurm(a, lab, students);
+    }
+
+    // What is already graded (--resume): an item stays when its outcome is
+    // final and the student's file is the one graded.
+    const QString journalFile = journalPath(a, lab);
+    QList<GradeItem> kept;
+    QHash<QString, GradeItem> previous;
+    if (a.resume) {
+        QString journalLab;
+        const Result<QList<GradeItem>> old = Journal::read(journalFile, &journalLab);
+        if (!old) {
+            return badInput(QStringLiteral("--resume: ") + old.error().message);
+        }
+        if (!journalLab.isEmpty() && journalLab != lab.dir) {
+            return badInput(QStringLiteral("--resume: the journal %1 is of the lab %2, not %3; give another "
+                                           "--journal or leave out --resume")
+                                .arg(journalFile, journalLab, lab.dir));
+        }
+        for (const GradeItem &i : *old) {
+            previous.insert(i.key(), i);
+        }
+    }
+    QList<GradeTask> tasks;
+    bool anyToCompile = false;
+    for (const Student &s : students) {
+        for (const Exercise &e : lab.exercises) {
+            GradeTask t{s.name, &e, readSubmission(s, e.name, QFileInfo(a.submissions).absoluteFilePath())};
+            const auto prev = previous.constFind(s.name + QLatin1Char('/') + e.name);
+            if (prev != previous.cend() && isFinal(prev->outcome) && prev->sha256 == t.submission.sha256) {
+                kept << *prev;
+                continue;
+            }
+            anyToCompile = anyToCompile || t.submission.state == Submission::State::Ok;
+            tasks << t;
+        }
+    }
+    const int total = int(students.size() * lab.exercises.size());
+    if (a.resume) {
+        err() << "kpg: resuming: " << kept.size() << " of " << total << " already graded in " << journalFile << "\n";
+    }
+
+    if (anyToCompile && !a.noSandbox) {
+        const Sandbox::Availability sandbox = Sandbox::availability();
+        if (!sandbox.sandboxed) {
+            return unavailable(QStringLiteral("grade: submissions are other people's code, and the compiler sandbox "
+                                              "is %1; grade on a Linux with Landlock, or pass --no-sandbox to "
+                                              "compile them unsandboxed anyway")
+                                   .arg(sandbox.text));
+        }
+    }
+
+    // The GPUs: one probe, then a worker per job.
+    GraderOptions options;
+    options.timing = a.timing;
+    options.timeoutSeconds = a.timeout;
+    QString noGpuReason;
+    if (!tasks.isEmpty()) {
+        EngineClient probe;
+        const Result<DeviceList> devices = probe.listDevicesSync();
+        const int count = devices ? int(devices->devices.size()) : 0;
+        if (!devices || count == 0) {
+            noGpuReason = devices ? QStringLiteral("no GPU found") : devices.error().message;
+            if (a.requireGpu || !a.devices.isEmpty()) {
+                return unavailable(QStringLiteral("grade: no GPU to grade on: ") + noGpuReason);
+            }
+            err() << "kpg: " << noGpuReason << "; submissions are compiled and bound, not run\n";
+        } else {
+            if (a.devices.isEmpty()) {
+                for (int d = 0; d < count; ++d) {
+                    options.devices << d;
+                }
+            } else {
+                const Result<QList<int>> chosen = parseDevices(a.devices, count);
+                if (!chosen) {
+                    return chosen.error().code == Error::Code::Usage
+                               ? usageError(QStringLiteral("grade: ") + chosen.error().message)
+                               : unavailable(QStringLiteral("grade: ") + chosen.error().message);
+                }
+                options.devices = *chosen;
+            }
+            options.ccMajor = devices->devices[options.devices.first()].ccMajor;
+            options.ccMinor = devices->devices[options.devices.first()].ccMinor;
+        }
+    }
+    options.jobs = a.jobs > 0 ? a.jobs : std::max<int>(1, int(options.devices.size()));
+    options.compileJobs =
+        a.compileJobs > 0 ? a.compileJobs : std::clamp(QThread::idealThreadCount() - options.jobs, 1, 16);
+
+    Grader grader(lab, options);
+    if (!tasks.isEmpty()) {
+        if (Status s = grader.prepare(); !s) {
+            err() << "kpg: " << s.error().message << "\n";
+            err().flush();
+            return Exit::forError(s.error());
+        }
+    }
+    // Only once the lab has proven itself: a broken exercise leaves the last journal as it was.
+    if (!a.resume) {
+        if (const Result<QList<GradeItem>> old = Journal::read(journalFile); old && !old->isEmpty()) {
+            err() << "kpg: starting the journal " << journalFile << " over (it held " << old->size()
+                  << " results; --resume keeps them)\n";
+        }
+    }
+    Journal journal;
+    if (Status s = journal.open(journalFile, lab.dir, a.resume); !s) {
+        err() << "kpg: " << s.error().message << "\n";
+        return Exit::CannotWrite;
+    }
+    QList<GradeItem> items = kept;
+    if (!tasks.isEmpty()) {
+        Progress progress(total, int(kept.size()));
+        bool journalFailed = false;
+        grader.run(tasks, [&](const GradeItem &i) {
+            items << i;
+            if (Status s = journal.append(i); !s && !journalFailed) {
+                journalFailed = true;
+                err() << "\nkpg: " << s.error().message << " (the grading goes on; --resume will not know these)\n";
+            }
+            progress.finished(i);
+        });
+        progress.end();
+    }
+    return finishGrading(a, lab, students, items);
+}
+
+} // namespace Kp::Cli

@@ -1,0 +1,450 @@
+#include "graderesult.h"
+
+#include "core/safefile.h"
+
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QMutex>
+#include <QMutexLocker>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include <fcntl.h>
+#include <unistd.h>
+
+namespace Kp::Grade {
+
+namespace {
+
+struct OutcomeName
+{
+    Outcome outcome;
+    const char *key;
+    const char *text;
+};
+
+constexpr OutcomeName kOutcomes[] = {
+    {Outcome::Pass, "pass", "pass"},
+    {Outcome::Fail, "fail", "FAIL"},
+    {Outcome::Slow, "slow", "too slow"},
+    {Outcome::CompileError, "compile-error", "compile error"},
+    {Outcome::Fault, "fault", "fault"},
+    {Outcome::Timeout, "timeout", "timeout"},
+    {Outcome::NotSubmitted, "not-submitted", "not submitted"},
+    {Outcome::NoGpu, "no-gpu", "no GPU"},
+    {Outcome::Refused, "refused", "refused"},
+    {Outcome::Error, "error", "error"},
+    {Outcome::NotGraded, "not-graded", "not graded"},
+};
+
+QJsonValue numberOrNull(double v)
+{
+    return std::isfinite(v) ? QJsonValue(v) : QJsonValue();
+}
+
+double numberOf(const QJsonValue &v)
+{
+    return v.isDouble() ? v.toDouble() : std::numeric_limits<double>::quiet_NaN();
+}
+
+QString ms(double v)
+{
+    if (!std::isfinite(v)) {
+        return QString();
+    }
+    return QString::number(v, v < 1 ? 'g' : 'f', v < 1 ? 3 : 3);
+}
+
+QString ratio(double v)
+{
+    return std::isfinite(v) ? QString::number(v, 'f', 2) + QLatin1Char('x') : QString();
+}
+
+/** Text for one cell of the terminal table: control characters of hostile names shown as '?'. */
+QString printable(QString s)
+{
+    for (QChar &c : s) {
+        if (c.category() == QChar::Other_Control || c.category() == QChar::Other_Format) {
+            c = QLatin1Char('?');
+        }
+    }
+    return s;
+}
+
+QByteArray csvField(const QString &text, bool maybeFormula)
+{
+    QString s = text;
+    // =, +, -, @ at the start make a spreadsheet evaluate the cell; a student's
+    // folder named "=HYPERLINK(...)" must stay text.
+    if (maybeFormula && !s.isEmpty() && QStringLiteral("=+-@\t\r").contains(s.front())) {
+        s.prepend(QLatin1Char('\''));
+    }
+    if (s.contains(QLatin1Char(',')) || s.contains(QLatin1Char('"')) || s.contains(QLatin1Char('\n')) ||
+        s.contains(QLatin1Char('\r')) || s.contains(QLatin1Char('\''))) {
+        s.replace(QLatin1Char('"'), QStringLiteral("\"\""));
+        s = QLatin1Char('"') + s + QLatin1Char('"');
+    }
+    return s.toUtf8();
+}
+
+double median(QList<double> v)
+{
+    if (v.isEmpty()) {
+        return std::numeric_limits<double>::quiet_NaN();
+    }
+    std::sort(v.begin(), v.end());
+    const qsizetype n = v.size();
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+} // namespace
+
+QString outcomeKey(Outcome o)
+{
+    for (const OutcomeName &n : kOutcomes) {
+        if (n.outcome == o) {
+            return QLatin1String(n.key);
+        }
+    }
+    return QStringLiteral("error");
+}
+
+QString outcomeText(Outcome o)
+{
+    for (const OutcomeName &n : kOutcomes) {
+        if (n.outcome == o) {
+            return QLatin1String(n.text);
+        }
+    }
+    return QStringLiteral("error");
+}
+
+std::optional<Outcome> outcomeFromKey(const QString &key)
+{
+    for (const OutcomeName &n : kOutcomes) {
+        if (key == QLatin1String(n.key)) {
+            return n.outcome;
+        }
+    }
+    return std::nullopt;
+}
+
+const QList<Outcome> &allOutcomes()
+{
+    static const QList<Outcome> all = [] {
+        QList<Outcome> l;
+        for (const OutcomeName &n : kOutcomes) {
+            l << n.outcome;
+        }
+        return l;
+    }();
+    return all;
+}
+
+QJsonObject GradeItem::toJson() const
+{
+    QJsonObject o{{QStringLiteral("student"), student},
+                  {QStringLiteral("exercise"), exercise},
+                  {QStringLiteral("outcome"), outcomeKey(outcome)},
+                  {QStringLiteral("detail"), detail},
+                  {QStringLiteral("failedCheck"), failedCheck},
+                  {QStringLiteral("firstMismatch"), firstMismatch},
+                  {QStringLiteral("compileErrors"), QJsonArray::fromStringList(compileErrors)},
+                  {QStringLiteral("sha256"), QString::fromLatin1(sha256)},
+                  {QStringLiteral("device"), device >= 0 ? QJsonValue(device) : QJsonValue()},
+                  {QStringLiteral("medianMs"), numberOrNull(medianMs)},
+                  {QStringLiteral("referenceMs"), numberOrNull(referenceMs)},
+                  {QStringLiteral("speedRatio"), numberOrNull(speedRatio)},
+                  {QStringLiteral("minSpeedup"), minSpeedup > 0 ? QJsonValue(minSpeedup) : QJsonValue()},
+                  {QStringLiteral("compileMs"), compileMs},
+                  {QStringLiteral("runMs"), runMs},
+                  {QStringLiteral("restartMs"), restartMs},
+                  {QStringLiteral("workerRestarted"), workerRestarted}};
+    return o;
+}
+
+std::optional<GradeItem> GradeItem::fromJson(const QJsonObject &o)
+{
+    const std::optional<Outcome> outcome = outcomeFromKey(o.value(QStringLiteral("outcome")).toString());
+    GradeItem i;
+    i.student = o.value(QStringLiteral("student")).toString();
+    i.exercise = o.value(QStringLiteral("exercise")).toString();
+    if (!outcome || i.student.isEmpty() || i.exercise.isEmpty()) {
+        return std::nullopt;
+    }
+    i.outcome = *outcome;
+    i.detail = o.value(QStringLiteral("detail")).toString();
+    i.failedCheck = o.value(QStringLiteral("failedCheck")).toString();
+    i.firstMismatch = o.value(QStringLiteral("firstMismatch")).toString();
+    for (const QJsonValue &v : o.value(QStringLiteral("compileErrors")).toArray()) {
+        i.compileErrors << v.toString();
+    }
+    i.sha256 = o.value(QStringLiteral("sha256")).toString().toLatin1();
+    i.device = o.value(QStringLiteral("device")).toInt(-1);
+    i.medianMs = numberOf(o.value(QStringLiteral("medianMs")));
+    i.referenceMs = numberOf(o.value(QStringLiteral("referenceMs")));
+    i.speedRatio = numberOf(o.value(QStringLiteral("speedRatio")));
+    i.minSpeedup = o.value(QStringLiteral("minSpeedup")).toDouble(0);
+    i.compileMs = o.value(QStringLiteral("compileMs")).toDouble(0);
+    i.runMs = o.value(QStringLiteral("runMs")).toDouble(0);
+    i.restartMs = o.value(QStringLiteral("restartMs")).toDouble(0);
+    i.workerRestarted = o.value(QStringLiteral("workerRestarted")).toBool(false);
+    return i;
+}
+
+QList<ExerciseSummary> summarize(const QStringList &exercises, const QList<GradeItem> &items)
+{
+    QList<ExerciseSummary> out;
+    for (const QString &e : exercises) {
+        ExerciseSummary s;
+        s.exercise = e;
+        QList<double> ratios;
+        for (const GradeItem &i : items) {
+            if (i.exercise != e) {
+                continue;
+            }
+            s.counts[i.outcome] += 1;
+            if (i.outcome != Outcome::NotSubmitted) {
+                ++s.submissions;
+            }
+            if (i.outcome == Outcome::Pass) {
+                ++s.passed;
+            }
+            if ((i.outcome == Outcome::Pass || i.outcome == Outcome::Slow) && std::isfinite(i.speedRatio)) {
+                ratios << i.speedRatio;
+            }
+        }
+        s.medianSpeedRatio = median(ratios);
+        out << s;
+    }
+    return out;
+}
+
+void sortItems(QList<GradeItem> *items)
+{
+    std::stable_sort(items->begin(), items->end(), [](const GradeItem &a, const GradeItem &b) {
+        return a.student != b.student ? a.student < b.student : a.exercise < b.exercise;
+    });
+}
+
+QString tableText(const QStringList &exercises, const QList<GradeItem> &items)
+{
+    QString t;
+    int exWidth = 8;
+    for (const QString &e : exercises) {
+        exWidth = std::max<int>(exWidth, int(e.size()));
+    }
+    QString student;
+    bool first = true;
+    for (const GradeItem &i : items) {
+        if (first || i.student != student) {
+            student = i.student;
+            t += (first ? QString() : QStringLiteral("\n")) + printable(student) + QLatin1Char('\n');
+            first = false;
+        }
+        QString line = QStringLiteral("  %1  %2").arg(printable(i.exercise), -exWidth).arg(outcomeText(i.outcome), -13);
+        if (std::isfinite(i.medianMs)) {
+            line += QStringLiteral("  %1 ms").arg(ms(i.medianMs));
+            if (std::isfinite(i.speedRatio)) {
+                line += QStringLiteral(" (%1 the reference)").arg(ratio(i.speedRatio));
+            }
+        }
+        if (!i.detail.isEmpty() && i.outcome != Outcome::Pass) {
+            line += QStringLiteral("  ") + printable(i.detail);
+        }
+        t += line.trimmed().isEmpty() ? QString() : line + QLatin1Char('\n');
+        if (i.outcome == Outcome::CompileError) {
+            for (qsizetype k = 1; k < std::min<qsizetype>(i.compileErrors.size(), 5); ++k) {
+                t += QStringLiteral("      ") + printable(i.compileErrors[k]) + QLatin1Char('\n');
+            }
+        }
+        if (!i.firstMismatch.isEmpty() && i.outcome == Outcome::Fail) {
+            t += QStringLiteral("      first mismatch: ") + printable(i.firstMismatch) + QLatin1Char('\n');
+        }
+    }
+    t += QStringLiteral("\nSummary\n");
+    for (const ExerciseSummary &s : summarize(exercises, items)) {
+        QStringList parts;
+        for (Outcome o : allOutcomes()) {
+            if (o != Outcome::Pass && s.counts.value(o)) {
+                parts << QStringLiteral("%1 %2").arg(s.counts.value(o)).arg(outcomeText(o));
+            }
+        }
+        QString line = QStringLiteral("  %1  %2 of %3 passed")
+                           .arg(printable(s.exercise), -exWidth)
+                           .arg(s.passed)
+                           .arg(s.submissions);
+        if (std::isfinite(s.medianSpeedRatio)) {
+            line += QStringLiteral(", median speed %1 the reference").arg(ratio(s.medianSpeedRatio));
+        }
+        if (!parts.isEmpty()) {
+            line += QStringLiteral(" (") + parts.join(QStringLiteral(", ")) + QLatin1Char(')');
+        }
+        t += line + QLatin1Char('\n');
+    }
+    return t;
+}
+
+QByteArray csvText(const QList<GradeItem> &items)
+{
+    QByteArray out = "student,exercise,outcome,failed_check,first_mismatch,first_compile_error,median_ms,"
+                     "reference_ms,speed_ratio,min_speedup,device,detail\r\n";
+    for (const GradeItem &i : items) {
+        const QList<QByteArray> fields{csvField(i.student, true),
+                                       csvField(i.exercise, true),
+                                       outcomeKey(i.outcome).toUtf8(),
+                                       csvField(i.failedCheck, true),
+                                       csvField(i.firstMismatch, true),
+                                       csvField(i.compileErrors.value(0), true),
+                                       std::isfinite(i.medianMs) ? QByteArray::number(i.medianMs, 'g', 6) : "",
+                                       std::isfinite(i.referenceMs) ? QByteArray::number(i.referenceMs, 'g', 6) : "",
+                                       std::isfinite(i.speedRatio) ? QByteArray::number(i.speedRatio, 'g', 4) : "",
+                                       i.minSpeedup > 0 ? QByteArray::number(i.minSpeedup, 'g', 6) : "",
+                                       i.device >= 0 ? QByteArray::number(i.device) : "",
+                                       csvField(i.detail, true)};
+        out += fields.join(',') + "\r\n";
+    }
+    return out;
+}
+
+QJsonObject gradingJson(const QString &lab, const QString &submissions, const QStringList &exercises,
+                        const QStringList &students, const QList<GradeItem> &items, bool timing)
+{
+    QJsonArray results;
+    for (const GradeItem &i : items) {
+        results.append(i.toJson());
+    }
+    QJsonArray summary;
+    for (const ExerciseSummary &s : summarize(exercises, items)) {
+        QJsonObject counts;
+        for (Outcome o : allOutcomes()) {
+            counts.insert(outcomeKey(o), s.counts.value(o));
+        }
+        summary.append(QJsonObject{{QStringLiteral("exercise"), s.exercise},
+                                   {QStringLiteral("submissions"), s.submissions},
+                                   {QStringLiteral("passed"), s.passed},
+                                   {QStringLiteral("outcomes"), counts},
+                                   {QStringLiteral("medianSpeedRatio"), numberOrNull(s.medianSpeedRatio)}});
+    }
+    return QJsonObject{{QStringLiteral("lab"), lab},
+                       {QStringLiteral("submissions"), submissions},
+                       {QStringLiteral("timing"), timing},
+                       {QStringLiteral("exercises"), QJsonArray::fromStringList(exercises)},
+                       {QStringLiteral("students"), QJsonArray::fromStringList(students)},
+                       {QStringLiteral("results"), results},
+                       {QStringLiteral("summary"), summary}};
+}
+
+// ---- Journal ----
+
+namespace {
+QMutex g_journalMutex;
+
+Status writeAll(int fd, const QByteArray &bytes, const QString &path)
+{
+    const char *p = bytes.constData();
+    qsizetype left = bytes.size();
+    while (left > 0) {
+        const ssize_t n = ::write(fd, p, size_t(left));
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n <= 0) {
+            return Error{QStringLiteral("grade"),
+                         Error::Code::BadInput,
+                         {},
+                         QStringLiteral("cannot write %1: %2").arg(path, QString::fromLocal8Bit(std::strerror(errno)))};
+        }
+        p += n;
+        left -= n;
+    }
+    return Unit{};
+}
+} // namespace
+
+Journal::~Journal()
+{
+    if (m_fd >= 0) {
+        ::close(m_fd);
+    }
+}
+
+Status Journal::open(const QString &path, const QString &lab, bool resume)
+{
+    m_path = path;
+    const bool exists = QFile::exists(path);
+    const int flags = O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW | (resume ? 0 : O_TRUNC);
+    m_fd = ::open(QFile::encodeName(path).constData(), flags, 0644);
+    if (m_fd < 0) {
+        return Error{
+            QStringLiteral("grade"),
+            Error::Code::BadInput,
+            {},
+            QStringLiteral("cannot write the journal %1: %2").arg(path, QString::fromLocal8Bit(std::strerror(errno)))};
+    }
+    if (!resume || !exists || QFileInfo(path).size() == 0) {
+        const QJsonObject header{{QStringLiteral("kpgGradeJournal"), 1}, {QStringLiteral("lab"), lab}};
+        return writeAll(m_fd, QJsonDocument(header).toJson(QJsonDocument::Compact) + '\n', path);
+    }
+    // A line cut short by a kill has no newline; start on a fresh line.
+    QFile f(path);
+    if (f.open(QIODevice::ReadOnly) && f.size() > 0 && f.seek(f.size() - 1) && f.read(1) != "\n") {
+        return writeAll(m_fd, "\n", path);
+    }
+    return Unit{};
+}
+
+Status Journal::append(const GradeItem &item)
+{
+    QMutexLocker lock(&g_journalMutex);
+    // One write() per line: a kill leaves whole lines and at most one partial last line.
+    Status s = writeAll(m_fd, QJsonDocument(item.toJson()).toJson(QJsonDocument::Compact) + '\n', m_path);
+    if (s) {
+        ::fdatasync(m_fd);
+    }
+    return s;
+}
+
+Result<QList<GradeItem>> Journal::read(const QString &path, QString *labOut)
+{
+    if (!QFile::exists(path)) {
+        return QList<GradeItem>{};
+    }
+    const Result<QByteArray> bytes = readRegularFile(path, 1024ll * 1024 * 1024, QStringLiteral("the journal"));
+    if (!bytes) {
+        return bytes.error();
+    }
+    QList<GradeItem> items;
+    QHash<QString, qsizetype> at;
+    for (const QByteArray &line : bytes->split('\n')) {
+        if (line.trimmed().isEmpty()) {
+            continue;
+        }
+        const QJsonDocument doc = QJsonDocument::fromJson(line);
+        if (!doc.isObject()) {
+            continue; // cut short by a kill
+        }
+        const QJsonObject o = doc.object();
+        if (o.contains(QStringLiteral("kpgGradeJournal"))) {
+            if (labOut) {
+                *labOut = o.value(QStringLiteral("lab")).toString();
+            }
+            continue;
+        }
+        if (const std::optional<GradeItem> i = GradeItem::fromJson(o)) {
+            if (const auto it = at.constFind(i->key()); it != at.cend()) {
+                items[*it] = *i;
+            } else {
+                at.insert(i->key(), items.size());
+                items << *i;
+            }
+        }
+    }
+    return items;
+}
+
+} // namespace Kp::Grade

@@ -1,0 +1,88 @@
+#pragma once
+
+// A lab (a folder of exercises) and a class's submissions (a folder per
+// student), as `kpg grade` reads them (docs/labs.md). Submissions are someone
+// else's files: every name is checked to stay inside the submissions folder
+// and every file is read through core/safefile.
+
+#include "core/result.h"
+#include "project/project.h"
+
+#include <QList>
+#include <QString>
+#include <QStringList>
+
+#include <optional>
+
+namespace Kp::Grade {
+
+/** One exercise: a .kpg whose base name names it and names the file a student submits (NAME.cu). */
+struct Exercise
+{
+    QString name; ///< "vector_add" for vector_add.kpg
+    QString path; ///< the .kpg
+    Project project;
+};
+
+struct Lab
+{
+    QString dir;
+    QString name;              ///< the folder's name
+    QList<Exercise> exercises; ///< sorted by name
+    const Exercise *exercise(const QString &name) const;
+};
+
+/**
+ * Reads a lab: every `*.kpg` directly in dir, and `NAME/NAME.kpg` for each
+ * sub-folder NAME (an exercise with its starter, reference and data in a
+ * folder of its own). Each is loaded confined to its folder
+ * (PathScope::ProjectFolder) and must have checks. BadInput naming the file
+ * and what is wrong; also for a folder with no exercise or two of one name.
+ */
+Result<Lab> loadLab(const QString &dir);
+
+/** Whether name is usable as an exercise or student name in files and tables. */
+bool isPlainName(const QString &name);
+
+struct Student
+{
+    QString name; ///< the folder's name
+    QString dir;  ///< the folder (canonical), empty when refused
+    /** Why the folder is not read (a link leading outside the submissions folder); empty when fine. */
+    QString refused;
+};
+
+/**
+ * The student folders in dir, sorted by name: every sub-folder not starting
+ * with '.'. A symbolic link is followed only when it leads to a folder inside
+ * dir; otherwise the student is listed with `refused` set. Plain files in dir
+ * are skipped and named in *skipped. BadInput when dir is not a readable
+ * folder or holds no student folder.
+ */
+Result<QList<Student>> findStudents(const QString &dir, QStringList *skipped = nullptr);
+
+/** What reading one submitted file gave. */
+struct Submission
+{
+    enum class State { Ok, Missing, Refused };
+    State state = State::Missing;
+    QString path;      ///< STUDENT/EXERCISE.cu
+    QString source;    ///< the text when Ok
+    QString why;       ///< when Refused: what is wrong with the file
+    QByteArray sha256; ///< hex of the bytes when Ok
+};
+
+/**
+ * Reads STUDENT/EXERCISE.cu: a regular file (or a link to one inside
+ * submissionsDir) within the source size limit; anything else is Refused
+ * with the reason, a missing file is Missing.
+ */
+Submission readSubmission(const Student &student, const QString &exercise, const QString &submissionsDir);
+
+/**
+ * Parses --only: names separated by commas, or "@FILE" with one name a line
+ * (blank lines and lines starting with '#' skipped).
+ */
+Result<QStringList> parseStudentList(const QString &value);
+
+} // namespace Kp::Grade

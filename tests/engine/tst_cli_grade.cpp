@@ -1,0 +1,359 @@
+// kpg grade without a GPU, on the test class in tests/data/lab: compile
+// errors with the submitted file's line numbers, "not submitted", "no GPU"
+// for the rest; the table, CSV and JSON; --resume after a kill and from a
+// journal that already holds finished results; hostile submissions (links
+// leading outside, a spreadsheet formula as a name); bad labs and folders.
+// The GPU side is tests/gpu/tst_gpu_grade.cpp, Slurm tests/slurm.
+
+#include "testutil.h"
+
+#include <QCryptographicHash>
+#include <QDir>
+#include <QDirIterator>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QThread>
+#include <QtTest>
+
+namespace {
+
+const QString kData = QStringLiteral(KPG_SOURCE_DIR "/tests/data/lab");
+
+/** Copies a folder tree (the class is changed per test). */
+void copyTree(const QString &from, const QString &to)
+{
+    QDir().mkpath(to);
+    QDirIterator it(from, QDir::Files | QDir::Dirs | QDir::NoDotAndDotDot, QDirIterator::Subdirectories);
+    while (it.hasNext()) {
+        const QString path = it.next();
+        const QString target = to + path.mid(from.size());
+        if (it.fileInfo().isDir()) {
+            QDir().mkpath(target);
+        } else {
+            QVERIFY(QFile::copy(path, target));
+        }
+    }
+}
+
+QByteArray readAll(const QString &path)
+{
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+void writeFile(const QString &path, const QByteArray &data)
+{
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    f.write(data);
+}
+
+/** The CSV as rows "student,exercise" -> "outcome". */
+QMap<QString, QString> outcomes(const QByteArray &csv)
+{
+    QMap<QString, QString> m;
+    const QList<QByteArray> lines = csv.split('\n');
+    for (qsizetype i = 1; i < lines.size(); ++i) {
+        const QList<QByteArray> f = lines[i].trimmed().split(',');
+        if (f.size() >= 3) {
+            m.insert(QString::fromUtf8(f[0] + '/' + f[1]), QString::fromUtf8(f[2]));
+        }
+    }
+    return m;
+}
+
+const QMap<QString, QString> kNoGpuOutcomes{
+    {"alice/saxpy", "no-gpu"},      {"alice/scale", "no-gpu"},      {"alice/vector_add", "no-gpu"},
+    {"bob/saxpy", "compile-error"}, {"bob/scale", "not-submitted"}, {"bob/vector_add", "no-gpu"},
+    {"carol/saxpy", "no-gpu"},      {"carol/scale", "no-gpu"},      {"carol/vector_add", "no-gpu"},
+    {"dave/saxpy", "no-gpu"},       {"dave/scale", "no-gpu"},       {"dave/vector_add", "no-gpu"},
+};
+
+/** Environment for kpg: never a driver, so "no GPU" is certain even on a GPU machine. */
+const QStringList kNoDriver{"KPG_CUDA_DRIVER=/nonexistent/libcuda.so.1"};
+
+} // namespace
+
+class TestCliGrade : public QObject
+{
+    Q_OBJECT
+
+    QTemporaryDir m_dir;
+    QString m_lab;
+    QString m_subs;
+    int m_runs = 0;
+
+    KpTest::Run grade(const QStringList &extra, const QStringList &env = kNoDriver)
+    {
+        return KpTest::run("kpg", QStringList{"grade", m_lab, "--submissions", m_subs, "--no-sandbox"} + extra, env,
+                           240000);
+    }
+
+private Q_SLOTS:
+    void init()
+    {
+        QVERIFY(m_dir.isValid());
+        const QString root = m_dir.filePath(QStringLiteral("class-%1").arg(++m_runs));
+        copyTree(kData, root);
+        m_lab = root + "/exercises";
+        m_subs = root + "/submissions";
+    }
+
+    void classWithoutGpu()
+    {
+        const QString csv = m_dir.filePath("grades.csv");
+        const QString json = m_dir.filePath("grades.json");
+        const KpTest::Run r = grade({"--csv", csv, "--json", json});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QCOMPARE(outcomes(readAll(csv)), kNoGpuOutcomes);
+        // The compile error with the submitted file's name and line, in the table and the CSV.
+        QVERIFY2(r.out.contains(QRegularExpression(R"(bob\n  saxpy +compile error +saxpy\.cu:5:5: expected a ";")")),
+                 qPrintable(r.out));
+        QVERIFY(readAll(csv).contains("bob,saxpy,compile-error,,,\"saxpy.cu:5:5: expected a \"\";\"\"\""));
+        QVERIFY2(r.out.contains("not submitted  bob/scale.cu is missing"), qPrintable(r.out));
+        QVERIFY2(r.out.contains("saxpy       0 of 4 passed (1 compile error, 3 no GPU)"), qPrintable(r.out));
+        QVERIFY2(r.out.contains("scale       0 of 3 passed (1 not submitted, 3 no GPU)"), qPrintable(r.out));
+        QVERIFY2(r.err.contains("No NVIDIA driver found"), qPrintable(r.err));
+        QVERIFY2(r.err.contains("10 submissions were compiled and bound but not run: no GPU"), qPrintable(r.err));
+        // Not a terminal: a line per finished item.
+        QCOMPARE(r.err.count(QRegularExpression(R"(^\[\d+/12\] )", QRegularExpression::MultilineOption)), 12);
+
+        const QJsonObject doc = QJsonDocument::fromJson(readAll(json)).object();
+        QCOMPARE(doc.value("exercises").toArray().size(), 3);
+        QCOMPARE(doc.value("students").toArray().size(), 4);
+        const QJsonArray results = doc.value("results").toArray();
+        QCOMPARE(results.size(), 12);
+        const QJsonObject bobSaxpy = results[3].toObject();
+        QCOMPARE(bobSaxpy.value("student").toString(), QString("bob"));
+        QCOMPARE(bobSaxpy.value("outcome").toString(), QString("compile-error"));
+        QCOMPARE(bobSaxpy.value("compileErrors").toArray().first().toString(),
+                 QString("saxpy.cu:5:5: expected a \";\""));
+        QCOMPARE(bobSaxpy.value("sha256").toString().size(), 64);
+        const QJsonObject summary = doc.value("summary").toArray()[1].toObject();
+        QCOMPARE(summary.value("exercise").toString(), QString("scale"));
+        QCOMPARE(summary.value("submissions").toInt(), 3);
+        QCOMPARE(summary.value("outcomes").toObject().value("not-submitted").toInt(), 1);
+        QCOMPARE(summary.value("outcomes").toObject().value("no-gpu").toInt(), 3);
+        // The journal beside --json: a header and a line per item.
+        QCOMPARE(readAll(json + ".journal.jsonl").count('\n'), 13);
+
+        // --require-gpu: no grading without a GPU.
+        const KpTest::Run req = grade({"--require-gpu", "--csv", m_dir.filePath("req.csv")});
+        QCOMPARE(req.exitCode, 69);
+        QVERIFY2(req.err.contains("grade: no GPU to grade on: No NVIDIA driver found"), qPrintable(req.err));
+        QVERIFY(!QFile::exists(m_dir.filePath("req.csv")));
+        // --only and --json -: the table moves to stderr, the JSON to stdout.
+        const KpTest::Run only = grade({"--only", "bob", "--json", "-", "--journal", m_dir.filePath("only.jsonl")});
+        QCOMPARE(only.exitCode, 0);
+        QCOMPARE(QJsonDocument::fromJson(only.out.toUtf8()).object().value("results").toArray().size(), 3);
+        QVERIFY(only.err.contains("saxpy       0 of 1 passed (1 compile error)"));
+    }
+
+    void resumeAfterKill()
+    {
+        const QString journal = m_dir.filePath("killed.jsonl");
+        QProcess p;
+        QProcessEnvironment e = QProcessEnvironment::systemEnvironment();
+        e.insert("KPG_CUDA_DRIVER", "/nonexistent/libcuda.so.1");
+        e.insert("KPG_NO_CACHE", "1"); // every compile takes its time, so the kill lands mid-way
+        p.setProcessEnvironment(e);
+        p.start(KpTest::program("kpg"),
+                {"grade", m_lab, "--submissions", m_subs, "--no-sandbox", "--journal", journal, "--compile-jobs", "1"});
+        QVERIFY(p.waitForStarted());
+        QElapsedTimer clock;
+        clock.start();
+        while (readAll(journal).count('\n') < 4 && clock.elapsed() < 120000 && p.state() == QProcess::Running) {
+            QThread::msleep(20);
+        }
+        QVERIFY2(p.state() == QProcess::Running, "the grading ended before it could be killed");
+        p.kill();
+        p.waitForFinished();
+        const int linesAtKill = int(readAll(journal).count('\n'));
+        QVERIFY(linesAtKill >= 4 && linesAtKill < 13);
+
+        const QString csv = m_dir.filePath("resumed.csv");
+        const KpTest::Run r = grade({"--resume", "--journal", journal, "--csv", csv});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QCOMPARE(outcomes(readAll(csv)), kNoGpuOutcomes);
+        QVERIFY2(r.err.contains("kpg: resuming: "), qPrintable(r.err));
+    }
+
+    void resumeKeepsFinishedResults()
+    {
+        // A journal as a GPU grading leaves it when killed: four finished
+        // results (one for a file changed since), and a line cut short.
+        const QString journal = m_dir.filePath("gpu.jsonl");
+        auto sha = [&](const QString &file) {
+            return QString::fromLatin1(
+                QCryptographicHash::hash(readAll(m_subs + "/" + file), QCryptographicHash::Sha256).toHex());
+        };
+        auto item = [](const QString &student, const QString &exercise, const QString &outcome, const QString &hash) {
+            return QJsonDocument(QJsonObject{{"student", student},
+                                             {"exercise", exercise},
+                                             {"outcome", outcome},
+                                             {"sha256", hash},
+                                             {"medianMs", 0.004},
+                                             {"speedRatio", 1.02}})
+                       .toJson(QJsonDocument::Compact) +
+                   "\n";
+        };
+        QByteArray j = QJsonDocument(QJsonObject{{"kpgGradeJournal", 1}, {"lab", QFileInfo(m_lab).canonicalFilePath()}})
+                           .toJson(QJsonDocument::Compact) +
+                       "\n";
+        j += item("alice", "saxpy", "pass", sha("alice/saxpy.cu"));
+        j += item("carol", "saxpy", "timeout", sha("carol/saxpy.cu"));
+        j += item("dave", "scale", "fail", QString(64, QLatin1Char('0'))); // another file than today's
+        j += item("bob", "scale", "not-submitted", QString());
+        j += "{\"student\": \"dave\", \"exercise\": \"saxpy\", \"outc"; // the kill
+        writeFile(journal, j);
+
+        const QString json = m_dir.filePath("resumed.json");
+        const KpTest::Run r = grade({"--resume", "--journal", journal, "--json", json});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QVERIFY2(r.err.contains("kpg: resuming: 3 of 12 already graded"), qPrintable(r.err));
+        QCOMPARE(r.err.count(QRegularExpression(R"(^\[\d+/12\] )", QRegularExpression::MultilineOption)), 9);
+        QMap<QString, QString> got;
+        for (const QJsonValue &v : QJsonDocument::fromJson(readAll(json)).object().value("results").toArray()) {
+            got.insert(v["student"].toString() + "/" + v["exercise"].toString(), v["outcome"].toString());
+        }
+        QMap<QString, QString> expected = kNoGpuOutcomes;
+        expected["alice/saxpy"] = "pass";    // kept, not graded again
+        expected["carol/saxpy"] = "timeout"; // kept
+        expected["dave/scale"] = "no-gpu";   // the file changed: graded again
+        QCOMPARE(got, expected);
+        QVERIFY2(r.out.contains(QRegularExpression(R"(alice\n  saxpy +pass +0\.004 ms \(1\.02x the reference\))")),
+                 qPrintable(r.out));
+        // The cut line was left alone and the new results start on a line of their own.
+        const QList<QByteArray> lines = readAll(journal).split('\n');
+        QCOMPARE(lines.count(), 1 + 4 + 1 + 9 + 1);
+
+        // A journal of another lab is not resumed.
+        QTemporaryDir other;
+        copyTree(m_lab, other.path());
+        const KpTest::Run wrong = KpTest::run(
+            "kpg", {"grade", other.path(), "--submissions", m_subs, "--no-sandbox", "--resume", "--journal", journal},
+            kNoDriver);
+        QCOMPARE(wrong.exitCode, 65);
+        QVERIFY2(wrong.err.contains("is of the lab " + QFileInfo(m_lab).canonicalFilePath()), qPrintable(wrong.err));
+    }
+
+    void hostileSubmissions()
+    {
+        QTemporaryDir outside;
+        writeFile(outside.filePath("vector_add.cu"), "__global__ void vectorAdd() {}\n");
+        // A student folder that is a link outside, a file that is a link outside,
+        // a link inside (followed), a FIFO, a formula for a name, a stray file.
+        QVERIFY(QFile::link(outside.path(), m_subs + "/mallory"));
+        QDir().mkpath(m_subs + "/trudy");
+        QVERIFY(QFile::link("/etc/passwd", m_subs + "/trudy/vector_add.cu"));
+        QVERIFY(QFile::link(m_subs + "/alice/scale.cu", m_subs + "/trudy/scale.cu"));
+        QVERIFY(QProcess::execute("mkfifo", {m_subs + "/trudy/saxpy.cu"}) == 0);
+        QDir().mkpath(m_subs + "/=HYPERLINK(1)");
+        writeFile(m_subs + "/README.txt", "not a student\n");
+
+        const QString csv = m_dir.filePath("hostile.csv");
+        const KpTest::Run r = grade({"--csv", csv, "--only", "mallory,trudy,=HYPERLINK(1)"});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QVERIFY2(r.err.contains("mallory: the student folder is a symbolic link to '" + outside.path() +
+                                "', outside the submissions folder; it is not read"),
+                 qPrintable(r.err));
+        QVERIFY2(r.err.contains("not student folders, skipped: README.txt"), qPrintable(r.err));
+        const QMap<QString, QString> got = outcomes(readAll(csv));
+        QCOMPARE(got.value("mallory/vector_add"), QString("refused"));
+        QCOMPARE(got.value("trudy/vector_add"), QString("refused"));
+        QCOMPARE(got.value("trudy/scale"), QString("no-gpu"));
+        QCOMPARE(got.value("trudy/saxpy"), QString("refused"));
+        QVERIFY2(
+            r.out.contains("trudy/vector_add.cu: a symbolic link to '/etc/passwd', outside the submissions folder"),
+            qPrintable(r.out));
+        QVERIFY2(r.out.contains("trudy/saxpy.cu: cannot read"), qPrintable(r.out));
+        // A spreadsheet must not run a student's folder name.
+        QVERIFY2(readAll(csv).contains("\"'=HYPERLINK(1)\",saxpy,not-submitted"), readAll(csv).constData());
+    }
+
+    void badInput_data()
+    {
+        QTest::addColumn<QString>("setup");
+        QTest::addColumn<int>("exitCode");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("no such lab") << "nolab" << 65 << "lab '%LAB%-missing': no such folder";
+        QTest::newRow("empty lab") << "emptylab" << 65 << "no exercises: expected NAME.kpg files in the folder";
+        QTest::newRow("no such submissions") << "nosubs" << 65 << "--submissions '%SUBS%-missing': no such folder";
+        QTest::newRow("empty submissions") << "emptysubs" << 65 << "no student folders in it";
+        QTest::newRow("exercise without checks") << "nochecks" << 65 << "scale.kpg: the exercise has no checks";
+        QTest::newRow("bad speed target")
+            << "badspeedup" << 65 << "scale.kpg: grading.speedup: must be greater than 0, got -1";
+        QTest::newRow("speed target without reference")
+            << "speedupnoref" << 65 << "grading.speedup: a speed target needs a reference kernel to compare with";
+        QTest::newRow("reference outside the lab") << "refoutside" << 65 << "scale.kpg: reference.source: '../../x.cu'";
+        QTest::newRow("broken reference") << "badref" << 65
+                                          << "the reference (reference.cu) does not pass as a submission on GPU 0: "
+                                             "compile error: reference.cu:4:";
+        QTest::newRow("unknown student") << "only" << 64 << "grade: --only: no student folder 'zed'";
+        QTest::newRow("no submissions option") << "nosubsopt" << 64 << "give a lab folder and --submissions DIR";
+        QTest::newRow("sandbox off") << "sandbox" << 69 << "the compiler sandbox is off (KPG_COMPILER_SANDBOX=0)";
+    }
+
+    void badInput()
+    {
+        QFETCH(QString, setup);
+        QFETCH(int, exitCode);
+        QFETCH(QString, message);
+        QString lab = m_lab;
+        QString subs = m_subs;
+        QStringList extra{"--no-sandbox"};
+        QStringList env = kNoDriver;
+        const QString scaleKpg = m_lab + "/scale/scale.kpg";
+        auto editScale = [&](const QByteArray &from, const QByteArray &to) {
+            QByteArray t = readAll(scaleKpg);
+            QVERIFY(t.contains(from));
+            t.replace(from, to);
+            writeFile(scaleKpg, t);
+        };
+        if (setup == "nolab") {
+            lab += "-missing";
+        } else if (setup == "emptylab") {
+            lab = m_dir.filePath("empty-lab");
+            QDir().mkpath(lab);
+        } else if (setup == "nosubs") {
+            subs += "-missing";
+        } else if (setup == "emptysubs") {
+            subs = m_dir.filePath("empty-subs");
+            QDir().mkpath(subs);
+            writeFile(subs + "/notes.txt", "x");
+        } else if (setup == "nochecks") {
+            editScale(R"("checks": [{"name": "out = 3 in", "buffer": "out", "expected": "3 * in"}])",
+                      R"("checks": [])");
+        } else if (setup == "badspeedup") {
+            editScale(R"("timeout": 5,)", R"("timeout": 5, "grading": {"speedup": -1},)");
+        } else if (setup == "speedupnoref") {
+            editScale(R"("reference": {"source": "reference.cu"},)", R"("grading": {"speedup": 1},)");
+        } else if (setup == "refoutside") {
+            editScale(R"("reference": {"source": "reference.cu"})", R"("reference": {"source": "../../x.cu"})");
+        } else if (setup == "badref") {
+            writeFile(
+                m_lab + "/scale/reference.cu",
+                "__global__ void scale(const int *in, int *out, int n)\n{\n    int i = 0;\n    out[i] = in[i] +;\n}\n");
+        } else if (setup == "only") {
+            extra << "--only"
+                  << "alice,zed";
+        } else if (setup == "sandbox") {
+            extra.clear();
+            env << "KPG_COMPILER_SANDBOX=0";
+        }
+        const KpTest::Run r = setup == "nosubsopt"
+                                  ? KpTest::run("kpg", {"grade", lab}, env)
+                                  : KpTest::run("kpg", QStringList{"grade", lab, "--submissions", subs} + extra, env);
+        message.replace("%LAB%", m_lab).replace("%SUBS%", m_subs);
+        QVERIFY2(r.exitCode == exitCode, qPrintable(QString::number(r.exitCode) + ": " + r.err));
+        QVERIFY2(r.err.contains(message), qPrintable(r.err));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCliGrade)
+#include "tst_cli_grade.moc"

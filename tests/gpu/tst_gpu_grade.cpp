@@ -1,0 +1,135 @@
+// kpg grade on a GPU: the test class of tests/data/lab gives the expected
+// table: passes, a wrong bounds guard and a wrong grid with their first
+// mismatch, a compile error, a fault, a hang stopped by the time-out and
+// followed on the same worker by a submission that passes, a correct but slow
+// kernel below the exercise's speed target. Skips without a GPU.
+
+#include "client/engineclient.h"
+#include "testutil.h"
+
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace Kp;
+
+namespace {
+
+const QString kLab = QStringLiteral(KPG_SOURCE_DIR "/tests/data/lab/exercises");
+const QString kSubs = QStringLiteral(KPG_SOURCE_DIR "/tests/data/lab/submissions");
+
+QHash<QString, QJsonObject> resultsOf(const QString &jsonPath)
+{
+    QFile f(jsonPath);
+    if (!f.open(QIODevice::ReadOnly)) {
+        return {};
+    }
+    QHash<QString, QJsonObject> m;
+    for (const QJsonValue &v : QJsonDocument::fromJson(f.readAll()).object().value("results").toArray()) {
+        const QJsonObject o = v.toObject();
+        m.insert(o.value("student").toString() + "/" + o.value("exercise").toString(), o);
+    }
+    return m;
+}
+
+} // namespace
+
+class TestGpuGrade : public QObject
+{
+    Q_OBJECT
+
+    QTemporaryDir m_dir;
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        EngineClient client;
+        const Result<DeviceList> devices = client.listDevicesSync();
+        if (!devices || devices->devices.isEmpty()) {
+            QSKIP(qPrintable(
+                QStringLiteral("no GPU: %1").arg(devices ? QStringLiteral("none found") : devices.error().message)));
+        }
+    }
+
+    void classTable()
+    {
+        // One worker and one compile thread: the order is the class's, so the
+        // hang (carol/saxpy) is followed by carol/scale on the same worker.
+        const QString json = m_dir.filePath("grades.json");
+        const KpTest::Run r = KpTest::run("kpg",
+                                          {"grade", kLab, "--submissions", kSubs, "--jobs", "1", "--compile-jobs", "1",
+                                           "--timeout", "2", "--json", json, "--csv", m_dir.filePath("grades.csv")},
+                                          {}, 240000);
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err + r.out));
+        const QHash<QString, QJsonObject> res = resultsOf(json);
+        QCOMPARE(res.size(), 12);
+        const QMap<QString, QString> expected{
+            {"alice/saxpy", "pass"},        {"alice/scale", "pass"},        {"alice/vector_add", "pass"},
+            {"bob/saxpy", "compile-error"}, {"bob/scale", "not-submitted"}, {"bob/vector_add", "fail"},
+            {"carol/saxpy", "timeout"},     {"carol/scale", "pass"},        {"carol/vector_add", "fault"},
+            {"dave/saxpy", "fail"},         {"dave/scale", "fail"},         {"dave/vector_add", "slow"},
+        };
+        QMap<QString, QString> got;
+        for (auto it = res.cbegin(); it != res.cend(); ++it) {
+            got.insert(it.key(), it->value("outcome").toString());
+        }
+        if (got != expected) {
+            qWarning().noquote() << r.out << r.err;
+        }
+        QCOMPARE(got, expected);
+
+        // The first mismatches: the off-by-one misses the last element, the short grid starts at 1024.
+        QCOMPARE(res["bob/vector_add"].value("failedCheck").toString(), QString("c = a + b"));
+        QVERIFY2(res["bob/vector_add"].value("firstMismatch").toString().startsWith("c[999] (x=999): got "),
+                 qPrintable(res["bob/vector_add"].value("firstMismatch").toString()));
+        QVERIFY2(res["dave/saxpy"].value("firstMismatch").toString().startsWith("y[1024] (x=1024): got "),
+                 qPrintable(res["dave/saxpy"].value("firstMismatch").toString()));
+        QCOMPARE(res["dave/scale"].value("failedCheck").toString(), QString("out = 3 in"));
+        QVERIFY(res["bob/saxpy"].value("compileErrors").toArray().first().toString().startsWith("saxpy.cu:5:5: "));
+
+        // The hang cost carol/saxpy only: the next submission got a fresh worker and passed.
+        QVERIFY(!res["carol/saxpy"].value("detail").toString().isEmpty());
+        // A fresh worker after the hang and after the fault: started within the
+        // item that broke the old one (Runner restarts at once) or the next.
+        QVERIFY(res["carol/saxpy"].value("workerRestarted").toBool() ||
+                res["carol/scale"].value("workerRestarted").toBool());
+        QVERIFY(res["carol/vector_add"].value("workerRestarted").toBool() ||
+                res["dave/saxpy"].value("workerRestarted").toBool());
+        QCOMPARE(res["dave/saxpy"].value("device").toInt(), res["carol/scale"].value("device").toInt());
+
+        // Speed: the reference as a submission is about as fast as itself; dave's busy loop is far below 0.5x.
+        const double aliceRatio = res["alice/vector_add"].value("speedRatio").toDouble();
+        // The reference is timed first, on a GPU maybe still clocking up: a wide band.
+        QVERIFY2(aliceRatio > 0.3 && aliceRatio < 3, qPrintable(QString::number(aliceRatio)));
+        QVERIFY(res["alice/vector_add"].value("referenceMs").toDouble() > 0);
+        QVERIFY(res["dave/vector_add"].value("speedRatio").toDouble() < 0.5);
+        QCOMPARE(res["dave/vector_add"].value("minSpeedup").toDouble(), 0.5);
+        QVERIFY2(r.out.contains("vector_add  1 of 4 passed"), qPrintable(r.out));
+        QVERIFY2(r.out.contains("saxpy       1 of 4 passed"), qPrintable(r.out));
+        QVERIFY2(r.out.contains("scale       2 of 3 passed"), qPrintable(r.out));
+    }
+
+    void allGpusWithoutTiming()
+    {
+        // Every GPU, compiles in parallel, no timing: no speed target is judged.
+        const QString json = m_dir.filePath("untimed.json");
+        const KpTest::Run r =
+            KpTest::run("kpg", {"grade", kLab, "--submissions", kSubs, "--no-timing", "--timeout", "2", "--json", json},
+                        {}, 240000);
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err + r.out));
+        const QHash<QString, QJsonObject> res = resultsOf(json);
+        QCOMPARE(res.size(), 12);
+        QCOMPARE(res["dave/vector_add"].value("outcome").toString(), QString("pass"));
+        QVERIFY(res["dave/vector_add"].value("speedRatio").isNull());
+        QCOMPARE(res["carol/saxpy"].value("outcome").toString(), QString("timeout"));
+        QCOMPARE(res["carol/vector_add"].value("outcome").toString(), QString("fault"));
+        QCOMPARE(res["alice/saxpy"].value("outcome").toString(), QString("pass"));
+        QCOMPARE(res["carol/scale"].value("outcome").toString(), QString("pass"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestGpuGrade)
+#include "tst_gpu_grade.moc"
