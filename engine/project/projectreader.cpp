@@ -502,7 +502,9 @@ bool Parser::parseGrading(const QJsonValue &v)
 
 bool Parser::parseChecks(const QJsonValue &v)
 {
-    if (v.isUndefined()) {
+    // null: what earlier versions wrote for a project without checks (every
+    // project the GUI made from a bare .cu); it still opens, with none.
+    if (v.isUndefined() || v.isNull()) {
         return true;
     }
     Result<QList<CheckSpec>> checks = checksFromJson(v, m_p.buffers, QStringLiteral("checks"));

@@ -298,6 +298,15 @@ void TestProject::defaults()
     QVERIFY(r->checks.isEmpty());
     QVERIFY(!r->reference);
     QVERIFY(r->unknown.isEmpty());
+
+    // Earlier versions wrote "checks": null for a project without checks
+    // (every project the GUI made from a bare .cu): it opens, with none, and
+    // is saved without the key.
+    const Result<Project> old = parseProject(QByteArray(R"({"format": "kernel-playground-project", "version": 1,
+        "source": "k.cu", "checks": null})"));
+    KP_VERIFY_RESULT(old);
+    QVERIFY(old->checks.isEmpty());
+    QVERIFY(!serializeProject(*old).contains("checks"));
 }
 
 void TestProject::fullRoundTrip()
