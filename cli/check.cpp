@@ -3,7 +3,6 @@
 
 #include "client/engineclient.h"
 #include "cliutil.h"
-#include "compile/sandbox.h"
 #include "projectcli.h"
 #include "run/runjson.h"
 
@@ -113,14 +112,11 @@ int checkCommand(const QStringList &args)
     // A check compiles a source someone else wrote: only where NVRTC cannot
     // read the grader's files, and only from a project that names nothing
     // outside its own folder (docs/security.md), unless told otherwise.
-    if (const Sandbox::Availability sandbox = Sandbox::availability(); !sandbox.sandboxed && !a.noSandbox) {
-        return stop(a, Project{},
-                    Error{QStringLiteral("check"),
-                          Error::Code::NoCompiler,
-                          {},
-                          QStringLiteral("kpg check compiles sources only in the compiler sandbox, and here it is %1; "
-                                         "give --no-sandbox to compile without it")
-                              .arg(sandbox.text)});
+    if (!a.noSandbox) {
+        if (Status s = requireCompilerSandbox(QStringLiteral("check"), QStringLiteral("kpg check compiles sources"));
+            !s) {
+            return stop(a, Project{}, s.error());
+        }
     }
     Result<Project> loaded =
         loadProjectArgument(a.project, a.noSandbox ? PathScope::Anywhere : PathScope::ProjectFolder);

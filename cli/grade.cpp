@@ -6,7 +6,6 @@
 
 #include "client/engineclient.h"
 #include "cliutil.h"
-#include "compile/sandbox.h"
 #include "grade/grader.h"
 #include "projectcli.h"
 
@@ -403,12 +402,10 @@ int gradeCommand(const QStringList &given)
     }
 
     if (anyToCompile && !a.noSandbox) {
-        const Sandbox::Availability sandbox = Sandbox::availability();
-        if (!sandbox.sandboxed) {
-            return unavailable(QStringLiteral("grade: submissions are other people's code, and the compiler sandbox "
-                                              "is %1; grade on a Linux with Landlock, or pass --no-sandbox to "
-                                              "compile them unsandboxed anyway")
-                                   .arg(sandbox.text));
+        if (Status s = requireCompilerSandbox(QStringLiteral("grade"),
+                                              QStringLiteral("grade: submissions are other people's code, compiled"));
+            !s) {
+            return unavailable(s.error().message);
         }
     }
 

@@ -1,7 +1,10 @@
 #include "projectcli.h"
 
+#include "compile/sandbox.h"
+
 #include "cliutil.h"
 #include "compile/compiler.h"
+#include "compile/sandbox.h"
 #include "core/safefile.h"
 #include "project/projectio.h"
 
@@ -12,6 +15,20 @@ namespace Kp::Cli {
 Result<Project> loadProjectArgument(const QString &path, PathScope scope)
 {
     return loadProject(path, scope);
+}
+
+Status requireCompilerSandbox(const QString &command, const QString &what)
+{
+    const Sandbox::Availability sandbox = Sandbox::availability();
+    if (sandbox.sandboxed) {
+        return Unit{};
+    }
+    return Error{command,
+                 Error::Code::NoCompiler,
+                 {},
+                 QStringLiteral("%1 only in the compiler sandbox, and here it is %2; give --no-sandbox to compile "
+                                "without it")
+                     .arg(what, sandbox.text)};
 }
 
 Result<QString> readSourceArgument(const QString &path)

@@ -26,6 +26,15 @@ Result<Project> loadProjectArgument(const QString &path, PathScope scope);
 Result<QString> readSourceArgument(const QString &path);
 
 /**
+ * kpg check and kpg grade compile sources other people wrote: only where
+ * NVRTC runs in the compiler sandbox (docs/security.md). The error (code
+ * NoCompiler, exit 69) says `what` ("kpg check compiles sources",
+ * "grade: submissions are other people's code, and it compiles them"), the
+ * sandbox's state and that --no-sandbox goes on anyway; fine where sandboxed.
+ */
+Status requireCompilerSandbox(const QString &command, const QString &what);
+
+/**
  * Writes an output: "-" is standard output, anything else goes through
  * core/safefile (atomic for a regular file, in place for /dev/null or a
  * FIFO, every write checked). Prints the error; false when it failed.

@@ -48,9 +48,22 @@ void CompileController::syncSource()
     m_doc->setSourceText(m_editor->text());
 }
 
+void CompileController::setActive(bool active)
+{
+    m_active = active;
+    if (active && m_skipped) {
+        compileNow();
+    }
+}
+
 void CompileController::compileNow()
 {
     m_timer->stop();
+    if (!m_active) {
+        m_skipped = true;
+        return;
+    }
+    m_skipped = false;
     syncSource();
     const CompileRequest req = m_doc->compileRequest(m_ccMajor, m_ccMinor);
     m_options = req.options.toVariant();

@@ -47,6 +47,13 @@ public:
     int ccMajor() const { return m_ccMajor; }
     int ccMinor() const { return m_ccMinor; }
 
+    /**
+     * While inactive (the start page stands in for the editor) nothing is
+     * compiled: an empty untitled document would only fill Problems with "is
+     * empty". Becoming active compiles what was skipped.
+     */
+    void setActive(bool active);
+
     /** The compile service, shared with Run (tag "run"), so both reuse one cache. */
     CompileService *service() const { return m_service; }
 
@@ -70,6 +77,8 @@ private:
     QVariantMap m_options; ///< the compile options of the last compile, to tell when an edit needs a new one
     int m_ccMajor = 0;
     int m_ccMinor = 0;
+    bool m_active = true;
+    bool m_skipped = false; ///< a compile was asked for while inactive
 };
 
 } // namespace Kp

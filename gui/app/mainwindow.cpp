@@ -145,7 +145,7 @@ MainWindow::MainWindow(EngineClient *engine, QWidget *parent)
     ptxDock->raise();
     m_launch = new LaunchPanel(this);
     m_launch->setObjectName(QStringLiteral("launchPanel"));
-    addDock(tr("Kernel & Launch"), QStringLiteral("launchDock"), m_launch, Qt::LeftDockWidgetArea);
+    addDock(tr("Launch"), QStringLiteral("launchDock"), m_launch, Qt::LeftDockWidgetArea);
     m_buffersPanel = new BuffersPanel(this);
     QDockWidget *buffersDock =
         addDock(tr("Buffers"), QStringLiteral("buffersDock"), m_buffersPanel, Qt::BottomDockWidgetArea);
@@ -653,6 +653,7 @@ void MainWindow::buildChecksAndPresets()
     central->addWidget(m_startPage);
     central->setCurrentWidget(m_startPage);
     setCentralWidget(central);
+    m_compile->setActive(false);
     connect(m_startPage, &StartPage::presetActivated, this, [this](const QString &path) {
         if (Status s = openProject(path); !s) {
             QMessageBox::warning(this, tr("Open Preset"), s.error().message);
@@ -686,6 +687,7 @@ void MainWindow::buildChecksAndPresets()
     };
     connect(m_doc, &ProjectDocument::loaded, this, [this, central, editorArea, noteFor] {
         central->setCurrentWidget(editorArea);
+        m_compile->setActive(true);
         m_description->setProject(m_doc->project());
         m_checkRunner->clear();
         m_inspector->clearFailedCells();

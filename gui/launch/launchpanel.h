@@ -21,7 +21,7 @@ namespace Kp {
 class ProjectDocument;
 
 /**
- * The Kernel & Launch panel: the launch steps (added, removed, reordered),
+ * The Launch panel: the launch steps (added, removed, reordered),
  * the kernel of the shown step, its grid, block and dynamic shared memory
  * (numbers or expressions), one row per kernel parameter with what is bound
  * to it, the repeat count and swaps, and timing settings. It edits nothing

@@ -296,7 +296,8 @@ private Q_SLOTS:
                                              "compile error: reference.cu:4:";
         QTest::newRow("unknown student") << "only" << 64 << "grade: --only: no student folder 'zed'";
         QTest::newRow("no submissions option") << "nosubsopt" << 64 << "give a lab folder and --submissions DIR";
-        QTest::newRow("sandbox off") << "sandbox" << 69 << "the compiler sandbox is off (KPG_COMPILER_SANDBOX=0)";
+        QTest::newRow("sandbox off")
+            << "sandbox" << 69 << "compiled only in the compiler sandbox, and here it is off (KPG_COMPILER_SANDBOX=0)";
     }
 
     void badInput()
