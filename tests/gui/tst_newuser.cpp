@@ -7,6 +7,7 @@
 
 #include "client/engineclient.h"
 #include "editor/codeeditor.h"
+#include "guitestutil.h"
 #include "launch/bufferspanel.h"
 #include "launch/initeditor.h"
 #include "launch/launchpanel.h"
@@ -29,52 +30,20 @@
 #include <QtTest>
 
 using namespace Kp;
+using KpTest::chooseByKeys;
+using KpTest::comboItems;
+using KpTest::typeAndEnter;
+using KpTest::waitCompiled;
 
 class TestNewUser : public QObject
 {
     Q_OBJECT
 
 private:
-    static bool waitCompiled(MainWindow &w)
-    {
-        QSignalSpy spy(&w, &MainWindow::compileFinished);
-        return spy.wait(30000);
-    }
-
     static QString binding(LaunchPanel *panel, int row)
     {
         QComboBox *combo = panel->bindingEditor(row);
         return combo ? combo->currentText() : QString();
-    }
-
-    static QStringList items(QComboBox *combo)
-    {
-        QStringList out;
-        for (int i = 0; i < combo->count(); ++i) {
-            out << combo->itemText(i);
-        }
-        return out;
-    }
-
-    /** Types text into a line edit as a user does: focus, keys, Enter. */
-    static void typeAndEnter(QLineEdit *edit, const QString &text, bool clear = true)
-    {
-        edit->setFocus();
-        if (clear) {
-            edit->selectAll();
-            QTest::keyClick(edit, Qt::Key_Delete);
-        }
-        QTest::keyClicks(edit, text);
-        QTest::keyClick(edit, Qt::Key_Return);
-    }
-
-    /** Chooses an item of a combo box by typing its first letters, as a user does with the keyboard. */
-    static void chooseByKeys(QComboBox *combo, const QString &text)
-    {
-        // Typed letters add up to one search within the keyboard interval: start a fresh one.
-        QTest::qWait(QApplication::keyboardInputInterval() + 50);
-        combo->setFocus();
-        QTest::keyClicks(combo, text);
     }
 
     static QString writeFile(const QTemporaryDir &dir, const QString &name, const QByteArray &text)
@@ -174,8 +143,8 @@ private Q_SLOTS:
         // The offer: one button creating what the parameters need, named and typed after them.
         QTRY_VERIFY(lp->createMissingButton()->isVisible());
         QCOMPARE(lp->createMissingButton()->text(), QString("Create and bind: y, x, a, n"));
-        QVERIFY(items(lp->bindingEditor(0)).contains("new buffer y (float32)"));
-        QVERIFY(items(lp->bindingEditor(2)).contains("new scalar a (float32)"));
+        QVERIFY(comboItems(lp->bindingEditor(0)).contains("new buffer y (float32)"));
+        QVERIFY(comboItems(lp->bindingEditor(2)).contains("new scalar a (float32)"));
         QTest::mouseClick(lp->createMissingButton(), Qt::LeftButton);
         QTRY_VERIFY(!lp->createMissingButton()->isVisible());
         const Project &p = w.project();
@@ -263,8 +232,8 @@ private Q_SLOTS:
         QVERIFY(waitCompiled(w));
         LaunchPanel *lp = w.launchPanel();
         // float *b: buffers, float32 first; float s: scalars, float32 first; never a buffer for a value.
-        QCOMPARE(items(lp->bindingEditor(0)), (QStringList{"b", "", "h"}));
-        QCOMPARE(items(lp->bindingEditor(1)), (QStringList{"s", "", "k"}));
+        QCOMPARE(comboItems(lp->bindingEditor(0)), (QStringList{"b", "", "h"}));
+        QCOMPARE(comboItems(lp->bindingEditor(1)), (QStringList{"s", "", "k"}));
         typeAndEnter(lp->kernelChooser()->lineEdit(), "second");
         QTRY_COMPARE(w.project().launches[0].kernel, QString("second"));
         QCOMPARE(lp->argumentTable()->item(0, 0)->text(), QString("s"));

@@ -7,6 +7,7 @@
 #include "client/engineclient.h"
 #include "editor/codeeditor.h"
 #include "editor/findbar.h"
+#include "guitestutil.h"
 #include "launch/bufferspanel.h"
 #include "launch/initeditor.h"
 #include "launch/launchpanel.h"
@@ -35,18 +36,16 @@
 #include <QtTest>
 
 using namespace Kp;
+using KpTest::chooseByKeys;
+using KpTest::comboItems;
+using KpTest::typeAndEnter;
+using KpTest::waitCompiled;
 
 class TestWindow : public QObject
 {
     Q_OBJECT
 
 private:
-    static bool waitCompiled(MainWindow &w)
-    {
-        QSignalSpy spy(&w, &MainWindow::compileFinished);
-        return spy.wait(30000);
-    }
-
     static QString widgetName(const QWidget *w)
     {
         return QStringLiteral("%1 '%2'").arg(QString::fromLatin1(w->metaObject()->className()), w->objectName());

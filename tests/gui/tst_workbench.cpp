@@ -6,6 +6,7 @@
 #include "client/engineclient.h"
 #include "editor/codeeditor.h"
 #include "editor/cudalexer.h"
+#include "guitestutil.h"
 #include "launch/bufferspanel.h"
 #include "launch/launchpanel.h"
 #include "mainwindow.h"
@@ -26,18 +27,16 @@
 #include <QtTest>
 
 using namespace Kp;
+using KpTest::chooseByKeys;
+using KpTest::comboItems;
+using KpTest::typeAndEnter;
+using KpTest::waitCompiled;
 
 class TestWorkbench : public QObject
 {
     Q_OBJECT
 
 private:
-    static bool waitCompiled(MainWindow &w)
-    {
-        QSignalSpy spy(&w, &MainWindow::compileFinished);
-        return spy.wait(30000);
-    }
-
     static QString binding(LaunchPanel *panel, int row)
     {
         auto *combo = qobject_cast<QComboBox *>(panel->argumentTable()->cellWidget(row, 2));
