@@ -119,12 +119,13 @@ done
 
 # Every program and plugin must now load only the bundle's libraries and the
 # system's own: a library resolved elsewhere would be missing on the target.
+real_root=$(readlink -f "$root")
 for f in "${elves[@]}"; do
   while read -r soname _ path _; do
     [ "$soname" = "${soname#/}" ] || soname=$(basename "$soname")
     [[ "$soname" =~ $system_lib ]] && continue
-    case "$path" in
-      "$root"/lib/*) ;;
+    case "$(readlink -f "$path")" in
+      "$real_root"/lib/*) ;;
       *) echo "make-bundle: ${f#$root/} resolves $soname to $path, outside the bundle" >&2; exit 70 ;;
     esac
   done < <(env -u LD_LIBRARY_PATH ldd "$f" | awk '/=>/ {print $1, $2, $3, $4}')
@@ -160,11 +161,17 @@ if command -v dpkg-query >/dev/null; then
   mapfile -t sources < <(printf '%s\n' "${copied[@]}" "${fonts[@]}" \
                            "$(readlink -f "$qt_plugins/platforms/libqxcb.so")" \
                            "$(readlink -f "$qt_plugins/iconengines/libqsvgicon.so")")
-  dpkg-query -S "${sources[@]}" 2>/dev/null | cut -d: -f1 | sort -u | while read -r pkg; do
-    if [ -f "/usr/share/doc/$pkg/copyright" ]; then
-      install -D -m 0644 "/usr/share/doc/$pkg/copyright" "$root/share/doc/third-party/$pkg/copyright"
-    fi
+  # dpkg knows a file by the path its package shipped: /lib/... or /usr/lib/...
+  # on a merged-/usr system, so both are asked; it fails for the unknown half.
+  for s in "${sources[@]}"; do
+    [ "$s" = "${s#/usr/}" ] || sources+=("${s#/usr}")
   done
+  { dpkg-query -S "${sources[@]}" 2>/dev/null || true; } | cut -d: -f1 | tr -d ' ' | tr ',' '\n' | sort -u |
+    while read -r pkg; do
+      if [ -f "/usr/share/doc/$pkg/copyright" ]; then
+        install -D -m 0644 "/usr/share/doc/$pkg/copyright" "$root/share/doc/third-party/$pkg/copyright"
+      fi
+    done
 fi
 
 # ---- archive ------------------------------------------------------------

@@ -31,8 +31,7 @@ int main(int argc, char **argv)
         bool ok = false;
         const int size = args.at(i).toInt(&ok);
         if (!ok || size < 8 || size > 4096) {
-            std::fprintf(stderr, "kpg-render-icon: size '%s' is not a number from 8 to 4096\n",
-                         qPrintable(args.at(i)));
+            std::fprintf(stderr, "kpg-render-icon: size '%s' is not a number from 8 to 4096\n", qPrintable(args.at(i)));
             return 64;
         }
         const QString dir = QStringLiteral("%1/%2x%2").arg(args.at(2)).arg(size);

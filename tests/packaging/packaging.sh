@@ -35,6 +35,9 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/kpg-packaging-$mode.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 failures=0
 missing=()
+# Each mode sets this as its last step: a mode cut short (bash skips a
+# function it cannot parse, then carries on) must not pass.
+completed=0
 
 fail() {
   echo "FAIL: $*" >&2
@@ -132,6 +135,7 @@ deb() {
   if ! run cpack cpack -G DEB -B "$tmp/cpack" --config "$build/CPackConfig.cmake"; then
     fail "cpack -G DEB"
     show cpack
+    completed=1
     return
   fi
   local debs=("$tmp"/cpack/kernel-playground_"$version"-*_*.deb)
@@ -152,7 +156,8 @@ deb() {
   for p in libqt6core6 libqt6gui6 libqt6widgets6 libqt6network6 libqt6svg6 libqscintilla2-qt6 libmuparser libc6; do
     if [[ "$depends" == *"$p"* ]]; then pass "Depends names $p"; else fail "Depends lacks $p: $depends"; fi
   done
-  if [[ "$depends" =~ -dev([ ,(]|$) ]]; then fail "Depends names a -dev package: $depends"; fi
+  local dev_re='-dev([ ,(]|$)'
+  if [[ "$depends" =~ $dev_re ]]; then fail "Depends names a -dev package: $depends"; fi
   if [[ "$recommends" == *libcuda1* && "$recommends" == *cuda-toolkit* ]]; then
     pass "Recommends: $recommends"
   else
@@ -232,6 +237,7 @@ deb() {
 
   check_programs "$root/usr/bin/kernel-playground" "$root/usr/bin/kpg" "$root/usr/bin" \
     "$share/kernel-playground/presets/vector_add" "deb"
+  completed=1
 }
 
 bundle() {
@@ -281,9 +287,9 @@ bundle() {
   local unresolved=0
   while IFS= read -r -d '' f; do
     while read -r soname _ path _; do
-      case "$soname" in linux-vdso* | ld-linux* | libc.so* | libm.so* | libdl.so* | libpthread.so* | librt.so* | libstdc++.so* | libgcc_s.so*) continue ;; esac
-      case "$path" in
-        "$b"/lib/*) ;;
+      case "$soname" in linux-vdso* | ld-linux* | libc.so* | libm.so* | libmvec.so* | libdl.so* | libpthread.so* | librt.so* | libresolv.so* | libutil.so* | libanl.so* | libnsl.so* | libBrokenLocale.so* | libstdc++.so* | libgcc_s.so*) continue ;; esac
+      case "$(readlink -f "$path")" in
+        "$(readlink -f "$b")"/lib/*) ;;
         *)
           fail "${f#$b/} resolves $soname to $path"
           unresolved=1
@@ -317,6 +323,7 @@ bundle() {
     fail "bundle: the offscreen platform plugin did not load from the bundle"
     show plugins
   fi
+  completed=1
 }
 
 case "$mode" in
@@ -328,6 +335,9 @@ case "$mode" in
     ;;
 esac
 
+if [ "$completed" -ne 1 ] && [ "$failures" -eq 0 ]; then
+  fail "packaging $mode stopped before its end"
+fi
 if [ "$failures" -gt 0 ]; then
   echo "packaging $mode: $failures failure(s)" >&2
   exit 1
