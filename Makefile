@@ -3,6 +3,7 @@
 #   make test   install what is missing, build, run every test (GUI tests offscreen);
 #               with CI set (as .ci/run does) the fuzzers run first, FUZZ_SECONDS each
 #   make fuzz   build the libFuzzer targets (clang, ASan+UBSan) and run each for FUZZ_SECONDS
+#   make deb    the .deb package;  make bundle  the relocatable tar.xz (packaging/)
 # Warnings are errors when CI is set (as .ci/run does); override with WERROR=ON/OFF.
 
 BUILD_DIR  ?= build
@@ -16,7 +17,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_TARGETS ?=
 FUZZ_CMAKE_ARGS ?=
 
-.PHONY: all deps configure build run test test-gpu fuzz fuzz-build bench format format-check clean
+.PHONY: all deps configure build run test test-gpu fuzz fuzz-build bench format format-check clean deb bundle
 
 all: build
 
@@ -54,6 +55,15 @@ fuzz-build: deps
 
 fuzz: fuzz-build
 	@FUZZ_SECONDS=$(FUZZ_SECONDS) bash tests/fuzz/run.sh $(FUZZ_DIR) $(FUZZ_TARGETS)
+
+# The .deb ($(BUILD_DIR)/kernel-playground_<version>-1_amd64.deb, CPack) and the
+# relocatable bundle ($(BUILD_DIR)/kernel-playground-<version>-linux-x86_64.tar.xz,
+# packaging/make-bundle.sh).
+deb: build
+	@cd $(BUILD_DIR) && cpack -G DEB
+
+bundle: build
+	@cmake --build $(BUILD_DIR) --target bundle
 
 format:
 	@git ls-files '*.cpp' '*.h' | xargs clang-format -i

@@ -18,6 +18,10 @@ packages=(
   # The kpg grade --slurm test (tests/slurm/slurm_grade.sh) starts a
   # single-node Slurm; it is skipped where these are missing.
   slurm-wlm munge
+  # make deb, make bundle and their tests (tests/packaging): dpkg-shlibdeps,
+  # lintian, desktop-file-validate, appstreamcli, update-mime-database,
+  # patchelf, xz and the DejaVu fonts the bundle carries.
+  dpkg-dev lintian desktop-file-utils appstream shared-mime-info patchelf xz-utils fonts-dejavu-core
 )
 
 missing=()

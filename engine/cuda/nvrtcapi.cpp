@@ -24,9 +24,19 @@ Result<const NvrtcApi *> NvrtcApi::load()
     } else {
         candidates << QStringLiteral("libnvrtc.so.13") << QStringLiteral("libnvrtc.so.12")
                    << QStringLiteral("libnvrtc.so");
+        // A toolkit whose lib64 is not in the loader's paths (NVIDIA's .run
+        // installer leaves it out): the one this build used, then the usual
+        // place, which is where a prebuilt package or bundle finds it.
+        QStringList roots{QStringLiteral("/usr/local/cuda")};
 #ifdef KPG_CUDA_ROOT
-        candidates << QStringLiteral(KPG_CUDA_ROOT "/lib64/libnvrtc.so");
+        roots.prepend(QStringLiteral(KPG_CUDA_ROOT));
 #endif
+        roots.removeDuplicates();
+        for (const QString &root : roots) {
+            for (const char *name : {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"}) {
+                candidates << root + QStringLiteral("/lib64/") + QLatin1String(name);
+            }
+        }
     }
     void *handle = nullptr;
     QString path;

@@ -11,11 +11,14 @@
 #include <QDir>
 #include <QDockWidget>
 #include <QFileInfo>
+#include <QIcon>
+#include <QMessageBox>
 #include <QRegularExpression>
 #include <QSettings>
 #include <QTimer>
 
 #include <cstdio>
+#include <cstring>
 
 using namespace Kp;
 
@@ -41,11 +44,22 @@ QStringList presetNames()
 
 int main(int argc, char **argv)
 {
+    // --version answers without a display, as the other programs' do: QApplication
+    // would first need one (or QT_QPA_PLATFORM=offscreen).
+    for (int i = 1; i < argc && std::strcmp(argv[i], "--") != 0; ++i) {
+        if (std::strcmp(argv[i], "--version") == 0 || std::strcmp(argv[i], "-v") == 0) {
+            std::printf("kernel-playground %s\n", KPG_VERSION);
+            return 0;
+        }
+    }
     QApplication app(argc, argv);
     QApplication::setApplicationName(QStringLiteral("kernel-playground"));
     QApplication::setApplicationDisplayName(QStringLiteral("Kernel Playground"));
     QApplication::setOrganizationName(QStringLiteral("KernelPlayground"));
     QApplication::setApplicationVersion(QStringLiteral(KPG_VERSION));
+    // The desktop entry and icon installed from resources/ (Wayland matches the window by this name).
+    QGuiApplication::setDesktopFileName(QStringLiteral(KPG_APP_ID));
+    QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/kernel-playground.svg")));
 
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral("Write CUDA C kernels and run them visually."));
@@ -136,6 +150,11 @@ int main(int argc, char **argv)
     MainWindow window(&engine);
     const QString name = parser.value(preset);
     QString source = parser.positionalArguments().value(0);
+    if (!source.isEmpty()) {
+        // Relative to the current folder; kept absolute, so the recent list
+        // and the next start's "last project" find it from anywhere.
+        source = QFileInfo(source).absoluteFilePath();
+    }
     if (source.isEmpty()) {
         // The last project, unless a preset is asked for or it is gone; else the start page.
         const QString last = QSettings().value(QStringLiteral("lastProject")).toString();
@@ -145,6 +164,13 @@ int main(int argc, char **argv)
     }
     if (const Status s = source.isEmpty() ? Status(Unit{}) : window.openSource(source); !s) {
         std::fprintf(stderr, "kernel-playground: %s\n", qPrintable(s.error().message));
+        // Opened from a file manager (a double-click on a .kpg), nobody reads
+        // stderr: say it in a window too, unless there is no screen to show one.
+        const QString platform = QGuiApplication::platformName();
+        if (!parser.isSet(screenshot) && platform != QLatin1String("offscreen") &&
+            platform != QLatin1String("minimal")) {
+            QMessageBox::critical(nullptr, QStringLiteral("Kernel Playground"), s.error().message);
+        }
         return Exit::BadInput;
     }
     if (parser.isSet(inspect)) {

@@ -462,7 +462,8 @@ QString MainWindow::aboutText() const
     return tr("<b>Kernel Playground %1</b><p>Write CUDA C kernels and run them visually.</p>"
               "<table><tr><td>Qt</td><td>%2 (built with %3)</td></tr>"
               "<tr><td>NVRTC</td><td>%4</td></tr>"
-              "<tr><td>CUDA driver</td><td>%5</td></tr></table>")
+              "<tr><td>CUDA driver</td><td>%5</td></tr>"
+              "<tr><td>Licence</td><td>MIT</td></tr></table>")
         .arg(QStringLiteral(KPG_VERSION), QString::fromLatin1(qVersion()), QStringLiteral(QT_VERSION_STR),
              nvrtc ? (*nvrtc)->versionString() : tr("not found"),
              m_device->known() ? m_device->driverVersion() : tr("not asked yet"));
