@@ -51,6 +51,7 @@ QString describeInit(const BufferInit &i)
     case BufferInit::Kind::Expression: return QObject::tr("expression %1").arg(i.expression);
     case BufferInit::Kind::Npy: return QObject::tr(".npy file %1").arg(i.file);
     case BufferInit::Kind::Image: return QObject::tr("image %1 (%2)").arg(i.file, imageModeName(i.imageMode));
+    case BufferInit::Kind::Uninitialized: return QObject::tr("uninitialized (never written from the host)");
     }
     return {};
 }
@@ -248,7 +249,8 @@ QJsonObject InitEditor::currentJson() const
         o.insert(QLatin1String(key), numberOrText(field(QLatin1String(key))->text()));
     };
     switch (kind) {
-    case BufferInit::Kind::Zeros: break;
+    case BufferInit::Kind::Zeros:
+    case BufferInit::Kind::Uninitialized: break;
     case BufferInit::Kind::Constant: put("value"); break;
     case BufferInit::Kind::Ramp:
         put("start");
