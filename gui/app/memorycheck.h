@@ -8,6 +8,8 @@
 
 #include <atomic>
 
+class QThread;
+
 namespace Kp {
 
 /**

@@ -3,12 +3,15 @@
 // compute-sanitizer 2025.3.1, trimmed) read into findings, and addresses
 // mapped to buffer elements.
 
+#include "client/engineclient.h"
 #include "core/safefile.h"
 #include "run/guardzones.h"
 #include "run/runjson.h"
 #include "run/runrequest.h"
 #include "run/sanitizer.h"
+#include "worker/protocol.h"
 
+#include <QFile>
 #include <QJsonArray>
 #include <QRandomGenerator>
 #include <QTemporaryDir>
@@ -290,6 +293,65 @@ private Q_SLOTS:
         QCOMPARE(p.first(), QStringLiteral("/cuda/bin/compute-sanitizer"));
         QVERIFY(p.join(QLatin1Char(' ')).contains(QStringLiteral("--tool racecheck --xml --save /tmp/r.xml")));
         QVERIFY(p.join(QLatin1Char(' ')).contains(QStringLiteral("--racecheck-report hazard")));
+    }
+
+    // compute-sanitizer writes its report after the worker ends; a stand-in
+    // that does the same (runs the worker, then writes a file late) shows
+    // that the engine starts the worker under a prefix, waits for it to
+    // finish, and starts no second one.
+    void workerRunsUnderAPrefixThatIsLeftToFinish()
+    {
+        QTemporaryDir dir;
+        const QString script = dir.filePath(QStringLiteral("wrap.sh"));
+        {
+            QFile f(script);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write("#!/bin/sh\n\"$@\"\nrc=$?\nsleep 3\necho written > \"$KPG_TEST_REPORT\"\nexit $rc\n");
+            f.close();
+            QVERIFY(f.setPermissions(QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner));
+        }
+        const QString polite = dir.filePath(QStringLiteral("polite"));
+        qputenv("KPG_TEST_REPORT", polite.toUtf8());
+        {
+            WorkerLaunch launch;
+            launch.prefix = {script};
+            launch.exitWaitMs = 20000;
+            launch.single = true;
+            EngineClient engine(launch);
+            const Reply pong = engine.requestSync(Protocol::Type::Ping);
+            QVERIFY2(pong, qPrintable(pong ? QString() : pong.error().message));
+        } // shutdown, then the wait for the wrapper's late write
+        QVERIFY(QFile::exists(polite));
+
+        // A worker that dies: the wrapper still finishes, and no second worker starts.
+        const QString crashed = dir.filePath(QStringLiteral("crashed"));
+        qputenv("KPG_TEST_REPORT", crashed.toUtf8());
+        {
+            WorkerLaunch launch;
+            launch.prefix = {script};
+            launch.exitWaitMs = 20000;
+            launch.single = true;
+            EngineClient engine(launch);
+            const Reply died = engine.requestSync(Protocol::Type::Crash);
+            QVERIFY(!died);
+            QVERIFY(QFile::exists(crashed));
+            const Reply again = engine.requestSync(Protocol::Type::Ping);
+            QVERIFY(!again);
+            QVERIFY2(again.error().message.contains(QStringLiteral("one worker")), qPrintable(again.error().message));
+        }
+
+        // Without the wait (the default), the wrapper is killed before it writes.
+        const QString killed = dir.filePath(QStringLiteral("killed"));
+        qputenv("KPG_TEST_REPORT", killed.toUtf8());
+        {
+            WorkerLaunch launch;
+            launch.prefix = {script};
+            EngineClient engine(launch);
+            QVERIFY(engine.requestSync(Protocol::Type::Ping));
+        }
+        QTest::qWait(3500);
+        QVERIFY(!QFile::exists(killed));
+        qunsetenv("KPG_TEST_REPORT");
     }
 
     void missingSanitizerIsNamed()
