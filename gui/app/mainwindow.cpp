@@ -1053,6 +1053,19 @@ void MainWindow::showMemoryCheck(const SanitizedRun &run, Sanitizer::Tool tool)
         const QList<Diagnostic> d = sanitizerDiagnostics(*run.report, name);
         m_editor->setDiagnostics(d, name);
         m_problems->setDiagnostics(d, name);
+        // The cells the findings touched, red in the Inspector as a failed check's are.
+        QHash<QString, qint64> counts;
+        for (const auto &b : m_doc->hostBuffers().all()) {
+            counts.insert(b->spec.name, b->elementCount());
+        }
+        const QString label = tr("Check memory (%1)").arg(Sanitizer::toolName(tool));
+        const QHash<QString, QByteArray> masks = sanitizerMasks(*run.report, counts);
+        for (auto it = masks.cbegin(); it != masks.cend(); ++it) {
+            m_inspector->setFailedCells(it.key(), label, std::make_shared<const QByteArray>(it.value()));
+        }
+        if (!masks.isEmpty()) {
+            m_inspector->showFailedCells(label);
+        }
         statusBar()->showMessage(run.report->findings.isEmpty()
                                      ? tr("Check memory (%1): no findings").arg(Sanitizer::toolName(tool))
                                      : tr("Check memory (%1): %2 findings, marked in the editor")

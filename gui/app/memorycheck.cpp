@@ -83,6 +83,23 @@ QList<Diagnostic> sanitizerDiagnostics(const Sanitizer::Report &report, const QS
     return out + extra;
 }
 
+QHash<QString, QByteArray> sanitizerMasks(const Sanitizer::Report &report, const QHash<QString, qint64> &elementCounts)
+{
+    QHash<QString, QByteArray> masks;
+    for (const Sanitizer::Finding &f : report.findings) {
+        const qint64 n = elementCounts.value(f.buffer, 0);
+        if (f.buffer.isEmpty() || n <= 0 || f.element < 0) {
+            continue;
+        }
+        QByteArray &m = masks[f.buffer];
+        if (m.isEmpty()) {
+            m = QByteArray(n, '\0');
+        }
+        m[qMin(f.element, n - 1)] = 1;
+    }
+    return masks;
+}
+
 QStringList sanitizerLogLines(const SanitizedRun &run, Sanitizer::Tool tool, int firstN)
 {
     QStringList lines;

@@ -3,6 +3,7 @@
 #include "check/sanitizedrun.h"
 #include "compile/compiletypes.h"
 
+#include <QHash>
 #include <QObject>
 #include <QStringList>
 
@@ -21,6 +22,13 @@ namespace Kp {
  * name: the report gives the path NVRTC was given) get its name.
  */
 QList<Diagnostic> sanitizerDiagnostics(const Sanitizer::Report &report, const QString &fileName);
+
+/**
+ * For the Inspector's failed-cells view: per buffer, a byte per element, 1
+ * where a finding's address fell inside it (an access past the end marks the
+ * last element, the nearest one there is). Buffers without findings are left out.
+ */
+QHash<QString, QByteArray> sanitizerMasks(const Sanitizer::Report &report, const QHash<QString, qint64> &elementCounts);
 
 /** The Log's lines: a summary with counts per kind, then the first firstN findings of each kind. */
 QStringList sanitizerLogLines(const SanitizedRun &run, Sanitizer::Tool tool, int firstN = 10);

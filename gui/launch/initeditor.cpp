@@ -18,9 +18,9 @@ namespace Kp {
 
 namespace {
 // The kinds in the order the chooser lists them, with their .kpg names.
-const BufferInit::Kind kKinds[] = {BufferInit::Kind::Zeros,  BufferInit::Kind::Constant,   BufferInit::Kind::Ramp,
-                                   BufferInit::Kind::Random, BufferInit::Kind::Expression, BufferInit::Kind::Npy,
-                                   BufferInit::Kind::Image};
+const BufferInit::Kind kKinds[] = {BufferInit::Kind::Zeros,  BufferInit::Kind::Constant,     BufferInit::Kind::Ramp,
+                                   BufferInit::Kind::Random, BufferInit::Kind::Expression,   BufferInit::Kind::Npy,
+                                   BufferInit::Kind::Image,  BufferInit::Kind::Uninitialized};
 
 QString number(double v)
 {
@@ -64,8 +64,8 @@ InitEditor::InitEditor(QWidget *parent)
     auto *top = new QFormLayout;
     m_kind = new QComboBox(this);
     m_kind->setObjectName(QStringLiteral("initKind"));
-    for (const QString &label :
-         {tr("zeros"), tr("constant"), tr("ramp"), tr("random"), tr("expression"), tr(".npy file"), tr("image")}) {
+    for (const QString &label : {tr("zeros"), tr("constant"), tr("ramp"), tr("random"), tr("expression"),
+                                 tr(".npy file"), tr("image"), tr("uninitialized")}) {
         m_kind->addItem(label);
     }
     m_kind->setToolTip(tr("How the buffer is filled before each Run"));
@@ -137,6 +137,8 @@ InitEditor::InitEditor(QWidget *parent)
     m_imageMode->addItem(tr("rgba: float4, 0..1"), QStringLiteral("rgba"));
     image->addRow(tr("Mode"), m_imageMode);
     connect(m_imageMode, &QComboBox::activated, this, &InitEditor::commit);
+    page(tr("Allocated on the GPU and never written from the host, as cudaMalloc memory is: Check memory "
+            "(initcheck) finds reads of it."));
 
     connect(m_kind, &QComboBox::activated, this, [this](int index) {
         m_pages->setCurrentIndex(index);

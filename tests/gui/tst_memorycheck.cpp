@@ -74,6 +74,29 @@ private Q_SLOTS:
         QVERIFY(editor.markedLines(Diagnostic::Severity::Error).isEmpty());
     }
 
+    void masksMarkTheTouchedCells()
+    {
+        Sanitizer::Report r = report(QStringLiteral("memcheck_oob.xml"));
+        // c placed so that the recorded writes fall inside it: elements 992, 993, 994, 991.
+        Sanitizer::mapAddresses(r, {DeviceAllocation{QStringLiteral("c"), 0x7f0acb802fe0ull - 992 * 4, 4000, 0}},
+                                {{QStringLiteral("c"), 4}});
+        const QHash<QString, QByteArray> m = sanitizerMasks(r, {{QStringLiteral("c"), 1000}});
+        QCOMPARE(m.size(), 1);
+        const QByteArray c = m.value(QStringLiteral("c"));
+        QCOMPARE(c.size(), 1000);
+        QCOMPARE(c.count('\1'), 4);
+        for (int e : {991, 992, 993, 994}) {
+            QCOMPARE(int(c[e]), 1);
+        }
+        // Past the end: the last element stands for it.
+        Sanitizer::Report past = report(QStringLiteral("memcheck_oob.xml"));
+        Sanitizer::mapAddresses(past, {DeviceAllocation{QStringLiteral("c"), 0x7f0acb802000ull, 4000, 0}},
+                                {{QStringLiteral("c"), 4}});
+        const QByteArray p = sanitizerMasks(past, {{QStringLiteral("c"), 1000}}).value(QStringLiteral("c"));
+        QCOMPARE(p.count('\1'), 1);
+        QCOMPARE(int(p[999]), 1);
+    }
+
     void raceJoinsItsLines()
     {
         Sanitizer::Report r = report(QStringLiteral("racecheck_default_race.xml"));
