@@ -3,6 +3,7 @@
 
 #include "client/engineclient.h"
 #include "cliutil.h"
+#include "memorycli.h"
 #include "projectcli.h"
 #include "run/runjson.h"
 
@@ -26,6 +27,7 @@ struct CheckArgs
     double timeout = -1;
     bool timing = false;
     bool noSandbox = false;
+    SanitizeArgs sanitize;
 };
 
 QJsonObject checkJson(const CheckArgs &a, const Project &project, const CheckedRun &c, const QString &sourceName,
@@ -69,7 +71,11 @@ int checkCommand(const QStringList &args)
     CheckArgs a;
     for (qsizetype i = 0; i < args.size(); ++i) {
         const QString &s = args[i];
-        if (s == QLatin1String("--timing")) {
+        if (QString usage; a.sanitize.take(args, i, QStringLiteral("check"), &usage)) {
+            if (!usage.isEmpty()) {
+                return usageError(usage);
+            }
+        } else if (s == QLatin1String("--timing")) {
             a.timing = true;
         } else if (s == QLatin1String("--no-sandbox")) {
             a.noSandbox = true;
@@ -151,8 +157,14 @@ int checkCommand(const QStringList &args)
         project.killTimeoutSeconds = a.timeout;
     }
 
-    EngineClient engine;
-    const CheckedRun c = runProjectWithChecks(project, &engine, options);
+    SanitizedRun sanitized;
+    if (a.sanitize.options) {
+        sanitized = runProjectSanitized(project, options, *a.sanitize.options);
+    } else {
+        EngineClient engine;
+        sanitized.checked = runProjectWithChecks(project, &engine, options);
+    }
+    const CheckedRun &c = sanitized.checked;
     if (c.compiled && !c.compiled->ok) {
         printDiagnostics(*c.compiled);
     }
@@ -178,6 +190,12 @@ int checkCommand(const QStringList &args)
         }
     }
     printChecks(o, c.checks);
+    if (c.ran) {
+        printGuards(o, c.run);
+    }
+    if (a.sanitize.options) {
+        printSanitizer(o, sanitized, a.sanitize.allFindings);
+    }
     if (c.error) {
         err() << "kpg: " << c.error->message << "\n";
     } else {
@@ -192,9 +210,18 @@ int checkCommand(const QStringList &args)
     err().flush();
 
     int code = exitCodeFor(c);
+    if (code == Exit::Ok && c.ran && !c.run.guardViolations.isEmpty()) {
+        code = Exit::CheckFailed; // a write outside a buffer fails like a check
+    }
+    if (a.sanitize.options) {
+        code = sanitizedExitCode(sanitized, code);
+    }
+    QJsonObject doc = checkJson(a, project, c, sourceName, code);
+    if (a.sanitize.options) {
+        doc.insert(QStringLiteral("sanitizer"), sanitizerJson(sanitized, a.sanitize.options->tool));
+    }
     if (!a.json.isEmpty() &&
-        !writeText(a.json, QJsonDocument(checkJson(a, project, c, sourceName, code)).toJson(QJsonDocument::Indented),
-                   QStringLiteral("the JSON result"))) {
+        !writeText(a.json, QJsonDocument(doc).toJson(QJsonDocument::Indented), QStringLiteral("the JSON result"))) {
         code = code ? code : Exit::CannotWrite;
     }
     return code;

@@ -68,8 +68,15 @@ Commands:
       --no-timing    run once, without timing samples
       --confine      refuse a project that names files outside its folder
                      (source, include folders, .npy and image inits)
+      --sanitize memcheck|racecheck|initcheck|synccheck
+                     run once, untimed, under compute-sanitizer and report
+                     its findings by line, thread and buffer element; any
+                     finding makes the exit code 1 (docs/memory-checking.md)
+      --hazards      with racecheck: every hazard (threads, shared offsets)
+      --all-findings print every finding, not the first 10 of each kind
                      The project's checks are evaluated after the run
-                     (docs/checks.md); a failing check makes the exit code 1.
+                     (docs/checks.md); a failing check, or a write outside a
+                     buffer that its guard zones caught, makes the exit code 1.
 
   check PROJECT.kpg [options]
                      Compile the project (or FILE.cu in place of its source),
@@ -81,6 +88,8 @@ Commands:
       --timeout S    stop a launch that runs longer than S seconds (default:
                      the project's, else 10)
       --timing       also time the run (off by default)
+      --sanitize TOOL, --hazards, --all-findings
+                     as for run: a finding fails the check (exit code 1)
       --no-sandbox   compile even where the compiler sandbox is not available,
                      and let the project name files outside its folder
                      (docs/security.md)

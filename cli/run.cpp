@@ -6,6 +6,7 @@
 #include "compile/compiler.h"
 #include "core/safefile.h"
 #include "cuda/deviceinfo.h"
+#include "memorycli.h"
 #include "project/projectio.h"
 #include "projectcli.h"
 #include "run/projectcompile.h"
@@ -36,6 +37,7 @@ struct RunArgs
     double timeout = -1;
     bool noTiming = false;
     bool confine = false;
+    SanitizeArgs sanitize;
 };
 
 QString rate(double perSecond, const char *unit)
@@ -103,7 +105,11 @@ int runCommand(const QStringList &args)
             }
             return args[++i];
         };
-        if (s == QLatin1String("--no-timing")) {
+        if (QString usage; a.sanitize.take(args, i, QStringLiteral("run"), &usage)) {
+            if (!usage.isEmpty()) {
+                return usageError(usage);
+            }
+        } else if (s == QLatin1String("--no-timing")) {
             a.noTiming = true;
         } else if (s == QLatin1String("--confine")) {
             a.confine = true;
@@ -167,8 +173,14 @@ int runCommand(const QStringList &args)
         project.killTimeoutSeconds = a.timeout;
     }
 
-    EngineClient engine;
-    const CheckedRun c = runProjectWithChecks(project, &engine, options);
+    SanitizedRun sanitized;
+    if (a.sanitize.options) {
+        sanitized = runProjectSanitized(project, options, *a.sanitize.options);
+    } else {
+        EngineClient engine;
+        sanitized.checked = runProjectWithChecks(project, &engine, options);
+    }
+    const CheckedRun &c = sanitized.checked;
     if (c.compiled && !c.compiled->ok) {
         printDiagnostics(*c.compiled);
     }
@@ -240,6 +252,7 @@ int runCommand(const QStringList &args)
     for (const QString &w : r.warnings) {
         o << "  warning: " << w << "\n";
     }
+    printGuards(o, r);
     if (!r.error && c.error) {
         err() << "kpg: " << c.error->message << "\n";
     }
@@ -247,12 +260,23 @@ int runCommand(const QStringList &args)
         o << "  checks" << (c.seedRuns > 1 ? QStringLiteral(" (%1 seed runs)").arg(c.seedRuns) : QString()) << ":\n";
         printChecks(o, c.checks);
     }
+    if (a.sanitize.options) {
+        printSanitizer(o, sanitized, a.sanitize.allFindings);
+    }
     o.flush();
     err().flush();
 
     int code = exitCodeFor(c);
-    if (!a.json.isEmpty() && !writeText(a.json, QJsonDocument(resultJson(project, c)).toJson(QJsonDocument::Indented),
-                                        QStringLiteral("the JSON result"))) {
+    if (code == Exit::Ok && !r.guardViolations.isEmpty()) {
+        code = Exit::CheckFailed; // a write outside a buffer fails the run as a check would
+    }
+    QJsonObject doc = resultJson(project, c);
+    if (a.sanitize.options) {
+        code = sanitizedExitCode(sanitized, code);
+        doc.insert(QStringLiteral("sanitizer"), sanitizerJson(sanitized, a.sanitize.options->tool));
+    }
+    if (!a.json.isEmpty() &&
+        !writeText(a.json, QJsonDocument(doc).toJson(QJsonDocument::Indented), QStringLiteral("the JSON result"))) {
         code = code ? code : Exit::CannotWrite;
     }
     if (!a.csv.isEmpty()) {

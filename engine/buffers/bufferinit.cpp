@@ -433,7 +433,8 @@ Status checkSpec(const BufferSpec &spec, const QString &field)
 
     const QString init = field + QStringLiteral(".init");
     switch (in.kind) {
-    case Kind::Zeros: break;
+    case Kind::Zeros:
+    case Kind::Uninitialized: break;
     case Kind::Constant:
         // NaN and infinities are legitimate contents of a float buffer.
         break;
@@ -532,7 +533,8 @@ Status fillBuffer(const BufferSpec &spec, void *dst, qint64 dstBytes, const QStr
     const int cb = info.componentBytes;
 
     switch (in.kind) {
-    case BufferInit::Kind::Zeros: std::memset(out, 0, static_cast<std::size_t>(dstBytes)); return Unit{};
+    case BufferInit::Kind::Zeros:
+    case BufferInit::Kind::Uninitialized: std::memset(out, 0, static_cast<std::size_t>(dstBytes)); return Unit{};
     case BufferInit::Kind::Constant: {
         // One element, then doubling copies: memcpy speed for any size.
         const qint64 eb = info.elementBytes();

@@ -14,6 +14,7 @@ QString BufferInit::kindName(Kind k)
     case Kind::Expression: return QStringLiteral("expression");
     case Kind::Npy: return QStringLiteral("npy");
     case Kind::Image: return QStringLiteral("image");
+    case Kind::Uninitialized: return QStringLiteral("uninitialized");
     }
     return QStringLiteral("unknown");
 }

@@ -11,7 +11,12 @@ namespace Kp {
 /** How a buffer's host copy is filled before a run. */
 struct BufferInit
 {
-    enum class Kind { Zeros, Constant, Ramp, Random, Expression, Npy, Image };
+    /**
+     * Uninitialized: the device copy is allocated but never written from the
+     * host, so compute-sanitizer's initcheck sees a kernel read it (the host
+     * copy reads as zeros until a run's download).
+     */
+    enum class Kind { Zeros, Constant, Ramp, Random, Expression, Npy, Image, Uninitialized };
     enum class Distribution { Uniform, Normal };
     /** How an image's pixels become elements (the buffer's dtype must agree). */
     enum class ImageMode {

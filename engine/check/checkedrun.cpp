@@ -269,7 +269,10 @@ CheckedRun runProjectWithChecks(const Project &original, EngineClient *engine, c
             out.error = prefixed(s.error(), runPrefix);
             return out;
         }
-        const Result<PreparedRun> prepared = prepareRun(pk, *compiled, buffers, options.device);
+        Result<PreparedRun> prepared = prepareRun(pk, *compiled, buffers, options.device);
+        if (prepared) {
+            prepared.value().request.guards = options.guards;
+        }
         if (!prepared) {
             out.error = prefixed(prepared.error(), runPrefix);
             return out;
@@ -317,7 +320,10 @@ CheckedRun runProjectWithChecks(const Project &original, EngineClient *engine, c
 
         if (referenceDue) {
             const Project rk = projectForSeedRun(reference, k);
-            const Result<PreparedRun> refPrepared = prepareRun(rk, *out.referenceCompiled, refBuffers, options.device);
+            Result<PreparedRun> refPrepared = prepareRun(rk, *out.referenceCompiled, refBuffers, options.device);
+            if (refPrepared) {
+                refPrepared.value().request.guards = options.guards;
+            }
             if (!refPrepared) {
                 out.error = prefixed(refPrepared.error(), runPrefix + QStringLiteral("reference: "));
                 return out;

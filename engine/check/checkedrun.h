@@ -36,6 +36,8 @@ struct CheckedRunOptions
     /** The name diagnostics give the replacement ("student.cu"). */
     QString replacementFileName;
     int listDevicesTimeoutMs = 60000;
+    /** Guard zones around the buffers (off for compute-sanitizer, which needs the exact sizes). */
+    bool guards = true;
 };
 
 /** What runProjectWithChecks() did, up to where it stopped. A plain value apart from the buffers. */

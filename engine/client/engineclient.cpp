@@ -12,10 +12,15 @@
 namespace Kp {
 
 EngineClient::EngineClient(QObject *parent)
+    : EngineClient(WorkerLaunch{}, parent)
+{
+}
+
+EngineClient::EngineClient(const WorkerLaunch &launch, QObject *parent)
     : QObject(parent)
 {
     m_thread.setObjectName(QStringLiteral("kpg-engine"));
-    m_supervisor = new Supervisor;
+    m_supervisor = new Supervisor(launch);
     m_supervisor->moveToThread(&m_thread);
     // The pid is kept in an atomic from the engine thread itself, so that it
     // is already true when a reply's callback runs.

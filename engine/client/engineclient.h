@@ -6,6 +6,7 @@
 #include <QObject>
 #include <QPointer>
 #include <QString>
+#include <QStringList>
 #include <QThread>
 #include <QVariantMap>
 
@@ -33,6 +34,26 @@ struct RequestOptions
 };
 
 /**
+ * How the worker process is started. The default is kpg-worker itself; a
+ * memory check starts it under compute-sanitizer (docs/memory-checking.md),
+ * which must be left to finish after the worker ends, or it writes no report.
+ */
+struct WorkerLaunch
+{
+    /** Program and arguments put before kpg-worker's path ("compute-sanitizer --tool memcheck ..."). */
+    QStringList prefix;
+    /** How long a starting worker has to answer the handshake. */
+    int startTimeoutMs = 15000;
+    /** How long an ending worker (after shutdown or a fault) may take before it is killed. */
+    int exitWaitMs = 2000;
+    /**
+     * Start one worker only: once it has ended, requests fail instead of
+     * starting another (a second sanitizer would overwrite the first's report).
+     */
+    bool single = false;
+};
+
+/**
  * The engine's door to kpg-worker. It owns the engine thread; the worker
  * process is started there on the first request, supervised (death, time-outs)
  * and restarted for the next request after it dies.
@@ -45,6 +66,8 @@ class EngineClient : public QObject
     Q_OBJECT
 public:
     explicit EngineClient(QObject *parent = nullptr);
+    /** A client whose worker is started as launch says (a prefix such as compute-sanitizer). */
+    explicit EngineClient(const WorkerLaunch &launch, QObject *parent = nullptr);
     /** Asks the worker to shut down (kills it after 2 s) and joins the engine thread. */
     ~EngineClient() override;
 

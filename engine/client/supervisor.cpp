@@ -12,7 +12,6 @@ namespace Kp {
 using namespace Protocol;
 
 namespace {
-constexpr int kStartTimeoutMs = 15000;
 constexpr qsizetype kStderrKeep = 4096;
 
 Error engineError(Error::Code code, const QString &message)
@@ -21,8 +20,9 @@ Error engineError(Error::Code code, const QString &message)
 }
 } // namespace
 
-Supervisor::Supervisor(QObject *parent)
+Supervisor::Supervisor(const WorkerLaunch &launch, QObject *parent)
     : QObject(parent)
+    , m_launch(launch)
 {
     m_startTimer = new QTimer(this);
     m_startTimer->setSingleShot(true);
@@ -66,6 +66,11 @@ void Supervisor::pump()
         return;
     }
     if (m_state == State::Idle) {
+        if (m_launch.single && m_started) {
+            failQueue(engineError(Error::Code::WorkerDied,
+                                  QStringLiteral("the checked worker has ended; a memory check runs one worker")));
+            return;
+        }
         startWorker();
         return;
     }
@@ -103,8 +108,17 @@ void Supervisor::startWorker()
     connect(m_server, &QLocalServer::newConnection, this, &Supervisor::onConnection);
 
     m_process = new QProcess(this);
-    m_process->setProgram(program);
-    m_process->setArguments({QStringLiteral("--connect"), m_server->fullServerName()});
+    m_started = true;
+    const QStringList workerArgs{QStringLiteral("--connect"), m_server->fullServerName()};
+    if (m_launch.prefix.isEmpty()) {
+        m_process->setProgram(program);
+        m_process->setArguments(workerArgs);
+    } else {
+        // compute-sanitizer [options] kpg-worker --connect NAME: the sanitizer
+        // is the process; it starts the worker as its own child.
+        m_process->setProgram(m_launch.prefix.first());
+        m_process->setArguments(m_launch.prefix.mid(1) + QStringList{program} + workerArgs);
+    }
     m_process->setStandardOutputFile(QProcess::nullDevice());
     connect(m_process, &QProcess::readyReadStandardError, this, [this] {
         m_stderr.append(m_process->readAllStandardError());
@@ -122,7 +136,7 @@ void Supervisor::startWorker()
         }
     });
     connect(m_process, &QProcess::finished, this, &Supervisor::onWorkerGone);
-    m_startTimer->start(kStartTimeoutMs);
+    m_startTimer->start(m_launch.startTimeoutMs);
     m_process->start();
 }
 
@@ -200,7 +214,7 @@ void Supervisor::onReadyRead()
         if (exiting) {
             // Reap it before anything else is sent: a request written to a
             // worker on its way out would fail for no fault of its own.
-            stopWorker(QStringLiteral("kpg-worker ended itself after a kernel fault"));
+            stopWorker(QStringLiteral("kpg-worker ended itself after a kernel fault"), true);
         }
         if (m.type == Type::Reply) {
             finish(job, m.body);
@@ -253,7 +267,7 @@ void Supervisor::onStartTimeout()
     }
     const Error e =
         engineError(Error::Code::WorkerStart, QStringLiteral("kpg-worker did not answer within %1 s of starting%2")
-                                                  .arg(kStartTimeoutMs / 1000)
+                                                  .arg(m_launch.startTimeoutMs / 1000)
                                                   .arg(stderrTail()));
     failQueue(e);
     stopWorker(QStringLiteral("kpg-worker was stopped: it did not answer after starting"));
@@ -271,7 +285,8 @@ void Supervisor::onWorkerGone()
         m_socket->disconnect(this);
     }
     // Make sure the process has really ended, so its exit status is known.
-    if (m_process->state() != QProcess::NotRunning && !m_process->waitForFinished(1000)) {
+    if (m_process->state() != QProcess::NotRunning &&
+        !m_process->waitForFinished(m_launch.exitWaitMs > 2000 ? m_launch.exitWaitMs : 1000)) {
         m_process->kill();
         m_process->waitForFinished(2000);
     }
@@ -300,16 +315,16 @@ void Supervisor::onWorkerGone()
     pump();
 }
 
-void Supervisor::stopWorker(const QString &reason)
+void Supervisor::stopWorker(const QString &reason, bool graceful)
 {
     if (!m_process) {
         return;
     }
-    teardown(); // kills and reaps synchronously, so nothing is sent to it any more
+    teardown(graceful); // kills and reaps synchronously, so nothing is sent to it any more
     Q_EMIT workerExited(reason);
 }
 
-void Supervisor::teardown()
+void Supervisor::teardown(bool graceful)
 {
     m_startTimer->stop();
     m_requestTimer->stop();
@@ -320,6 +335,11 @@ void Supervisor::teardown()
     }
     if (m_process) {
         m_process->disconnect(this);
+        // A worker ending by itself (after a fault) is given its time: under
+        // compute-sanitizer, killing it loses the report.
+        if (graceful && m_process->state() != QProcess::NotRunning) {
+            m_process->waitForFinished(m_launch.exitWaitMs);
+        }
         if (m_process->state() != QProcess::NotRunning) {
             m_process->kill();
             m_process->waitForFinished(2000);
@@ -372,7 +392,7 @@ void Supervisor::shutdown()
         m_socket->disconnect(this);
         send(Message{kVersion, Type::Shutdown, m_nextId++, {}});
         m_socket->waitForBytesWritten(1000);
-        if (!m_process->waitForFinished(2000)) {
+        if (!m_process->waitForFinished(m_launch.exitWaitMs)) {
             m_process->kill();
         }
     }

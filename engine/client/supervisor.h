@@ -35,7 +35,7 @@ public:
         quint64 id = 0;
     };
 
-    explicit Supervisor(QObject *parent = nullptr);
+    explicit Supervisor(const WorkerLaunch &launch = {}, QObject *parent = nullptr);
     ~Supervisor() override;
 
     void submit(Job job);
@@ -55,14 +55,15 @@ private:
     void onConnection();
     void onReadyRead();
     void onWorkerGone();
-    void stopWorker(const QString &reason);
+    void stopWorker(const QString &reason, bool graceful = false);
     void onStartTimeout();
     void onRequestTimeout();
     void pump();
     void send(const Protocol::Message &message);
     void finish(Job &job, const Reply &reply);
     void failQueue(const Error &error);
-    void teardown();
+    /** graceful: wait WorkerLaunch::exitWaitMs for a worker that is ending itself before killing it. */
+    void teardown(bool graceful = false);
     QString stderrTail() const;
 
     State m_state = State::Idle;
@@ -79,6 +80,8 @@ private:
     qint64 m_pid = 0;
     QByteArray m_stderr;
     bool m_shuttingDown = false;
+    WorkerLaunch m_launch;
+    bool m_started = false; ///< a worker was started once (WorkerLaunch::single)
 };
 
 } // namespace Kp

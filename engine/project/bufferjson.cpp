@@ -25,9 +25,10 @@ QStringList scalarDTypeNames()
 
 const QList<BufferInit::Kind> &initKinds()
 {
-    static const QList<BufferInit::Kind> kinds{
-        BufferInit::Kind::Zeros,      BufferInit::Kind::Constant, BufferInit::Kind::Ramp, BufferInit::Kind::Random,
-        BufferInit::Kind::Expression, BufferInit::Kind::Npy,      BufferInit::Kind::Image};
+    static const QList<BufferInit::Kind> kinds{BufferInit::Kind::Zeros,      BufferInit::Kind::Constant,
+                                               BufferInit::Kind::Ramp,       BufferInit::Kind::Random,
+                                               BufferInit::Kind::Expression, BufferInit::Kind::Npy,
+                                               BufferInit::Kind::Image,      BufferInit::Kind::Uninitialized};
     return kinds;
 }
 
@@ -178,7 +179,8 @@ bool parseInit(FieldReader &r, const QJsonValue &v, const QString &path, BufferI
     // Keys that belong to another kind are errors: a typo here would silently give wrong data.
     QStringList allowed{QStringLiteral("kind")};
     switch (init.kind) {
-    case BufferInit::Kind::Zeros: break;
+    case BufferInit::Kind::Zeros:
+    case BufferInit::Kind::Uninitialized: break;
     case BufferInit::Kind::Constant: allowed << QStringLiteral("value"); break;
     case BufferInit::Kind::Ramp: allowed << QStringLiteral("start") << QStringLiteral("step"); break;
     case BufferInit::Kind::Random: {
@@ -223,7 +225,8 @@ bool parseInit(FieldReader &r, const QJsonValue &v, const QString &path, BufferI
         return !o.contains(k) || r.number(o.value(k), jsonKeyPath(path, k), dst);
     };
     switch (init.kind) {
-    case BufferInit::Kind::Zeros: break;
+    case BufferInit::Kind::Zeros:
+    case BufferInit::Kind::Uninitialized: break;
     case BufferInit::Kind::Constant:
         if (!o.contains(QStringLiteral("value"))) {
             return r.missing(jsonKeyPath(path, QStringLiteral("value")), QStringLiteral("a number"));
@@ -438,7 +441,8 @@ JsonNode bufferInitNode(const BufferInit &init)
     JsonNode o = jsonObject();
     o.insert(QStringLiteral("kind"), jsonString(BufferInit::kindName(init.kind)));
     switch (init.kind) {
-    case BufferInit::Kind::Zeros: break;
+    case BufferInit::Kind::Zeros:
+    case BufferInit::Kind::Uninitialized: break;
     case BufferInit::Kind::Constant: o.insert(QStringLiteral("value"), jsonNumber(init.value)); break;
     case BufferInit::Kind::Ramp:
         o.insert(QStringLiteral("start"), jsonNumber(init.start));

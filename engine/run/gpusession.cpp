@@ -182,6 +182,7 @@ GpuSession::~GpuSession()
 
 void GpuSession::abandonDeviceObjects() noexcept
 {
+    m_guards.abandon();
     for (auto &b : m_buffers) {
         (void)b->dev.release();
         (void)b->registration.release();
@@ -220,6 +221,7 @@ Status GpuSession::ensureContext(int ordinal)
             return api.error();
         }
         m_api = *api;
+        m_guards.setApi(m_api);
     }
     if (m_context) {
         if (ordinal != m_ordinal) {
@@ -346,7 +348,7 @@ Status GpuSession::setupBuffers(const QList<RunBuffer> &list)
         const qint64 bytes = rb.bytes;
         const quint64 id = rb.id;
         auto it = std::find_if(m_buffers.begin(), m_buffers.end(), [&](const std::unique_ptr<DeviceBuffer> &b) {
-            return b && id != 0 && b->id == id && b->path == path && b->bytes == bytes;
+            return b && id != 0 && b->id == id && b->path == path && b->bytes == bytes && b->guard == m_guardBytes;
         });
         if (it != m_buffers.end()) {
             next.push_back(std::move(*it));
@@ -355,7 +357,8 @@ Status GpuSession::setupBuffers(const QList<RunBuffer> &list)
             b->path = path;
             b->id = id;
             b->bytes = bytes;
-            newBytes += bytes;
+            b->guard = m_guardBytes;
+            newBytes += bytes + 2 * m_guardBytes;
             next.push_back(std::move(b));
         }
     }
@@ -380,6 +383,9 @@ Status GpuSession::setupBuffers(const QList<RunBuffer> &list)
     for (size_t i = 0; i < m_buffers.size(); ++i) {
         DeviceBuffer &b = *m_buffers[i];
         const QString name = list[qsizetype(i)].name;
+        b.name = name;
+        b.elementBytes = list[qsizetype(i)].elementBytes;
+        b.upload = list[qsizetype(i)].upload;
         if (!b.host.isValid()) {
             auto shm = SharedMemory::open(b.path, b.bytes);
             if (!shm) {
@@ -398,7 +404,7 @@ Status GpuSession::setupBuffers(const QList<RunBuffer> &list)
         }
         if (!b.dev) {
             CUdeviceptr dev = 0;
-            const CUresult r = m_api->cuMemAlloc(&dev, static_cast<size_t>(qMax<qint64>(b.bytes, 1)));
+            const CUresult r = m_api->cuMemAlloc(&dev, static_cast<size_t>(qMax<qint64>(b.bytes + 2 * b.guard, 1)));
             if (r != CUDA_SUCCESS) {
                 Error e = cudaError(r, "cuMemAlloc");
                 e.message = QStringLiteral("buffer '%1' (%2 bytes): %3").arg(name).arg(b.bytes).arg(e.message);
@@ -415,9 +421,8 @@ Status GpuSession::upload(double *ms)
     CUstream stream = m_stream.get();
     KP_CU(m_api->cuEventRecord(m_ev[0].get(), stream));
     for (auto &b : m_buffers) {
-        if (b->bytes > 0) {
-            KP_CU(
-                m_api->cuMemcpyHtoDAsync(Cuda::address(b->dev), b->host.data(), static_cast<size_t>(b->bytes), stream));
+        if (b->bytes > 0 && b->upload) {
+            KP_CU(m_api->cuMemcpyHtoDAsync(b->ptr(), b->host.data(), static_cast<size_t>(b->bytes), stream));
         }
     }
     KP_CU(m_api->cuEventRecord(m_ev[1].get(), stream));
@@ -436,8 +441,7 @@ Status GpuSession::download(const std::vector<int> &perm, double *ms)
         DeviceBuffer &host = *m_buffers[i];
         const DeviceBuffer &dev = *m_buffers[static_cast<size_t>(perm[i])];
         if (host.bytes > 0) {
-            KP_CU(m_api->cuMemcpyDtoHAsync(host.host.data(), Cuda::address(dev.dev), static_cast<size_t>(host.bytes),
-                                           stream));
+            KP_CU(m_api->cuMemcpyDtoHAsync(host.host.data(), dev.ptr(), static_cast<size_t>(host.bytes), stream));
         }
     }
     KP_CU(m_api->cuEventRecord(m_ev[1].get(), stream));
@@ -479,7 +483,7 @@ Status GpuSession::launch(const Step &s, const std::vector<int> &perm)
     params.reserve(s.args.size());
     for (Step::Arg &a : s.args) {
         if (a.buffer >= 0) {
-            a.ptr = Cuda::address(m_buffers[static_cast<size_t>(perm[static_cast<size_t>(a.buffer)])]->dev) +
+            a.ptr = m_buffers[static_cast<size_t>(perm[static_cast<size_t>(a.buffer)])]->ptr() +
                     static_cast<CUdeviceptr>(a.offset);
             params.push_back(&a.ptr);
         } else {
@@ -549,6 +553,40 @@ Result<QVariantMap> GpuSession::prepare(const RunRequest &request)
                        {QStringLiteral("ms"), msSince(t)}};
 }
 
+bool GpuSession::checkGuards(const Plan &plan, int step, int repetition, RunResult &result)
+{
+    if (!result.guards) {
+        return true;
+    }
+    std::vector<GuardZonesDevice::Zone> zones;
+    std::vector<size_t> owner; // zone -> allocation
+    for (size_t a = 0; a < m_buffers.size(); ++a) {
+        if (m_buffers[a]->guard > 0) {
+            zones.push_back({Cuda::address(m_buffers[a]->dev), m_buffers[a]->bytes, m_buffers[a]->elementBytes});
+            owner.push_back(a);
+        }
+    }
+    QList<GuardViolation> found;
+    QList<int> zoneOf;
+    if (Status s = m_guards.check(m_stream.get(), zones, &found, &zoneOf); !s) {
+        m_mustExit = true;
+        return fail(result, s.error(), step);
+    }
+    for (qsizetype k = 0; k < found.size(); ++k) {
+        GuardViolation v = found[k];
+        const size_t alloc = owner[size_t(zoneOf[k])];
+        // After swaps an allocation holds another buffer: name the one the kernels saw there.
+        const auto it = std::find(plan.perm.begin(), plan.perm.end(), int(alloc));
+        v.bufferIndex = it != plan.perm.end() ? int(it - plan.perm.begin()) : int(alloc);
+        v.buffer = m_buffers[size_t(v.bufferIndex)]->name;
+        v.step = step;
+        v.repetition = repetition;
+        v.kernel = step >= 0 ? plan.steps[size_t(step)].kernel : QString();
+        result.guardViolations << v;
+    }
+    return true;
+}
+
 bool GpuSession::fail(RunResult &result, const Error &error, int step)
 {
     result.error = error;
@@ -560,6 +598,8 @@ RunResult GpuSession::run(const RunRequest &request)
 {
     RunResult result;
     result.deviceOrdinal = request.device;
+    m_guardBytes = request.guards ? Guard::kGuardBytes : 0;
+    m_guards.resetCost();
     if (!openDevice(request, result)) {
         return result;
     }
@@ -591,7 +631,11 @@ RunResult GpuSession::run(const RunRequest &request)
     result.timed = request.timing.enabled;
     if (result.timed) {
         timingRun(request.timing, plan, result);
+        if (!result.error) {
+            checkGuards(plan, -1, 0, result);
+        }
     }
+    result.guardCheckMs = m_guards.costMs();
     return result;
 }
 
@@ -717,8 +761,18 @@ bool GpuSession::uploadBuffers(const RunRequest &request, RunResult &result)
         m_mustExit = true;
         return fail(result, s.error());
     }
+    std::vector<GuardZonesDevice::Zone> zones;
     for (const auto &b : m_buffers) {
         result.uploadBytes += b->bytes;
+        result.deviceBuffers << DeviceAllocation{b->name, quint64(b->ptr()), b->bytes, b->guard};
+        if (b->guard > 0) {
+            zones.push_back({Cuda::address(b->dev), b->bytes, b->elementBytes});
+        }
+    }
+    result.guards = !zones.empty();
+    if (Status s = m_guards.fill(m_stream.get(), zones); !s) {
+        m_mustExit = true;
+        return fail(result, s.error());
     }
     return true;
 }
@@ -785,6 +839,9 @@ bool GpuSession::correctnessRun(Plan &plan, RunResult &result)
             m_api->cuStreamSynchronize(stream);
             float ms = 0;
             m_api->cuEventElapsedTime(&ms, m_ev[0].get(), m_ev[1].get());
+            if (!checkGuards(plan, int(i), rep, result)) {
+                return false;
+            }
             StepResult &sr = result.steps[qsizetype(i)];
             sr.firstRunMs += ms;
             if (sr.printfOutput.size() < kPrintfLimit) {

@@ -3,6 +3,7 @@
 #include "buffers/sharedmemory.h"
 #include "core/result.h"
 #include "cuda/handles.h"
+#include "run/guardzonesdevice.h"
 #include "run/runrequest.h"
 #include "run/runtypes.h"
 
@@ -56,6 +57,12 @@ private:
         QString path;
         quint64 id = 0; ///< the engine's SharedMemory::id(): paths get reused, ids do not
         qint64 bytes = 0;
+        QString name;         ///< the buffer of this run it was allocated for (messages)
+        int elementBytes = 1; ///< its dtype's size (guard messages)
+        bool upload = true;   ///< false: "uninitialized", never written from the host
+        qint64 guard = 0;     ///< guard bytes on each side of the buffer in dev (run/guardzones.h)
+        /** The pointer kernels, copies and the sanitizer see: past the front guard. */
+        CUdeviceptr ptr() const { return Cuda::address(dev) + CUdeviceptr(guard); }
         // Declared in this order so that the device copy goes first, then the
         // pinning, then the mapping it pins.
         SharedMemory host;
@@ -92,6 +99,8 @@ private:
     /** Launches every step once per repetition, without waiting (timing). */
     Status launchAll(Plan &plan, int repeat);
     bool fail(RunResult &result, const Error &error, int step = -1);
+    /** Checks every buffer's guards after the work queued so far; step -1: after the timing samples. */
+    bool checkGuards(const Plan &plan, int step, int repetition, RunResult &result);
 
     Status ensureContext(int ordinal);
     Status loadModule(const QByteArray &image);
@@ -130,6 +139,8 @@ private:
     Cuda::Module m_module;
     QByteArray m_moduleHash;
     std::vector<std::unique_ptr<DeviceBuffer>> m_buffers;
+    GuardZonesDevice m_guards;
+    qint64 m_guardBytes = Guard::kGuardBytes; ///< for buffers allocated from now on; 0 under the sanitizer
     LaunchLimits m_deviceLimits;
     QString m_deviceName;
     int m_printfFd = -1;

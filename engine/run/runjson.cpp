@@ -13,6 +13,31 @@ QJsonObject dimJson(const Dim3 &d)
 
 } // namespace
 
+QJsonObject guardsToJson(const RunResult &r)
+{
+    QJsonArray violations;
+    for (const GuardViolation &v : r.guardViolations) {
+        violations.append(
+            QJsonObject{{QStringLiteral("step"), v.step >= 0 ? QJsonValue(v.step + 1) : QJsonValue(QJsonValue::Null)},
+                        {QStringLiteral("repetition"), v.repetition + 1},
+                        {QStringLiteral("kernel"), v.kernel},
+                        {QStringLiteral("buffer"), v.buffer},
+                        {QStringLiteral("side"),
+                         v.side == GuardViolation::Side::After ? QStringLiteral("after") : QStringLiteral("before")},
+                        {QStringLiteral("bytes"), v.spanBytes()},
+                        {QStringLiteral("changedBytes"), v.changedBytes},
+                        {QStringLiteral("firstByte"), v.firstByte},
+                        {QStringLiteral("lastByte"), v.lastByte},
+                        {QStringLiteral("firstElement"), v.firstElement()},
+                        {QStringLiteral("lastElement"), v.lastElement()},
+                        {QStringLiteral("message"), v.message()}});
+    }
+    return QJsonObject{{QStringLiteral("enabled"), r.guards},
+                       {QStringLiteral("guardBytes"), r.guards ? Guard::kGuardBytes : 0},
+                       {QStringLiteral("checkMs"), r.guardCheckMs},
+                       {QStringLiteral("violations"), violations}};
+}
+
 QJsonObject runResultToJson(const RunResult &r)
 {
     QJsonArray steps;
@@ -73,6 +98,7 @@ QJsonObject runResultToJson(const RunResult &r)
     } else {
         doc.insert(QStringLiteral("timing"), QJsonValue::Null);
     }
+    doc.insert(QStringLiteral("guards"), guardsToJson(r));
     if (r.error) {
         QJsonObject e = QJsonObject::fromVariantMap(r.error->toVariant());
         e.insert(QStringLiteral("step"), r.failedStep);

@@ -16,4 +16,7 @@ namespace Kp {
  */
 QJsonObject runResultToJson(const RunResult &result);
 
+/** The run's "guards" object: on or off, what checking cost, and every write outside a buffer. */
+QJsonObject guardsToJson(const RunResult &result);
+
 } // namespace Kp

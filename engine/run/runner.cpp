@@ -179,7 +179,8 @@ Status HostBuffers::materialize(const Project &project, bool reinit, Fill fill)
         buf->shape = shape;
         // Fresh shared memory already reads as zeros; touching it would
         // commit every page of a buffer that may never be read.
-        if (fill == Fill::Contents && !(fresh && spec.init.kind == BufferInit::Kind::Zeros)) {
+        if (fill == Fill::Contents && !(fresh && (spec.init.kind == BufferInit::Kind::Zeros ||
+                                                  spec.init.kind == BufferInit::Kind::Uninitialized))) {
             if (Status st = fillBuffer(resolved, buf->memory.data(), bytes, project.dir(), scalars); !st) {
                 return st;
             }
@@ -267,7 +268,12 @@ Result<PreparedRun> prepareRun(const Project &project, const CompileResult &comp
     QHash<QString, int> bufferIndex;
     for (const auto &b : buffers.all()) {
         bufferIndex.insert(b->spec.name, int(req.buffers.size()));
-        req.buffers << RunBuffer{b->spec.name, b->memory.path(), b->memory.id(), b->byteSize()};
+        req.buffers << RunBuffer{b->spec.name,
+                                 b->memory.path(),
+                                 b->memory.id(),
+                                 b->byteSize(),
+                                 int(qMax<qint64>(1, dtypeInfo(b->spec.dtype).elementBytes())),
+                                 b->spec.init.kind != BufferInit::Kind::Uninitialized};
     }
 
     int launches = 0;

@@ -18,6 +18,9 @@ const QString kKillTimeoutMs = QStringLiteral("killTimeoutMs");
 const QString kTiming = QStringLiteral("timing");
 const QString kDownload = QStringLiteral("download");
 const QString kTestSleepMs = QStringLiteral("testSleepMs");
+const QString kGuards = QStringLiteral("guards");
+const QString kElementBytes = QStringLiteral("elem");
+const QString kNoUpload = QStringLiteral("noUpload");
 const QString kName = QStringLiteral("name");
 const QString kPath = QStringLiteral("path");
 const QString kId = QStringLiteral("id");
@@ -60,7 +63,14 @@ QVariantList buffersVariant(const QList<RunBuffer> &buffers)
 {
     QVariantList list;
     for (const RunBuffer &b : buffers) {
-        list << QVariantMap{{kName, b.name}, {kPath, b.path}, {kId, b.id}, {kBytes, b.bytes}};
+        QVariantMap m{{kName, b.name}, {kPath, b.path}, {kId, b.id}, {kBytes, b.bytes}};
+        if (b.elementBytes != 1) {
+            m.insert(kElementBytes, b.elementBytes);
+        }
+        if (!b.upload) {
+            m.insert(kNoUpload, true);
+        }
+        list << m;
     }
     return list;
 }
@@ -112,6 +122,9 @@ QVariantMap RunRequest::toVariant() const
     if (testSleepMs > 0) {
         m.insert(kTestSleepMs, testSleepMs);
     }
+    if (!guards) {
+        m.insert(kGuards, false);
+    }
     return m;
 }
 
@@ -127,8 +140,12 @@ RunRequest RunRequest::fromVariant(const QVariantMap &m)
     r.image = m.value(kImage).toByteArray();
     for (const QVariant &v : m.value(kBuffers).toList()) {
         const QVariantMap b = v.toMap();
-        r.buffers << RunBuffer{b.value(kName).toString(), b.value(kPath).toString(), b.value(kId).toULongLong(),
-                               b.value(kBytes).toLongLong()};
+        r.buffers << RunBuffer{b.value(kName).toString(),
+                               b.value(kPath).toString(),
+                               b.value(kId).toULongLong(),
+                               b.value(kBytes).toLongLong(),
+                               qMax(1, b.value(kElementBytes, 1).toInt()),
+                               !b.value(kNoUpload, false).toBool()};
     }
     for (const QVariant &v : m.value(kSteps).toList()) {
         const QVariantMap sm = v.toMap();
@@ -172,6 +189,7 @@ RunRequest RunRequest::fromVariant(const QVariantMap &m)
     r.timing.batch = t.value(kBatch, 0).toInt();
     r.download = m.value(kDownload, true).toBool();
     r.testSleepMs = m.value(kTestSleepMs, 0).toInt();
+    r.guards = m.value(kGuards, true).toBool();
     return r;
 }
 

@@ -18,6 +18,8 @@ struct RunBuffer
     QString path;   ///< /proc/PID/fd/N of the engine's memfd
     quint64 id = 0; ///< SharedMemory::id(): descriptor numbers get reused, ids do not
     qint64 bytes = 0;
+    int elementBytes = 1; ///< the dtype's size, for guard messages in elements
+    bool upload = true;   ///< false: an "uninitialized" buffer, allocated on the device but never written to it
 
     bool operator==(const RunBuffer &) const = default;
 };
@@ -80,6 +82,7 @@ struct RunRequest
     int killTimeoutMs = 10000;        ///< per launch, enforced by the worker
     RunTiming timing;
     bool download = true; ///< copy the buffers back to the host copies after the run
+    bool guards = true;   ///< guard zones around every buffer (off under compute-sanitizer, which needs exact sizes)
     int testSleepMs = 0;  ///< tests only: the worker sleeps first (needs KPG_WORKER_TEST_HOOKS)
 
     bool operator==(const RunRequest &) const = default;

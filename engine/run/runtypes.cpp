@@ -318,6 +318,17 @@ QVariantMap RunResult::toVariant() const
     }
     m.insert(QStringLiteral("failedStep"), failedStep);
     m.insert(QStringLiteral("buffersRestored"), buffersRestored);
+    m.insert(QStringLiteral("guards"), guards);
+    QVariantList violations, allocations;
+    for (const GuardViolation &v : guardViolations) {
+        violations << v.toVariant();
+    }
+    for (const DeviceAllocation &a : deviceBuffers) {
+        allocations << a.toVariant();
+    }
+    m.insert(QStringLiteral("guardViolations"), violations);
+    m.insert(QStringLiteral("guardCheckMs"), guardCheckMs);
+    m.insert(QStringLiteral("deviceBuffers"), allocations);
     return m;
 }
 
@@ -358,6 +369,14 @@ RunResult RunResult::fromVariant(const QVariantMap &m)
     }
     r.failedStep = m.value(QStringLiteral("failedStep"), -1).toInt();
     r.buffersRestored = m.value(QStringLiteral("buffersRestored")).toBool();
+    r.guards = m.value(QStringLiteral("guards")).toBool();
+    for (const QVariant &v : m.value(QStringLiteral("guardViolations")).toList()) {
+        r.guardViolations << GuardViolation::fromVariant(v.toMap());
+    }
+    r.guardCheckMs = m.value(QStringLiteral("guardCheckMs")).toDouble();
+    for (const QVariant &v : m.value(QStringLiteral("deviceBuffers")).toList()) {
+        r.deviceBuffers << DeviceAllocation::fromVariant(v.toMap());
+    }
     return r;
 }
 

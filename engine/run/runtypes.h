@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/result.h"
+#include "run/guardzones.h"
 
 #include <QByteArray>
 #include <QList>
@@ -146,6 +147,11 @@ struct RunResult
     std::optional<Error> error;
     int failedStep = -1;          ///< index of the step that faulted, -1 if none or not a step
     bool buffersRestored = false; ///< after a fault: host copies kept as before the run
+    /** Guard zones (run/guardzones.h): on for this run, what they caught, and what checking them cost. */
+    bool guards = false;
+    QList<GuardViolation> guardViolations;
+    double guardCheckMs = 0; ///< host time spent filling and checking guards, correctness run and after timing
+    QList<DeviceAllocation> deviceBuffers; ///< in request order; addresses for mapping sanitizer findings
 
     QVariantMap toVariant() const;
     static RunResult fromVariant(const QVariantMap &m);

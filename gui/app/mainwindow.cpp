@@ -60,6 +60,8 @@
 #include <QUrl>
 #include <QVBoxLayout>
 
+#include <tuple>
+
 namespace Kp {
 
 MainWindow::MainWindow(EngineClient *engine, QWidget *parent)
@@ -382,6 +384,17 @@ void MainWindow::buildMenus()
     });
     runAction->setShortcuts({QKeySequence(Qt::CTRL | Qt::Key_Return), QKeySequence(Qt::CTRL | Qt::Key_Enter)});
     runAction->setShortcutContext(Qt::ApplicationShortcut);
+    QMenu *memory = build->addMenu(tr("Check &Memory"));
+    memory->setObjectName(QStringLiteral("checkMemoryMenu"));
+    memory->setStatusTip(tr("Run the project once under compute-sanitizer and mark what it finds"));
+    for (const auto &[label, tool, hazards] :
+         {std::tuple{tr("&memcheck: out-of-bounds accesses"), Sanitizer::Tool::Memcheck, false},
+          std::tuple{tr("&racecheck: shared-memory races"), Sanitizer::Tool::Racecheck, false},
+          std::tuple{tr("racecheck, every &hazard"), Sanitizer::Tool::Racecheck, true},
+          std::tuple{tr("&initcheck: uninitialised reads"), Sanitizer::Tool::Initcheck, false},
+          std::tuple{tr("&synccheck: barrier errors"), Sanitizer::Tool::Synccheck, false}}) {
+        memory->addAction(label, this, [this, tool = tool, hazards = hazards] { checkMemory(tool, hazards); });
+    }
     QAction *abortAction = build->addAction(tr("&Abort"), this, &MainWindow::abortRun);
     abortAction->setShortcut(QKeySequence(Qt::Key_Escape));
     abortAction->setShortcutContext(Qt::ApplicationShortcut);
@@ -1016,6 +1029,55 @@ void MainWindow::closeEvent(QCloseEvent *event)
 void MainWindow::runNow()
 {
     m_run->run();
+}
+
+void MainWindow::checkMemory(Sanitizer::Tool tool, bool hazards)
+{
+    if (!m_memoryCheck) {
+        m_memoryCheck = new MemoryCheck(this);
+        connect(m_memoryCheck, &MemoryCheck::finished, this, &MainWindow::showMemoryCheck);
+    }
+    m_compile->syncSource();
+    if (!m_memoryCheck->start(m_doc->project(), tool, hazards, m_run->deviceOrdinal())) {
+        log(tr("Check memory: a check is already running"));
+        return;
+    }
+    statusBar()->showMessage(
+        tr("Checking memory with %1 (one run under compute-sanitizer)…").arg(Sanitizer::toolName(tool)));
+}
+
+void MainWindow::showMemoryCheck(const SanitizedRun &run, Sanitizer::Tool tool)
+{
+    for (const QString &line : sanitizerLogLines(run, tool)) {
+        log(line);
+    }
+    if (run.report) {
+        const QString name = m_doc->sourceFileName();
+        const QList<Diagnostic> d = sanitizerDiagnostics(*run.report, name);
+        m_editor->setDiagnostics(d, name);
+        m_problems->setDiagnostics(d, name);
+        // The cells the findings touched, red in the Inspector as a failed check's are.
+        QHash<QString, qint64> counts;
+        for (const auto &b : m_doc->hostBuffers().all()) {
+            counts.insert(b->spec.name, b->elementCount());
+        }
+        const QString label = tr("Check memory (%1)").arg(Sanitizer::toolName(tool));
+        const QHash<QString, QByteArray> masks = sanitizerMasks(*run.report, counts);
+        for (auto it = masks.cbegin(); it != masks.cend(); ++it) {
+            m_inspector->setFailedCells(it.key(), label, std::make_shared<const QByteArray>(it.value()));
+        }
+        if (!masks.isEmpty()) {
+            m_inspector->showFailedCells(label);
+        }
+        statusBar()->showMessage(run.report->findings.isEmpty()
+                                     ? tr("Check memory (%1): no findings").arg(Sanitizer::toolName(tool))
+                                     : tr("Check memory (%1): %2 findings, marked in the editor")
+                                           .arg(Sanitizer::toolName(tool))
+                                           .arg(run.report->findings.size()));
+    } else {
+        const std::optional<Error> &e = run.reportError ? run.reportError : run.checked.error;
+        statusBar()->showMessage(tr("Check memory failed: %1").arg(e ? e->message : tr("no report")));
+    }
 }
 
 void MainWindow::abortRun()

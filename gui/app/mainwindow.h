@@ -1,5 +1,7 @@
 #pragma once
 
+#include "memorycheck.h"
+
 #include "compile/compiletypes.h"
 #include "core/result.h"
 #include "project/project.h"
@@ -75,6 +77,10 @@ public:
     void runNow();
     /** Stops the run in flight (Esc). */
     void abortRun();
+    /** Run > Check memory: the project once under compute-sanitizer with tool (memorycheck.h). */
+    void checkMemory(Sanitizer::Tool tool, bool hazards = false);
+    /** Shows a memory check's findings in the editor, Problems and the Log. */
+    void showMemoryCheck(const SanitizedRun &run, Sanitizer::Tool tool);
     bool isRunning() const;
     HostBuffers &hostBuffers();
     const QList<RunResult> &runs() const;
@@ -186,6 +192,7 @@ private:
     ProjectDocument *m_doc = nullptr;
     CompileController *m_compile = nullptr;
     RunController *m_run = nullptr;
+    MemoryCheck *m_memoryCheck = nullptr;
     DeviceStatus *m_device = nullptr;
     Disassembler *m_disassembler = nullptr;
     CodeEditor *m_editor = nullptr;

@@ -251,6 +251,16 @@ void RunController::finish(const RunResult &r, bool play)
         Q_EMIT statusChanged(tr("Ran once"));
         Q_EMIT message(tr("Run %1 on %2: ran once (not timed)").arg(m_runs.size()).arg(r.device));
     }
+    // Writes outside a buffer (guard zones, docs/memory-checking.md): in the
+    // Log each, and in the status bar, which they take over.
+    for (const GuardViolation &v : r.guardViolations) {
+        Q_EMIT message(tr("memory: %1").arg(v.message()));
+    }
+    if (!r.guardViolations.isEmpty()) {
+        Q_EMIT statusChanged(r.guardViolations.size() == 1
+                                 ? tr("Memory: %1").arg(r.guardViolations.first().message())
+                                 : tr("Memory: %1 writes outside buffers (see the Log)").arg(r.guardViolations.size()));
+    }
     Q_EMIT finished(r, play);
 }
 

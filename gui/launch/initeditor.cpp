@@ -18,9 +18,9 @@ namespace Kp {
 
 namespace {
 // The kinds in the order the chooser lists them, with their .kpg names.
-const BufferInit::Kind kKinds[] = {BufferInit::Kind::Zeros,  BufferInit::Kind::Constant,   BufferInit::Kind::Ramp,
-                                   BufferInit::Kind::Random, BufferInit::Kind::Expression, BufferInit::Kind::Npy,
-                                   BufferInit::Kind::Image};
+const BufferInit::Kind kKinds[] = {BufferInit::Kind::Zeros,  BufferInit::Kind::Constant,     BufferInit::Kind::Ramp,
+                                   BufferInit::Kind::Random, BufferInit::Kind::Expression,   BufferInit::Kind::Npy,
+                                   BufferInit::Kind::Image,  BufferInit::Kind::Uninitialized};
 
 QString number(double v)
 {
@@ -51,6 +51,7 @@ QString describeInit(const BufferInit &i)
     case BufferInit::Kind::Expression: return QObject::tr("expression %1").arg(i.expression);
     case BufferInit::Kind::Npy: return QObject::tr(".npy file %1").arg(i.file);
     case BufferInit::Kind::Image: return QObject::tr("image %1 (%2)").arg(i.file, imageModeName(i.imageMode));
+    case BufferInit::Kind::Uninitialized: return QObject::tr("uninitialized (never written from the host)");
     }
     return {};
 }
@@ -63,8 +64,8 @@ InitEditor::InitEditor(QWidget *parent)
     auto *top = new QFormLayout;
     m_kind = new QComboBox(this);
     m_kind->setObjectName(QStringLiteral("initKind"));
-    for (const QString &label :
-         {tr("zeros"), tr("constant"), tr("ramp"), tr("random"), tr("expression"), tr(".npy file"), tr("image")}) {
+    for (const QString &label : {tr("zeros"), tr("constant"), tr("ramp"), tr("random"), tr("expression"),
+                                 tr(".npy file"), tr("image"), tr("uninitialized")}) {
         m_kind->addItem(label);
     }
     m_kind->setToolTip(tr("How the buffer is filled before each Run"));
@@ -136,6 +137,8 @@ InitEditor::InitEditor(QWidget *parent)
     m_imageMode->addItem(tr("rgba: float4, 0..1"), QStringLiteral("rgba"));
     image->addRow(tr("Mode"), m_imageMode);
     connect(m_imageMode, &QComboBox::activated, this, &InitEditor::commit);
+    page(tr("Allocated on the GPU and never written from the host, as cudaMalloc memory is: Check memory "
+            "(initcheck) finds reads of it."));
 
     connect(m_kind, &QComboBox::activated, this, [this](int index) {
         m_pages->setCurrentIndex(index);
@@ -248,7 +251,8 @@ QJsonObject InitEditor::currentJson() const
         o.insert(QLatin1String(key), numberOrText(field(QLatin1String(key))->text()));
     };
     switch (kind) {
-    case BufferInit::Kind::Zeros: break;
+    case BufferInit::Kind::Zeros:
+    case BufferInit::Kind::Uninitialized: break;
     case BufferInit::Kind::Constant: put("value"); break;
     case BufferInit::Kind::Ramp:
         put("start");

@@ -193,7 +193,8 @@ void TestBufferJson::readErrors_data()
         QTest::newRow(tag) << QString(what) << QByteArray(json) << QString(path) << message;
     };
     row("init kind unknown", "init", R"({"kind": "ones"})", "init.kind",
-        "init.kind: unknown kind 'ones'; allowed: zeros, constant, ramp, random, expression, npy, image");
+        "init.kind: unknown kind 'ones'; allowed: zeros, constant, ramp, random, expression, npy, image, "
+        "uninitialized");
     row("init key of another kind", "init", R"({"kind": "ramp", "value": 1})", "init.value",
         R"(init.value: not a key of a "ramp" init; allowed: kind, start, step)");
     row("init uniform max", "init", R"({"kind": "random", "min": 2, "max": 1})", "init.max",
@@ -217,7 +218,8 @@ void TestBufferJson::readErrors_data()
         "limit of 64 GiB (68719476736 bytes)");
     row("buffer init kind", "buffer", R"({"name": "a", "dtype": "float32", "shape": 4, "init": {"kind": 1}})",
         "buffers[2].init.kind",
-        "buffers[2].init.kind: expected a string (one of: zeros, constant, ramp, random, expression, npy, image), "
+        "buffers[2].init.kind: expected a string (one of: zeros, constant, ramp, random, expression, npy, image, "
+        "uninitialized), "
         "got a number");
     row("scalar value", "scalar", R"({"name": "n", "type": "int8", "value": 200})", "scalars[0].value",
         "scalars[0].value: 200 is out of range for int8 (-128 to 127)");

@@ -332,7 +332,8 @@ private Q_SLOTS:
         QByteArray expected(s.byteSize(), 0);
 
         switch (kind) {
-        case BufferInit::Kind::Zeros: break;
+        case BufferInit::Kind::Zeros:
+        case BufferInit::Kind::Uninitialized: break;
         case BufferInit::Kind::Constant:
             s.init.value = 3.7;
             for (qint64 k = 0; k < total; ++k) {

@@ -67,7 +67,7 @@ const QString kAllDtypes = QStringLiteral("int8, uint8, int16, uint16, int32, ui
                                           "float3, float4, double2");
 const QString kScalarDtypes = QStringLiteral("int8, uint8, int16, uint16, int32, uint32, int64, uint64, float16, "
                                              "bfloat16, float32, float64");
-const QString kInitKinds = QStringLiteral("zeros, constant, ramp, random, expression, npy, image");
+const QString kInitKinds = QStringLiteral("zeros, constant, ramp, random, expression, npy, image, uninitialized");
 const QString kDimItems = QStringLiteral("expected 1 to 3 items, each a positive integer or an expression string");
 
 // The valid project every malformed row starts from.
