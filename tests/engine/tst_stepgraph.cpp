@@ -32,7 +32,7 @@ namespace {
 
 QJsonObject baseProject()
 {
-    return QJsonDocument::fromJson(R"({
+    return QJsonDocument::fromJson(R"J({
       "format": "kernel-playground-project", "version": 1,
       "source": {"inline": "__global__ void k(const float *a, float *c, int off, int n) {}"},
       "scalars": [{"name": "n", "type": "int32", "value": 1000}, {"name": "chunks", "value": 4}],
@@ -41,7 +41,7 @@ QJsonObject baseProject()
         {"name": "c", "dtype": "float32", "shape": [1000]}
       ],
       "streams": [{"name": "s1"}, {"name": "s2", "priority": -1}]
-    })")
+    })J")
         .object();
 }
 
@@ -75,12 +75,12 @@ GraphNode node(const QString &path, const QString &stream, const QStringList &wa
 void TestStepGraph::plainProjectUnchanged()
 {
     // A project of kernel steps only: no kind, no stream, no "streams" key written.
-    const QByteArray text = R"({
+    const QByteArray text = R"J({
       "format": "kernel-playground-project", "version": 1,
       "source": {"inline": "__global__ void k(float *c) {}"},
       "buffers": [{"name": "c", "dtype": "float32", "shape": [16]}],
       "launches": [{"kernel": "k", "grid": [1], "block": [16], "args": ["c"], "note": "kept"}]
-    })";
+    })J";
     const Result<Project> p = parseProject(text);
     QVERIFY2(p, p ? "" : qPrintable(p.error().message));
     QCOMPARE(p->launches.size(), 1);
@@ -89,7 +89,9 @@ void TestStepGraph::plainProjectUnchanged()
     QVERIFY(p->streams.isEmpty());
     QVERIFY(!p->graph);
     const QByteArray saved = serializeProject(*p);
-    QVERIFY(!saved.contains("\"kind\""));
+    // The step is written exactly as before streams existed.
+    QVERIFY2(saved.contains(R"J({"kernel": "k", "grid": [1], "block": [16], "sharedBytes": 0, "args": ["c"], "note": "kept"})J"),
+             saved.constData());
     QVERIFY(!saved.contains("\"streams\""));
     QVERIFY(!saved.contains("\"graph\""));
     QVERIFY(!saved.contains("\"waitFor\""));
@@ -98,7 +100,7 @@ void TestStepGraph::plainProjectUnchanged()
 
 void TestStepGraph::streamsRoundTrip()
 {
-    const Result<Project> p = withLaunches(R"([
+    const Result<Project> p = withLaunches(R"J([
       {"kind": "copy", "buffer": "a", "to": "device", "offset": 10, "count": 500, "stream": "s1"},
       {"kind": "record", "event": "copied", "stream": "s1"},
       {"kind": "memset", "buffer": "c", "value": 255, "stream": "s2"},
@@ -107,7 +109,7 @@ void TestStepGraph::streamsRoundTrip()
       {"kind": "record", "event": "done", "stream": "s2"},
       {"kind": "wait", "waitFor": "done"},
       {"kind": "copy", "buffer": "c", "to": "host"}
-    ])");
+    ])J");
     QVERIFY2(p, p ? "" : qPrintable(p.error().message));
     QCOMPARE(p->streams.size(), 2);
     QCOMPARE(p->streams[1].priority, -1);
@@ -137,7 +139,7 @@ void TestStepGraph::streamsRoundTrip()
 
 void TestStepGraph::chunksGroup()
 {
-    const Result<Project> p = withLaunches(R"([
+    const Result<Project> p = withLaunches(R"J([
       {"kind": "chunks", "count": "chunks", "streams": 2, "elements": "n", "name": "pipe", "steps": [
         {"kind": "copy", "buffer": "a", "to": "device"},
         {"kernel": "k", "grid": ["ceil_div(chunk.n, block.x)"], "block": [256],
@@ -145,7 +147,7 @@ void TestStepGraph::chunksGroup()
         {"kind": "record", "event": "ran"},
         {"kind": "copy", "buffer": "c", "to": "host", "stream": "s1", "waitFor": ["ran"]}
       ]}
-    ])");
+    ])J");
     QVERIFY2(p, p ? "" : qPrintable(p.error().message));
     QCOMPARE(p->launches.size(), 1);
     const LaunchStep &g = p->launches[0];
@@ -179,94 +181,94 @@ void TestStepGraph::mistakes_data()
     QTest::addColumn<QString>("path");
 
     QTest::newRow("unknown stream")
-        << QByteArray(R"([{"kernel": "k", "grid": 1, "block": 1, "args": ["a", "c", 0, "n"], "stream": "s3"}])")
+        << QByteArray(R"J([{"kernel": "k", "grid": 1, "block": 1, "args": ["a", "c", 0, "n"], "stream": "s3"}])J")
         << QByteArray() << "launches[0].stream: unknown stream 's3'; declare it in \"streams\" (declared: s1, s2), or "
                            "use \"default\" or \"legacy\""
         << "launches[0].stream";
     QTest::newRow("wait never recorded")
-        << QByteArray(R"([{"kind": "record", "event": "e1", "stream": "s1"},
-                          {"kind": "wait", "waitFor": ["e1", "e2"], "stream": "s2"}])")
+        << QByteArray(R"J([{"kind": "record", "event": "e1", "stream": "s1"},
+                          {"kind": "wait", "waitFor": ["e1", "e2"], "stream": "s2"}])J")
         << QByteArray()
         << "launches[1].waitFor[1]: event 'e2' is never recorded, so waiting for it would wait for nothing; events "
            "recorded: e1"
         << "launches[1].waitFor[1]";
     QTest::newRow("recorded twice")
-        << QByteArray(R"([{"kind": "record", "event": "e1", "stream": "s1"},
-                          {"kind": "record", "event": "e1", "stream": "s2"}])")
+        << QByteArray(R"J([{"kind": "record", "event": "e1", "stream": "s1"},
+                          {"kind": "record", "event": "e1", "stream": "s2"}])J")
         << QByteArray()
         << "launches[1].event: event 'e1' is already recorded by launches[0]; record each event once (use another "
            "name for the second record)"
         << "launches[1].event";
     QTest::newRow("cycle")
-        << QByteArray(R"([{"kind": "wait", "waitFor": "b", "stream": "s1"},
+        << QByteArray(R"J([{"kind": "wait", "waitFor": "b", "stream": "s1"},
                           {"kind": "record", "event": "a", "stream": "s1"},
                           {"kind": "wait", "waitFor": "a", "stream": "s2"},
-                          {"kind": "record", "event": "b", "stream": "s2"}])")
+                          {"kind": "record", "event": "b", "stream": "s2"}])J")
         << QByteArray()
         << "launches[0].waitFor[0]: the steps wait for each other in a cycle, so none of them can start: launches[0] "
            "on stream 's1' -> launches[1] on stream 's1' -> launches[2] on stream 's2' -> launches[3] on stream 's2' "
            "-> launches[0]; wait only for events recorded by steps that do not wait for this one"
         << "launches[0].waitFor[0]";
     QTest::newRow("wait on the default stream")
-        << QByteArray(R"([{"kind": "wait", "waitFor": "w"}, {"kind": "record", "event": "x"}])") << QByteArray()
+        << QByteArray(R"J([{"kind": "wait", "waitFor": "w"}, {"kind": "record", "event": "x"}])J") << QByteArray()
         << "launches[0].waitFor[0]: event 'w' is never recorded, so waiting for it would wait for nothing; events "
            "recorded: x"
         << "launches[0].waitFor[0]";
     QTest::newRow("copy past the end")
-        << QByteArray(R"([{"kind": "copy", "buffer": "a", "to": "device", "offset": 900, "count": 200}])")
+        << QByteArray(R"J([{"kind": "copy", "buffer": "a", "to": "device", "offset": 900, "count": 200}])J")
         << QByteArray() << "launches[0].count: elements 900 to 1099 are past the end of buffer 'a' (1000 elements)"
         << "launches[0].count";
     QTest::newRow("offset past the end")
-        << QByteArray(R"([{"kind": "memset", "buffer": "c", "offset": 1001}])") << QByteArray()
+        << QByteArray(R"J([{"kind": "memset", "buffer": "c", "offset": 1001}])J") << QByteArray()
         << "launches[0].offset: elements 1001 to 1000 are past the end of buffer 'c' (1000 elements)"
         << "launches[0].offset";
     QTest::newRow("chunk copy past the end")
-        << QByteArray(R"([{"kind": "chunks", "count": 2, "elements": "n", "steps": [
-                          {"kind": "copy", "buffer": "c", "to": "host", "offset": 0, "count": 1001}]}])")
+        << QByteArray(R"J([{"kind": "chunks", "count": 2, "elements": "n", "steps": [
+                          {"kind": "copy", "buffer": "c", "to": "host", "offset": 0, "count": 1001}]}])J")
         << QByteArray()
         << "launches[0].steps[0].count: elements 0 to 1000 are past the end of buffer 'c' (1000 elements)"
         << "launches[0].steps[0].count";
-    QTest::newRow("unknown kind") << QByteArray(R"([{"kind": "copyy", "buffer": "a"}])") << QByteArray()
+    QTest::newRow("unknown kind") << QByteArray(R"J([{"kind": "copyy", "buffer": "a"}])J") << QByteArray()
                                   << "launches[0].kind: expected \"kernel\", \"copy\", \"memset\", \"record\", "
                                      "\"wait\" or \"chunks\", got \"copyy\""
                                   << "launches[0].kind";
     QTest::newRow("copy without to")
-        << QByteArray(R"([{"kind": "copy", "buffer": "a"}])") << QByteArray()
+        << QByteArray(R"J([{"kind": "copy", "buffer": "a"}])J") << QByteArray()
         << "launches[0].to: missing; expected \"device\" (host to device) or \"host\" (device to host)"
         << "launches[0].to";
     QTest::newRow("copy of an unknown buffer")
-        << QByteArray(R"([{"kind": "copy", "buffer": "b", "to": "host"}])") << QByteArray()
+        << QByteArray(R"J([{"kind": "copy", "buffer": "b", "to": "host"}])J") << QByteArray()
         << "launches[0].buffer: unknown buffer 'b'; buffers: a, c" << "launches[0].buffer";
     QTest::newRow("copy with a typo")
-        << QByteArray(R"([{"kind": "copy", "buffer": "a", "to": "host", "cout": 4}])") << QByteArray()
+        << QByteArray(R"J([{"kind": "copy", "buffer": "a", "to": "host", "cout": 4}])J") << QByteArray()
         << "launches[0].cout: unknown key; allowed: buffer, to, offset, count, kind, stream, waitFor"
         << "launches[0].cout";
-    QTest::newRow("memset value") << QByteArray(R"([{"kind": "memset", "buffer": "a", "value": 256}])")
+    QTest::newRow("memset value") << QByteArray(R"J([{"kind": "memset", "buffer": "a", "value": 256}])J")
                                   << QByteArray() << "launches[0].value: must be at most 255, got 256"
                                   << "launches[0].value";
     QTest::newRow("negative count")
-        << QByteArray(R"([{"kind": "copy", "buffer": "a", "to": "host", "count": -1}])") << QByteArray()
+        << QByteArray(R"J([{"kind": "copy", "buffer": "a", "to": "host", "count": -1}])J") << QByteArray()
         << "launches[0].count: expected a non-negative integer or an expression string, got -1"
         << "launches[0].count";
-    QTest::newRow("wait without events") << QByteArray(R"([{"kind": "wait"}])") << QByteArray()
+    QTest::newRow("wait without events") << QByteArray(R"J([{"kind": "wait"}])J") << QByteArray()
                                          << "launches[0].waitFor: missing; expected the events to wait for (a name "
                                             "or an array)"
                                          << "launches[0].waitFor";
     QTest::newRow("nested chunks")
-        << QByteArray(R"([{"kind": "chunks", "count": 2, "elements": 4, "steps": [
-                          {"kind": "chunks", "count": 2, "elements": 4, "steps": []}]}])")
+        << QByteArray(R"J([{"kind": "chunks", "count": 2, "elements": 4, "steps": [
+                          {"kind": "chunks", "count": 2, "elements": 4, "steps": []}]}])J")
         << QByteArray() << "launches[0].steps[0].kind: a chunks group cannot hold another chunks group"
         << "launches[0].steps[0].kind";
     QTest::newRow("chunks without count")
-        << QByteArray(R"([{"kind": "chunks", "elements": 4, "steps": []}])") << QByteArray()
+        << QByteArray(R"J([{"kind": "chunks", "elements": 4, "steps": []}])J") << QByteArray()
         << "launches[0].count: missing; expected how many chunks (a number or an expression)" << "launches[0].count";
     QTest::newRow("stream declared twice")
-        << QByteArray("[]") << QByteArray(R"([{"name": "x"}, {"name": "x"}])")
+        << QByteArray("[]") << QByteArray(R"J([{"name": "x"}, {"name": "x"}])J")
         << "streams[1].name: stream 'x' is declared twice" << "streams[1].name";
-    QTest::newRow("default declared") << QByteArray("[]") << QByteArray(R"([{"name": "default"}])")
+    QTest::newRow("default declared") << QByteArray("[]") << QByteArray(R"J([{"name": "default"}])J")
                                       << "streams[0].name: 'default' is built in; steps use it without declaring it"
                                       << "streams[0].name";
-    QTest::newRow("priority") << QByteArray("[]") << QByteArray(R"([{"name": "x", "priority": 1.5}])")
+    QTest::newRow("priority") << QByteArray("[]") << QByteArray(R"J([{"name": "x", "priority": 1.5}])J")
                               << "streams[0].priority: expected an integer, got 1.5"
                               << "streams[0].priority";
 }
