@@ -4,6 +4,7 @@
 #include "client/engineclient.h"
 #include "cliutil.h"
 #include "compile/compiler.h"
+#include "core/format.h"
 #include "core/safefile.h"
 #include "cuda/deviceinfo.h"
 #include "project/projectio.h"
@@ -12,7 +13,6 @@
 #include "run/runjson.h"
 #include "run/runner.h"
 #include "run/trace.h"
-#include "core/format.h"
 
 #include <QDir>
 #include <QFile>
@@ -115,8 +115,7 @@ int runCommand(const QStringList &args)
             a.graph = true;
         } else if (s == QLatin1String("--json") || s == QLatin1String("--csv") ||
                    s == QLatin1String("--save-buffers") || s == QLatin1String("--device") ||
-                   s == QLatin1String("--timeout") || s == QLatin1String("--source") ||
-                   s == QLatin1String("--trace")) {
+                   s == QLatin1String("--timeout") || s == QLatin1String("--source") || s == QLatin1String("--trace")) {
             const auto v = value();
             if (!v) {
                 return usageError(QStringLiteral("run: %1 needs a value").arg(s));
@@ -264,10 +263,9 @@ int runCommand(const QStringList &args)
     }
     if (!r.error && !r.timeline.isEmpty()) {
         const TimelineSummary t = summarizeTimeline(r);
-        o << "  timeline: " << t.streams << " stream" << (t.streams == 1 ? "" : "s") << ", total "
-          << msText(t.totalMs) << ", the steps add up to " << msText(t.stepsMs) << " ("
-          << QString::number(t.overlap, 'f', 2) << "x: " << (t.overlap > 1.05 ? "overlapped" : "nothing overlapped")
-          << ")\n";
+        o << "  timeline: " << t.streams << " stream" << (t.streams == 1 ? "" : "s") << ", total " << msText(t.totalMs)
+          << ", the steps add up to " << msText(t.stepsMs) << " (" << QString::number(t.overlap, 'f', 2)
+          << "x: " << (t.overlap > 1.05 ? "overlapped" : "nothing overlapped") << ")\n";
     }
     if (!r.error && r.graphReplays > 0) {
         o << "  graph: " << QString::number(r.graphReplayUs, 'f', 1) << " us per replay against "
@@ -276,9 +274,9 @@ int runCommand(const QStringList &args)
           << QString::number(r.graphReplayUs > 0 ? r.streamLaunchUs / r.graphReplayUs : 0, 'f', 2) << "x)\n";
         if (r.graphCompared) {
             o << "         buffers after the last replay "
-              << (r.graphDiffers.isEmpty() ? QStringLiteral("equal the run's")
-                                           : QStringLiteral("differ from the run's: ") +
-                                                 r.graphDiffers.join(QStringLiteral(", ")))
+              << (r.graphDiffers.isEmpty()
+                      ? QStringLiteral("equal the run's")
+                      : QStringLiteral("differ from the run's: ") + r.graphDiffers.join(QStringLiteral(", ")))
               << "\n";
         }
     }

@@ -55,7 +55,7 @@ namespace Kp {
     X(cuEventSynchronize)                                                                                              \
     X(cuEventElapsedTime)                                                                                              \
     X(cuLaunchKernel)                                                                                                  \
-    X(cuOccupancyMaxActiveBlocksPerMultiprocessor)                                                                    \
+    X(cuOccupancyMaxActiveBlocksPerMultiprocessor)                                                                     \
     X(cuStreamWaitEvent)                                                                                               \
     X(cuStreamCreateWithPriority)                                                                                      \
     X(cuCtxGetStreamPriorityRange)                                                                                     \

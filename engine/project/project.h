@@ -68,18 +68,18 @@ struct LaunchStep
     QList<ArgBinding> args;
     /** The named stream it runs on; empty: "default", the stream every step ran on before streams existed. */
     QString stream;
-    QStringList waitFor; ///< events that must have happened before the step starts
-    QString event;       ///< Record: the event recorded after the stream's work so far
-    QString buffer;      ///< Copy, Memset
+    QStringList waitFor;  ///< events that must have happened before the step starts
+    QString event;        ///< Record: the event recorded after the stream's work so far
+    QString buffer;       ///< Copy, Memset
     bool toDevice = true; ///< Copy: "to": "device" (host to device) or "host"
     QString offset;       ///< Copy, Memset: first element, number or expression; empty: 0 (in a chunk: chunk.offset)
     QString count;        ///< Copy, Memset: elements, number or expression; empty: to the end (in a chunk: chunk.n)
     int memsetValue = 0;  ///< Memset: the byte written
     // Chunks
-    QString chunkCount;   ///< "count": how many chunks
-    QString chunkStreams; ///< "streams": chunk i runs on stream NAME.(i % streams); empty: 1
-    QString elements;     ///< "elements": the range split into chunks
-    QString groupName;    ///< "name": the generated streams' name; empty: "chunk"
+    QString chunkCount;      ///< "count": how many chunks
+    QString chunkStreams;    ///< "streams": chunk i runs on stream NAME.(i % streams); empty: 1
+    QString elements;        ///< "elements": the range split into chunks
+    QString groupName;       ///< "name": the generated streams' name; empty: "chunk"
     QList<LaunchStep> steps; ///< Chunks: the steps run for every chunk
     QJsonObject unknown;
 

@@ -423,7 +423,7 @@ bool Parser::parseStep(const QJsonValue &v, const QString &p, bool inChunks, Lau
     LaunchStep l;
     const QString kindKey = QStringLiteral("kind");
     if (o.contains(kindKey)) {
-        static const QStringList kinds{QStringLiteral("kernel"), QStringLiteral("copy"),  QStringLiteral("memset"),
+        static const QStringList kinds{QStringLiteral("kernel"), QStringLiteral("copy"), QStringLiteral("memset"),
                                        QStringLiteral("record"), QStringLiteral("wait"), QStringLiteral("chunks")};
         const QJsonValue k = o.value(kindKey);
         const qsizetype at = k.isString() ? kinds.indexOf(k.toString()) : -1;
@@ -479,9 +479,8 @@ bool Parser::parseStep(const QJsonValue &v, const QString &p, bool inChunks, Lau
     const auto rangeFields = [&]() {
         for (const char *key : {"offset", "count"}) {
             const QString k = QString::fromLatin1(key);
-            if (o.contains(k) &&
-                !nonNegativeOrExpression(o.value(k), jsonKeyPath(p, k), k == QLatin1String("offset") ? &l.offset
-                                                                                                       : &l.count)) {
+            if (o.contains(k) && !nonNegativeOrExpression(o.value(k), jsonKeyPath(p, k),
+                                                          k == QLatin1String("offset") ? &l.offset : &l.count)) {
                 return false;
             }
         }
@@ -523,10 +522,14 @@ bool Parser::parseStep(const QJsonValue &v, const QString &p, bool inChunks, Lau
             return false;
         }
         // A kernel step keeps keys this version does not know, as it always did.
-        static const QStringList known{QStringLiteral("kernel"),      QStringLiteral("grid"),
-                                       QStringLiteral("block"),       QStringLiteral("sharedBytes"),
-                                       QStringLiteral("args"),        kindKey,
-                                       streamKey,                     waitKey};
+        static const QStringList known{QStringLiteral("kernel"),
+                                       QStringLiteral("grid"),
+                                       QStringLiteral("block"),
+                                       QStringLiteral("sharedBytes"),
+                                       QStringLiteral("args"),
+                                       kindKey,
+                                       streamKey,
+                                       waitKey};
         for (auto it = o.begin(); it != o.end(); ++it) {
             if (!known.contains(it.key())) {
                 l.unknown.insert(it.key(), it.value());
@@ -535,8 +538,8 @@ bool Parser::parseStep(const QJsonValue &v, const QString &p, bool inChunks, Lau
         break;
     }
     case LaunchStep::Kind::Copy: {
-        if (!requireKeys({QStringLiteral("buffer"), QStringLiteral("to"), QStringLiteral("offset"),
-                          QStringLiteral("count")}) ||
+        if (!requireKeys(
+                {QStringLiteral("buffer"), QStringLiteral("to"), QStringLiteral("offset"), QStringLiteral("count")}) ||
             !bufferField() || !rangeFields()) {
             return false;
         }
@@ -644,8 +647,9 @@ bool Parser::nonNegativeOrExpression(const QJsonValue &v, const QString &path, Q
     if (v.isDouble()) {
         const double d = v.toDouble();
         if (std::floor(d) != d || d < 0 || d > 9007199254740992.0) {
-            return fail(path, QStringLiteral("expected a non-negative integer or an expression string, got %1")
-                                  .arg(numberText(v)));
+            return fail(
+                path,
+                QStringLiteral("expected a non-negative integer or an expression string, got %1").arg(numberText(v)));
         }
         *out = QString::number(qint64(d));
         return true;

@@ -94,7 +94,9 @@ QString legacyStreamName()
 
 QString chunkStreamName(const QString &group, qint64 chunk, qint64 streams)
 {
-    return QStringLiteral("%1.%2").arg(group.isEmpty() ? QStringLiteral("chunk") : group).arg(chunk % qMax<qint64>(1, streams));
+    return QStringLiteral("%1.%2")
+        .arg(group.isEmpty() ? QStringLiteral("chunk") : group)
+        .arg(chunk % qMax<qint64>(1, streams));
 }
 
 QString chunkEventName(const QString &event, qint64 chunk)
@@ -291,7 +293,8 @@ Result<StepGraph> validateStepGraph(const QList<GraphNode> &nodes, const QString
     if (count > kMaxRaceCheckNodes) {
         return g;
     }
-    std::vector<std::vector<bool>> reach(static_cast<size_t>(count), std::vector<bool>(static_cast<size_t>(count), false));
+    std::vector<std::vector<bool>> reach(static_cast<size_t>(count),
+                                         std::vector<bool>(static_cast<size_t>(count), false));
     for (auto it = g.order.crbegin(); it != g.order.crend(); ++it) {
         const int i = *it;
         for (int j : next[size_t(i)]) {

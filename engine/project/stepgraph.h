@@ -34,16 +34,16 @@ struct GraphNode
     struct Access
     {
         QString buffer;
-        qint64 begin = 0;     ///< elements
-        qint64 end = -1;      ///< past the last element; -1: to the end of the buffer
+        qint64 begin = 0; ///< elements
+        qint64 end = -1;  ///< past the last element; -1: to the end of the buffer
         bool write = false;
     };
     QList<Access> accesses;
     /** A copy or memset range, checked against the buffer's size when both are known. */
-    QString rangePath;        ///< JSON path to name in the message ("launches[2].count")
-    QString rangeBuffer;      ///< empty: no range to check
-    qint64 rangeBegin = 0;    ///< elements
-    qint64 rangeCount = -1;   ///< -1: not known (an expression at load time)
+    QString rangePath;          ///< JSON path to name in the message ("launches[2].count")
+    QString rangeBuffer;        ///< empty: no range to check
+    qint64 rangeBegin = 0;      ///< elements
+    qint64 rangeCount = -1;     ///< -1: not known (an expression at load time)
     qint64 bufferElements = -1; ///< -1: not known (a shape from a file)
 };
 

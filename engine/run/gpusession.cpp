@@ -471,11 +471,11 @@ Status GpuSession::launch(const Step &s, const std::vector<int> &perm, CUstream 
             params.push_back(a.value.data());
         }
     }
-    const CUresult r = m_api->cuLaunchKernel(
-        s.function, static_cast<unsigned>(s.grid[0]), static_cast<unsigned>(s.grid[1]),
-        static_cast<unsigned>(s.grid[2]), static_cast<unsigned>(s.block[0]), static_cast<unsigned>(s.block[1]),
-        static_cast<unsigned>(s.block[2]), static_cast<unsigned>(s.shared), stream ? stream : m_stream.get(),
-        params.data(), nullptr);
+    const CUresult r = m_api->cuLaunchKernel(s.function, static_cast<unsigned>(s.grid[0]),
+                                             static_cast<unsigned>(s.grid[1]), static_cast<unsigned>(s.grid[2]),
+                                             static_cast<unsigned>(s.block[0]), static_cast<unsigned>(s.block[1]),
+                                             static_cast<unsigned>(s.block[2]), static_cast<unsigned>(s.shared),
+                                             stream ? stream : m_stream.get(), params.data(), nullptr);
     if (r != CUDA_SUCCESS) {
         return cudaError(r, "cuLaunchKernel");
     }

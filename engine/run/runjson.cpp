@@ -99,12 +99,12 @@ QJsonObject runResultToJson(const RunResult &r)
                                                            {QStringLiteral("spans"), spans}});
     }
     if (r.graphReplays > 0) {
-        doc.insert(QStringLiteral("graph"), QJsonObject{{QStringLiteral("replays"), r.graphReplays},
-                                                        {QStringLiteral("replayUs"), r.graphReplayUs},
-                                                        {QStringLiteral("launchedUs"), r.streamLaunchUs},
-                                                        {QStringLiteral("compared"), r.graphCompared},
-                                                        {QStringLiteral("differs"),
-                                                         QJsonArray::fromStringList(r.graphDiffers)}});
+        doc.insert(QStringLiteral("graph"),
+                   QJsonObject{{QStringLiteral("replays"), r.graphReplays},
+                               {QStringLiteral("replayUs"), r.graphReplayUs},
+                               {QStringLiteral("launchedUs"), r.streamLaunchUs},
+                               {QStringLiteral("compared"), r.graphCompared},
+                               {QStringLiteral("differs"), QJsonArray::fromStringList(r.graphDiffers)}});
     }
     if (r.error) {
         QJsonObject e = QJsonObject::fromVariantMap(r.error->toVariant());

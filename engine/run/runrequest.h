@@ -46,7 +46,7 @@ struct RunStep
     qint64 offset = 0; ///< bytes from the buffer's start
     qint64 bytes = 0;
     int memsetValue = 0;
-    QString label;     ///< for the timeline and messages: "copy a[0:4096] to the device"
+    QString label;       ///< for the timeline and messages: "copy a[0:4096] to the device"
     QString kernel;      ///< as the project names it ("k<16>")
     QString loweredName; ///< the symbol in the module image
     Dim3 grid{1, 1, 1};

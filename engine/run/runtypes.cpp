@@ -249,11 +249,16 @@ TimingStats computeStats(QList<double> samples)
 
 QVariantMap TimelineSpan::toVariant() const
 {
-    return {{QStringLiteral("step"), step},         {QStringLiteral("kind"), kind},
-            {QStringLiteral("label"), label},       {QStringLiteral("stream"), stream},
-            {QStringLiteral("direction"), direction}, {QStringLiteral("startMs"), startMs},
-            {QStringLiteral("endMs"), endMs},       {QStringLiteral("bytes"), bytes},
-            {QStringLiteral("grid"), dimToList(grid)}, {QStringLiteral("block"), dimToList(block)}};
+    return {{QStringLiteral("step"), step},
+            {QStringLiteral("kind"), kind},
+            {QStringLiteral("label"), label},
+            {QStringLiteral("stream"), stream},
+            {QStringLiteral("direction"), direction},
+            {QStringLiteral("startMs"), startMs},
+            {QStringLiteral("endMs"), endMs},
+            {QStringLiteral("bytes"), bytes},
+            {QStringLiteral("grid"), dimToList(grid)},
+            {QStringLiteral("block"), dimToList(block)}};
 }
 
 TimelineSpan TimelineSpan::fromVariant(const QVariantMap &m)

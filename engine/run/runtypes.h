@@ -173,12 +173,13 @@ struct RunResult
     /** From one extra pass with events around every step (empty when not asked for, or not timed). */
     QList<TimelineSpan> timeline;
     double timelineTotalMs = 0; ///< the pass from its first event to its last
-    /** Graph mode: replays of the captured steps against the same steps launched one by one, host wall time with a sync. */
+    /** Graph mode: replays of the captured steps against the same steps launched one by one, host wall time with a
+     * sync. */
     int graphReplays = 0;
-    double graphReplayUs = 0; ///< median per replay
-    double streamLaunchUs = 0; ///< median per pass of launches
-    bool graphCompared = false;   ///< the last replay's buffers were compared with the run's
-    QStringList graphDiffers;     ///< buffers whose bytes differ after the last replay
+    double graphReplayUs = 0;   ///< median per replay
+    double streamLaunchUs = 0;  ///< median per pass of launches
+    bool graphCompared = false; ///< the last replay's buffers were compared with the run's
+    QStringList graphDiffers;   ///< buffers whose bytes differ after the last replay
     QStringList warnings;
     std::optional<Error> error;
     int failedStep = -1;          ///< index of the step that faulted, -1 if none or not a step

@@ -59,8 +59,7 @@ Status expandSteps(const Project &project, const HostBuffers &buffers, const QHa
         qint64 n = 0;
     };
     const auto addStep = [&](const LaunchStep &step, const QString &field, const QString &stream,
-                             const std::function<QString(const QString &)> &eventName,
-                             const Chunk *chunk) -> Status {
+                             const std::function<QString(const QString &)> &eventName, const Chunk *chunk) -> Status {
         Pending p;
         GraphNode &n = p.node;
         n.path = field;
@@ -171,8 +170,8 @@ Status expandSteps(const Project &project, const HostBuffers &buffers, const QHa
         const LaunchStep &step = project.launches[si];
         const QString field = jsonIndexPath(QStringLiteral("launches"), si);
         if (step.kind != LaunchStep::Kind::Chunks) {
-            if (Status st = addStep(step, field, step.stream.isEmpty() ? defaultStreamName() : step.stream, same,
-                                    nullptr);
+            if (Status st =
+                    addStep(step, field, step.stream.isEmpty() ? defaultStreamName() : step.stream, same, nullptr);
                 !st) {
                 return st;
             }
@@ -224,8 +223,8 @@ Status expandSteps(const Project &project, const HostBuffers &buffers, const QHa
             for (qsizetype k = 0; k < step.steps.size(); ++k) {
                 const LaunchStep &inner = step.steps[k];
                 const QString path = jsonIndexPath(jsonKeyPath(field, QStringLiteral("steps")), k);
-                const QString where = *count > 1 ? QStringLiteral("%1 (chunk %2 of %3)").arg(path).arg(c).arg(*count)
-                                                 : path;
+                const QString where =
+                    *count > 1 ? QStringLiteral("%1 (chunk %2 of %3)").arg(path).arg(c).arg(*count) : path;
                 if (Status st =
                         addStep(inner, path, inner.stream.isEmpty() ? stream : inner.stream, chunkEvent, &chunk);
                     !st) {

@@ -216,10 +216,9 @@ Status StreamExec::issue(CUstream origin, const Access &access, bool withEvents,
         CUstream st = m_streams[si];
         for (int w : step.waits) {
             if (w < 0 || size_t(w) >= m_events.size()) {
-                return execError(Error::Code::Protocol, QStringLiteral("step %1 waits for event %2 of %3")
-                                                            .arg(i + 1)
-                                                            .arg(w)
-                                                            .arg(m_events.size()));
+                return execError(
+                    Error::Code::Protocol,
+                    QStringLiteral("step %1 waits for event %2 of %3").arg(i + 1).arg(w).arg(m_events.size()));
             }
             KP_CU(m_api->cuStreamWaitEvent(st, m_events[size_t(w)], 0));
         }
@@ -241,7 +240,8 @@ Status StreamExec::issue(CUstream origin, const Access &access, bool withEvents,
             break;
         case RunStep::Kind::CopyToHost:
             if (step.bytes > 0) {
-                void *dst = scratch && m_scratch ? m_scratch : static_cast<char *>(access.host(step.buffer)) + step.offset;
+                void *dst =
+                    scratch && m_scratch ? m_scratch : static_cast<char *>(access.host(step.buffer)) + step.offset;
                 KP_CU(m_api->cuMemcpyDtoHAsync(dst, access.device(step.buffer) + CUdeviceptr(step.offset),
                                                size_t(step.bytes), st));
             }
@@ -254,8 +254,9 @@ Status StreamExec::issue(CUstream origin, const Access &access, bool withEvents,
             break;
         case RunStep::Kind::Record:
             if (step.event < 0 || size_t(step.event) >= m_events.size()) {
-                return execError(Error::Code::Protocol,
-                                 QStringLiteral("step %1 records event %2 of %3").arg(i + 1).arg(step.event).arg(m_events.size()));
+                return execError(
+                    Error::Code::Protocol,
+                    QStringLiteral("step %1 records event %2 of %3").arg(i + 1).arg(step.event).arg(m_events.size()));
             }
             KP_CU(m_api->cuEventRecord(m_events[size_t(step.event)], st));
             break;
@@ -406,12 +407,13 @@ bool GpuSession::setupStreams(const RunRequest &request, Plan &plan, RunResult &
     for (qsizetype i = 0; i < request.steps.size(); ++i) {
         const RunStep &s = request.steps[i];
         const bool copy = s.kind == RunStep::Kind::CopyToDevice || s.kind == RunStep::Kind::CopyToHost;
-        if (copy && s.buffer >= 0 && size_t(s.buffer) < m_buffers.size() && !m_buffers[size_t(s.buffer)]->registration) {
+        if (copy && s.buffer >= 0 && size_t(s.buffer) < m_buffers.size() &&
+            !m_buffers[size_t(s.buffer)]->registration) {
             result.warnings << QStringLiteral("step %1 (%2): buffer '%3' could not be pinned (the locked-memory "
                                               "limit?), so its copies are synchronous and overlap nothing")
                                    .arg(i + 1)
-                                   .arg(s.label, s.buffer < request.buffers.size() ? request.buffers[s.buffer].name
-                                                                                  : QString());
+                                   .arg(s.label,
+                                        s.buffer < request.buffers.size() ? request.buffers[s.buffer].name : QString());
         }
     }
     return true;
@@ -420,9 +422,7 @@ bool GpuSession::setupStreams(const RunRequest &request, Plan &plan, RunResult &
 Status GpuSession::issueStreamed(Plan &plan)
 {
     StreamExec::Access access;
-    access.device = [this, &plan](int b) {
-        return Cuda::address(m_buffers[size_t(plan.perm[size_t(b)])]->dev);
-    };
+    access.device = [this, &plan](int b) { return Cuda::address(m_buffers[size_t(plan.perm[size_t(b)])]->dev); };
     access.host = [this](int b) { return m_buffers[size_t(b)]->host.data(); };
     access.launch = [this, &plan](int i, CUstream s) { return launch(plan.steps[size_t(i)], plan.perm, s); };
     return m_exec->issue(m_stream.get(), access, false, true);
@@ -452,8 +452,8 @@ bool GpuSession::streamedRun(Plan &plan, RunResult &result)
             const int threads = int(st.block[0] * st.block[1] * st.block[2]);
             sr.occupancy = estimateOccupancy(st.limits, threads, st.shared);
             int blocks = 0;
-            if (m_api->cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, st.function, threads,
-                                                                   size_t(st.shared)) == CUDA_SUCCESS) {
+            if (m_api->cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, st.function, threads, size_t(st.shared)) ==
+                CUDA_SUCCESS) {
                 sr.occupancy.blocksPerSm = blocks;
                 const int warps = (threads + sr.limits.warpSize - 1) / sr.limits.warpSize;
                 sr.occupancy.activeWarps = blocks * warps;
@@ -464,15 +464,14 @@ bool GpuSession::streamedRun(Plan &plan, RunResult &result)
         result.steps << sr;
     }
     StreamExec::Access access;
-    access.device = [this, &plan](int b) {
-        return Cuda::address(m_buffers[size_t(plan.perm[size_t(b)])]->dev);
-    };
+    access.device = [this, &plan](int b) { return Cuda::address(m_buffers[size_t(plan.perm[size_t(b)])]->dev); };
     access.host = [this](int b) { return m_buffers[size_t(b)]->host.data(); };
     access.launch = [this, &plan](int i, CUstream s) { return launch(plan.steps[size_t(i)], plan.perm, s); };
     for (int rep = 0; rep < result.repeat; ++rep) {
-        const QString where = result.repeat > 1
-                                  ? QStringLiteral("repetition %1 of %2 of the steps on streams").arg(rep + 1).arg(result.repeat)
-                                  : QStringLiteral("the steps on streams");
+        const QString where =
+            result.repeat > 1
+                ? QStringLiteral("repetition %1 of %2 of the steps on streams").arg(rep + 1).arg(result.repeat)
+                : QStringLiteral("the steps on streams");
         if (Status st = m_exec->issue(m_stream.get(), access, true, false); !st) {
             m_mustExit = true;
             Error e = st.error();
@@ -480,8 +479,9 @@ bool GpuSession::streamedRun(Plan &plan, RunResult &result)
             return fail(result, e);
         }
         m_api->cuEventRecord(m_ev[1].get(), m_stream.get());
-        const auto deadline = std::chrono::steady_clock::now() +
-                              std::chrono::microseconds(qint64(plan.killMs * 1000) * qMax<qint64>(1, qint64(plan.steps.size())));
+        const auto deadline =
+            std::chrono::steady_clock::now() +
+            std::chrono::microseconds(qint64(plan.killMs * 1000) * qMax<qint64>(1, qint64(plan.steps.size())));
         if (Status st = waitEvent(m_ev[1].get(), deadline,
                                   QStringLiteral("%1 ran past the time-out of %2 s per step; they were stopped")
                                       .arg(where)
@@ -524,9 +524,7 @@ void GpuSession::streamPasses(const RunRequest &request, Plan &plan, RunResult &
         return;
     }
     StreamExec::Access access;
-    access.device = [this, &plan](int b) {
-        return Cuda::address(m_buffers[size_t(plan.perm[size_t(b)])]->dev);
-    };
+    access.device = [this, &plan](int b) { return Cuda::address(m_buffers[size_t(plan.perm[size_t(b)])]->dev); };
     access.host = [this](int b) { return m_buffers[size_t(b)]->host.data(); };
     access.launch = [this, &plan](int i, CUstream s) { return launch(plan.steps[size_t(i)], plan.perm, s); };
     plan.resetPerm();
@@ -537,10 +535,11 @@ void GpuSession::streamPasses(const RunRequest &request, Plan &plan, RunResult &
         Status st = m_exec->issue(m_stream.get(), access, true, true);
         if (st) {
             m_api->cuEventRecord(m_ev[1].get(), m_stream.get());
-            st = waitEvent(m_ev[1].get(),
-                           std::chrono::steady_clock::now() +
-                               std::chrono::microseconds(qint64(plan.killMs * 1000) * qMax<qint64>(1, qint64(plan.steps.size()))),
-                           QStringLiteral("the timeline pass ran past the time-out"));
+            st = waitEvent(
+                m_ev[1].get(),
+                std::chrono::steady_clock::now() +
+                    std::chrono::microseconds(qint64(plan.killMs * 1000) * qMax<qint64>(1, qint64(plan.steps.size()))),
+                QStringLiteral("the timeline pass ran past the time-out"));
         }
         if (!st) {
             m_mustExit = true;

@@ -75,15 +75,15 @@ private:
     const DriverApi *m_api;
     std::vector<RunStep> m_steps;
     std::vector<RunStream> m_streamSpecs;
-    std::vector<CUstream> m_streams;     ///< [0]: the default stream (not owned)
+    std::vector<CUstream> m_streams; ///< [0]: the default stream (not owned)
     std::vector<bool> m_ownStream;
-    std::vector<CUevent> m_events;       ///< the project's events (no timing)
-    std::vector<CUevent> m_stepEvents;   ///< 2 per step: start, end
-    CUevent m_fork = nullptr;            ///< recorded on the origin stream before a pass
-    CUevent m_origin = nullptr;          ///< the timed start of a pass with events
-    std::vector<CUevent> m_join;         ///< one per stream: its end of the pass
-    CUevent m_end = nullptr;             ///< the timed end of a pass with events
-    void *m_scratch = nullptr;           ///< pinned, for copies to the host after the correctness run
+    std::vector<CUevent> m_events;     ///< the project's events (no timing)
+    std::vector<CUevent> m_stepEvents; ///< 2 per step: start, end
+    CUevent m_fork = nullptr;          ///< recorded on the origin stream before a pass
+    CUevent m_origin = nullptr;        ///< the timed start of a pass with events
+    std::vector<CUevent> m_join;       ///< one per stream: its end of the pass
+    CUevent m_end = nullptr;           ///< the timed end of a pass with events
+    void *m_scratch = nullptr;         ///< pinned, for copies to the host after the correctness run
     qint64 m_scratchBytes = 0;
 };
 

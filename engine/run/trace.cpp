@@ -57,10 +57,7 @@ QString spanDetail(const TimelineSpan &t)
     const double us = t.durationMs() * 1000.0;
     if (t.kind == QLatin1String("copy") || t.kind == QLatin1String("memset")) {
         const double gbps = t.durationMs() > 0 ? double(t.bytes) / (t.durationMs() / 1000.0) / 1e9 : 0;
-        return QStringLiteral("%1 in %2 us, %3 GB/s")
-            .arg(formatBytes(t.bytes))
-            .arg(us, 0, 'f', 1)
-            .arg(gbps, 0, 'f', 1);
+        return QStringLiteral("%1 in %2 us, %3 GB/s").arg(formatBytes(t.bytes)).arg(us, 0, 'f', 1).arg(gbps, 0, 'f', 1);
     }
     if (t.kind == QLatin1String("kernel")) {
         return QStringLiteral("grid %1 block %2, %3 us").arg(dim3Text(t.grid), dim3Text(t.block)).arg(us, 0, 'f', 1);
@@ -76,7 +73,9 @@ QJsonObject chromeTrace(const RunResult &r, const QString &title)
                               {QStringLiteral("ph"), QStringLiteral("M")},
                               {QStringLiteral("pid"), 1},
                               {QStringLiteral("tid"), 0},
-                              {QStringLiteral("args"), QJsonObject{{QStringLiteral("name"), r.device.isEmpty() ? title : title + QStringLiteral(" on ") + r.device}}}});
+                              {QStringLiteral("args"),
+                               QJsonObject{{QStringLiteral("name"),
+                                            r.device.isEmpty() ? title : title + QStringLiteral(" on ") + r.device}}}});
     for (qsizetype l = 0; l < lanes.size(); ++l) {
         const int tid = int(l) + 1;
         events.append(QJsonObject{{QStringLiteral("name"), QStringLiteral("thread_name")},
@@ -110,12 +109,11 @@ QJsonObject chromeTrace(const RunResult &r, const QString &title)
     const TimelineSummary s = summarizeTimeline(r);
     return QJsonObject{{QStringLiteral("traceEvents"), events},
                        {QStringLiteral("displayTimeUnit"), QStringLiteral("ns")},
-                       {QStringLiteral("otherData"),
-                        QJsonObject{{QStringLiteral("title"), title},
-                                    {QStringLiteral("device"), r.device},
-                                    {QStringLiteral("totalMs"), s.totalMs},
-                                    {QStringLiteral("stepsMs"), s.stepsMs},
-                                    {QStringLiteral("overlap"), s.overlap}}}};
+                       {QStringLiteral("otherData"), QJsonObject{{QStringLiteral("title"), title},
+                                                                 {QStringLiteral("device"), r.device},
+                                                                 {QStringLiteral("totalMs"), s.totalMs},
+                                                                 {QStringLiteral("stepsMs"), s.stepsMs},
+                                                                 {QStringLiteral("overlap"), s.overlap}}}};
 }
 
 QByteArray chromeTraceJson(const RunResult &result, const QString &title)

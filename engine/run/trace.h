@@ -28,9 +28,9 @@ QList<TimelineLane> timelineLanes(const QList<TimelineSpan> &spans);
 struct TimelineSummary
 {
     int streams = 0;
-    double totalMs = 0;   ///< the pass, first event to last
-    double stepsMs = 0;   ///< the steps' durations added up
-    double overlap = 0;   ///< stepsMs / totalMs: 1 when nothing overlapped
+    double totalMs = 0; ///< the pass, first event to last
+    double stepsMs = 0; ///< the steps' durations added up
+    double overlap = 0; ///< stepsMs / totalMs: 1 when nothing overlapped
 };
 TimelineSummary summarizeTimeline(const RunResult &result);
 

@@ -22,9 +22,9 @@ using namespace Kp;
 
 namespace {
 // The panels --show brings forward: the name on the command line, the dock's object name.
-const QStringList kPanels = {QStringLiteral("problems"),  QStringLiteral("kernels"),    QStringLiteral("ptx"),
-                             QStringLiteral("sass"),      QStringLiteral("launch"),     QStringLiteral("buffers"),
-                             QStringLiteral("inspector"), QStringLiteral("results"),    QStringLiteral("log"),
+const QStringList kPanels = {QStringLiteral("problems"),  QStringLiteral("kernels"),     QStringLiteral("ptx"),
+                             QStringLiteral("sass"),      QStringLiteral("launch"),      QStringLiteral("buffers"),
+                             QStringLiteral("inspector"), QStringLiteral("results"),     QStringLiteral("log"),
                              QStringLiteral("checks"),    QStringLiteral("description"), QStringLiteral("timeline")};
 const QStringList kViews = {QStringLiteral("grid"), QStringLiteral("image"), QStringLiteral("diff")};
 
@@ -204,9 +204,9 @@ int main(int argc, char **argv)
         }
     }
     if (parser.isSet(showDock)) {
-        const QString want = (parser.value(showDock) == QLatin1String("timeline") ? QStringLiteral("results")
-                                                                                  : parser.value(showDock)) +
-                             QStringLiteral("Dock");
+        const QString want =
+            (parser.value(showDock) == QLatin1String("timeline") ? QStringLiteral("results") : parser.value(showDock)) +
+            QStringLiteral("Dock");
         QDockWidget *dock = window.findChild<QDockWidget *>(want);
         if (!dock) {
             return usageError(QStringLiteral("--show: no panel '%1'").arg(parser.value(showDock)));

@@ -21,9 +21,9 @@ namespace Kp {
 
 namespace {
 
-constexpr int kHeader = 22;     ///< the summary line
+constexpr int kHeader = 22;      ///< the summary line
 constexpr int kLabelWidth = 130; ///< lane names
-constexpr int kAxis = 18;       ///< the time axis at the bottom
+constexpr int kAxis = 18;        ///< the time axis at the bottom
 constexpr int kLaneGap = 4;
 
 QColor kindColor(const QString &kind, const QString &direction)

@@ -2,13 +2,18 @@
 // saving, and the step graph's validation with its exact messages
 // (docs/streams.md).
 
+#include "compile/compiler.h"
 #include "project/projectio.h"
 #include "project/stepgraph.h"
+#include "run/projectcompile.h"
+#include "run/runner.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QtTest>
+
+#include <cstring>
 
 using namespace Kp;
 
@@ -26,6 +31,10 @@ private Q_SLOTS:
     void raceWarnings();
     void legacyWarning();
     void cycleOfThree();
+    void expandOverlapPreset();
+    void expandProducerConsumer();
+    void expandErrors();
+    void plainRequestUnchanged();
 };
 
 namespace {
@@ -70,6 +79,35 @@ GraphNode node(const QString &path, const QString &stream, const QStringList &wa
     return n;
 }
 
+/** The project compiled with NVRTC and prepared as a run would be. */
+Result<PreparedRun> prepare(const Project &p)
+{
+    const auto compiled = Compiler(Compiler::Config{QStringLiteral("-"), 0}).compile(compileRequestFor(p));
+    if (!compiled) {
+        return compiled.error();
+    }
+    HostBuffers buffers;
+    if (const Status s = buffers.materialize(p, true, HostBuffers::Fill::ShapesOnly); !s) {
+        return s.error();
+    }
+    return prepareRun(p, *compiled, buffers, 0);
+}
+
+Project preset(const QString &name)
+{
+    const Result<Project> p = loadProject(QStringLiteral(KPG_SOURCE_DIR "/presets/%1/%1.kpg").arg(name));
+    return p ? *p : Project{};
+}
+
+void setScalar(Project &p, const QString &name, double value)
+{
+    for (ScalarSpec &s : p.scalars) {
+        if (s.name == name) {
+            s.value = value;
+        }
+    }
+}
+
 } // namespace
 
 void TestStepGraph::plainProjectUnchanged()
@@ -90,7 +128,8 @@ void TestStepGraph::plainProjectUnchanged()
     QVERIFY(!p->graph);
     const QByteArray saved = serializeProject(*p);
     // The step is written exactly as before streams existed.
-    QVERIFY2(saved.contains(R"J({"kernel": "k", "grid": [1], "block": [16], "sharedBytes": 0, "args": ["c"], "note": "kept"})J"),
+    QVERIFY2(saved.contains(
+                 R"J({"kernel": "k", "grid": [1], "block": [16], "sharedBytes": 0, "args": ["c"], "note": "kept"})J"),
              saved.constData());
     QVERIFY(!saved.contains("\"streams\""));
     QVERIFY(!saved.contains("\"graph\""));
@@ -182,8 +221,9 @@ void TestStepGraph::mistakes_data()
 
     QTest::newRow("unknown stream")
         << QByteArray(R"J([{"kernel": "k", "grid": 1, "block": 1, "args": ["a", "c", 0, "n"], "stream": "s3"}])J")
-        << QByteArray() << "launches[0].stream: unknown stream 's3'; declare it in \"streams\" (declared: s1, s2), or "
-                           "use \"default\" or \"legacy\""
+        << QByteArray()
+        << "launches[0].stream: unknown stream 's3'; declare it in \"streams\" (declared: s1, s2), or "
+           "use \"default\" or \"legacy\""
         << "launches[0].stream";
     QTest::newRow("wait never recorded")
         << QByteArray(R"J([{"kind": "record", "event": "e1", "stream": "s1"},
@@ -238,7 +278,8 @@ void TestStepGraph::mistakes_data()
         << "launches[0].to";
     QTest::newRow("copy of an unknown buffer")
         << QByteArray(R"J([{"kind": "copy", "buffer": "b", "to": "host"}])J") << QByteArray()
-        << "launches[0].buffer: unknown buffer 'b'; buffers: a, c" << "launches[0].buffer";
+        << "launches[0].buffer: unknown buffer 'b'; buffers: a, c"
+        << "launches[0].buffer";
     QTest::newRow("copy with a typo")
         << QByteArray(R"J([{"kind": "copy", "buffer": "a", "to": "host", "cout": 4}])J") << QByteArray()
         << "launches[0].cout: unknown key; allowed: buffer, to, offset, count, kind, stream, waitFor"
@@ -254,17 +295,18 @@ void TestStepGraph::mistakes_data()
                                          << "launches[0].waitFor: missing; expected the events to wait for (a name "
                                             "or an array)"
                                          << "launches[0].waitFor";
-    QTest::newRow("nested chunks")
-        << QByteArray(R"J([{"kind": "chunks", "count": 2, "elements": 4, "steps": [
+    QTest::newRow("nested chunks") << QByteArray(R"J([{"kind": "chunks", "count": 2, "elements": 4, "steps": [
                           {"kind": "chunks", "count": 2, "elements": 4, "steps": []}]}])J")
-        << QByteArray() << "launches[0].steps[0].kind: a chunks group cannot hold another chunks group"
-        << "launches[0].steps[0].kind";
+                                   << QByteArray()
+                                   << "launches[0].steps[0].kind: a chunks group cannot hold another chunks group"
+                                   << "launches[0].steps[0].kind";
     QTest::newRow("chunks without count")
         << QByteArray(R"J([{"kind": "chunks", "elements": 4, "steps": []}])J") << QByteArray()
-        << "launches[0].count: missing; expected how many chunks (a number or an expression)" << "launches[0].count";
-    QTest::newRow("stream declared twice")
-        << QByteArray("[]") << QByteArray(R"J([{"name": "x"}, {"name": "x"}])J")
-        << "streams[1].name: stream 'x' is declared twice" << "streams[1].name";
+        << "launches[0].count: missing; expected how many chunks (a number or an expression)"
+        << "launches[0].count";
+    QTest::newRow("stream declared twice") << QByteArray("[]") << QByteArray(R"J([{"name": "x"}, {"name": "x"}])J")
+                                           << "streams[1].name: stream 'x' is declared twice"
+                                           << "streams[1].name";
     QTest::newRow("default declared") << QByteArray("[]") << QByteArray(R"J([{"name": "default"}])J")
                                       << "streams[0].name: 'default' is built in; steps use it without declaring it"
                                       << "streams[0].name";
@@ -367,6 +409,112 @@ void TestStepGraph::cycleOfThree()
                  "x on stream 's1' -> x2 on stream 's1' -> y on stream 's2' -> y2 on stream 's2' -> z on stream "
                  "'s3' -> z2 on stream 's3' -> x")),
              qPrintable(g.error().message));
+}
+
+void TestStepGraph::expandOverlapPreset()
+{
+    Project p = preset(QStringLiteral("overlap_4"));
+    QVERIFY(!p.launches.isEmpty());
+    Result<PreparedRun> r = prepare(p);
+    QVERIFY2(r, r ? "" : qPrintable(r.error().message));
+    QVERIFY2(r->warnings.isEmpty(), qPrintable(r->warnings.join('\n')));
+    const RunRequest &q = r->request;
+    QVERIFY(q.usesStreams());
+    QCOMPARE(q.steps.size(), 16 * 3);
+    QStringList streams;
+    for (const RunStream &s : q.streams) {
+        streams << s.name;
+    }
+    QCOMPARE(streams, (QStringList{"default", "pipe.0", "pipe.1", "pipe.2", "pipe.3"}));
+    const qint64 chunk = 16777216 / 16;
+    // Chunk 5: the copy in, the kernel and the copy out, on pipe.1 (stream index 2).
+    const RunStep &in = q.steps[15];
+    const RunStep &k = q.steps[16];
+    const RunStep &out = q.steps[17];
+    QCOMPARE(in.kind, RunStep::Kind::CopyToDevice);
+    QCOMPARE(in.stream, 2);
+    QCOMPARE(in.buffer, 0);
+    QCOMPARE(in.offset, 5 * chunk * 4);
+    QCOMPARE(in.bytes, chunk * 4);
+    QCOMPARE(in.label, QStringLiteral("copy a[5242880:6291456] to the device"));
+    QCOMPARE(k.kind, RunStep::Kind::Kernel);
+    QCOMPARE(k.stream, 2);
+    QCOMPARE(k.grid[0], chunk / 256);
+    qint32 offset = 0, count = 0;
+    std::memcpy(&offset, k.args[2].value.constData(), 4);
+    std::memcpy(&count, k.args[3].value.constData(), 4);
+    QCOMPARE(offset, qint32(5 * chunk));
+    QCOMPARE(count, qint32(chunk));
+    QCOMPARE(out.kind, RunStep::Kind::CopyToHost);
+    QCOMPARE(out.buffer, 1);
+    QCOMPARE(out.stream, 2);
+
+    // The stream and chunk counts are scalars: one stream, 3 uneven chunks.
+    setScalar(p, QStringLiteral("streams"), 1);
+    setScalar(p, QStringLiteral("chunks"), 3);
+    r = prepare(p);
+    QVERIFY2(r, r ? "" : qPrintable(r.error().message));
+    QCOMPARE(r->request.steps.size(), 9);
+    QCOMPARE(r->request.streams.size(), 2);
+    const qint64 big = (16777216 + 2) / 3;
+    QCOMPARE(r->request.steps[6].offset, 2 * big * 4);
+    QCOMPARE(r->request.steps[6].bytes, (16777216 - 2 * big) * 4);
+    QVERIFY(r->request.toVariant() == RunRequest::fromVariant(r->request.toVariant()).toVariant());
+    QVERIFY(RunRequest::fromVariant(r->request.toVariant()) == r->request);
+}
+
+void TestStepGraph::expandProducerConsumer()
+{
+    Project p = preset(QStringLiteral("producer_consumer"));
+    Result<PreparedRun> r = prepare(p);
+    QVERIFY2(r, r ? "" : qPrintable(r.error().message));
+    QVERIFY2(r->warnings.isEmpty(), qPrintable(r->warnings.join('\n')));
+    QCOMPARE(r->request.events, (QStringList{"ready[0]", "ready[1]", "ready[2]", "ready[3]"}));
+    QCOMPARE(r->request.steps[2].waits, QList<int>{0});
+    QCOMPARE(r->request.streams[2].priority, -1);
+
+    // Without the wait, the consumer of each chunk races its producer.
+    p.launches[0].steps[2].waitFor.clear();
+    r = prepare(p);
+    QVERIFY2(r, r ? "" : qPrintable(r.error().message));
+    QVERIFY(!r->warnings.isEmpty());
+    QVERIFY2(r->warnings.first().contains(QStringLiteral("both use buffer 'b', one of them writes it, and no event "
+                                                         "wait orders them: a race")),
+             qPrintable(r->warnings.first()));
+}
+
+void TestStepGraph::expandErrors()
+{
+    Project p = preset(QStringLiteral("overlap_1"));
+    // A count given as an expression is checked when the project runs.
+    p.launches[0].steps[0].count = QStringLiteral("chunk.n + 1");
+    Result<PreparedRun> r = prepare(p);
+    QVERIFY(!r);
+    QCOMPARE(r.error().path, QStringLiteral("launches[0].steps[0].count"));
+    QCOMPARE(r.error().message, QStringLiteral("launches[0].steps[0].count: elements 15728640 to 16777216 are past "
+                                               "the end of buffer 'a' (16777216 elements)"));
+    p = preset(QStringLiteral("overlap_1"));
+    setScalar(p, QStringLiteral("chunks"), 0);
+    r = prepare(p);
+    QVERIFY(!r);
+    QCOMPARE(r.error().path, QStringLiteral("launches[0].count"));
+    QCOMPARE(r.error().message,
+             QStringLiteral("launches[0].count: 'chunks' gives 0; expected a whole number of at least 1"));
+}
+
+void TestStepGraph::plainRequestUnchanged()
+{
+    const Project p = preset(QStringLiteral("vector_add"));
+    const Result<PreparedRun> r = prepare(p);
+    QVERIFY2(r, r ? "" : qPrintable(r.error().message));
+    QVERIFY(!r->request.usesStreams());
+    QVERIFY(r->request.streams.isEmpty());
+    QVERIFY(r->request.events.isEmpty());
+    QCOMPARE(r->request.steps.size(), 1);
+    QVERIFY(r->request.steps[0].label.isEmpty());
+    // The wire body of a plain step has the keys it always had.
+    const QVariantMap step = r->request.toVariant().value("steps").toList().first().toMap();
+    QCOMPARE(step.keys(), (QStringList{"args", "block", "function", "grid", "kernel", "shared"}));
 }
 
 QTEST_GUILESS_MAIN(TestStepGraph)

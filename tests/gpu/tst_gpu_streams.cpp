@@ -21,16 +21,13 @@ class TestGpuStreams : public QObject
 
     QTemporaryDir m_dir;
 
-    static QString preset(const QString &name)
-    {
-        return QStringLiteral(KPG_SOURCE_DIR "/presets/%1/%1.kpg").arg(name);
-    }
+    static QString preset(const QString &name) { return QStringLiteral(KPG_SOURCE_DIR "/presets/%1/%1.kpg").arg(name); }
 
     QJsonObject run(const QString &name, const QStringList &extra = {})
     {
         const QString saveDir = m_dir.filePath(name);
-        const KpTest::Run r = KpTest::run(
-            "kpg", QStringList{"run", preset(name), "--json", "-", "--save-buffers", saveDir} + extra);
+        const KpTest::Run r =
+            KpTest::run("kpg", QStringList{"run", preset(name), "--json", "-", "--save-buffers", saveDir} + extra);
         if (r.exitCode != 0) {
             qWarning("kpg run %s exited %d: %s", qPrintable(name), r.exitCode, qPrintable(r.err));
         }
@@ -149,7 +146,8 @@ private Q_SLOTS:
         QVERIFY(g.value("replayUs").toDouble() > 0);
         QVERIFY(g.value("launchedUs").toDouble() > 0);
         QVERIFY(g.value("compared").toBool());
-        QVERIFY2(g.value("differs").toArray().isEmpty(), qPrintable(QJsonDocument(g.value("differs").toArray()).toJson()));
+        QVERIFY2(g.value("differs").toArray().isEmpty(),
+                 qPrintable(QJsonDocument(g.value("differs").toArray()).toJson()));
         // The step-by-step run's buffers are the ones saved; a replay left the same bytes (compared above).
         QVERIFY(!saved("graph_replay", "x").isEmpty());
     }
