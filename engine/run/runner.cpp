@@ -545,7 +545,7 @@ Result<PreparedRun> prepareRun(const Project &project, const CompileResult &comp
     req.timing.batch = t.batch;
     // One more pass for the timeline (docs/streams.md) whenever the run is timed.
     req.timeline = t.enabled;
-    req.graph = project.graph;
+    req.graph = project.graph && t.enabled;
     // The worker stops a hung launch itself and says which; this outer limit
     // only catches a worker that cannot answer at all.
     const double warm = t.enabled ? t.warmup : 0;
