@@ -66,6 +66,11 @@ Commands:
                      the project's, else 10)
       --source FILE  use FILE.cu instead of the project's source
       --no-timing    run once, without timing samples
+      --trace OUT    write the timeline (every step from its events, a lane
+                     per stream and copy direction) as Chrome trace-event
+                     JSON, for Perfetto or chrome://tracing (docs/streams.md)
+      --graph        also capture the steps into a CUDA graph and time its
+                     replay against launching them one by one
       --confine      refuse a project that names files outside its folder
                      (source, include folders, .npy and image inits)
       --sanitize memcheck|racecheck|initcheck|synccheck

@@ -4,6 +4,7 @@
 #include "client/engineclient.h"
 #include "cliutil.h"
 #include "compile/compiler.h"
+#include "core/format.h"
 #include "core/safefile.h"
 #include "cuda/deviceinfo.h"
 #include "memorycli.h"
@@ -12,6 +13,7 @@
 #include "run/projectcompile.h"
 #include "run/runjson.h"
 #include "run/runner.h"
+#include "run/trace.h"
 
 #include <QDir>
 #include <QFile>
@@ -35,9 +37,11 @@ struct RunArgs
     QString source;
     int device = 0;
     double timeout = -1;
+    QString trace;
     bool noTiming = false;
     bool confine = false;
     SanitizeArgs sanitize;
+    bool graph = false;
 };
 
 QString rate(double perSecond, const char *unit)
@@ -113,9 +117,11 @@ int runCommand(const QStringList &args)
             a.noTiming = true;
         } else if (s == QLatin1String("--confine")) {
             a.confine = true;
+        } else if (s == QLatin1String("--graph")) {
+            a.graph = true;
         } else if (s == QLatin1String("--json") || s == QLatin1String("--csv") ||
                    s == QLatin1String("--save-buffers") || s == QLatin1String("--device") ||
-                   s == QLatin1String("--timeout") || s == QLatin1String("--source")) {
+                   s == QLatin1String("--timeout") || s == QLatin1String("--source") || s == QLatin1String("--trace")) {
             const auto v = value();
             if (!v) {
                 return usageError(QStringLiteral("run: %1 needs a value").arg(s));
@@ -129,6 +135,8 @@ int runCommand(const QStringList &args)
                 a.saveDir = *v;
             } else if (s == QLatin1String("--source")) {
                 a.source = *v;
+            } else if (s == QLatin1String("--trace")) {
+                a.trace = *v;
             } else if (s == QLatin1String("--device")) {
                 a.device = v->toInt(&ok);
                 if (!ok || a.device < 0) {
@@ -172,6 +180,13 @@ int runCommand(const QStringList &args)
     if (a.timeout > 0) {
         project.killTimeoutSeconds = a.timeout;
     }
+    if (a.graph) {
+        project.graph = true;
+    }
+    if (!a.trace.isEmpty() && a.noTiming) {
+        return usageError(QStringLiteral("run: --trace needs the timeline, which is measured with the timing; leave "
+                                         "out --no-timing"));
+    }
 
     SanitizedRun sanitized;
     if (a.sanitize.options) {
@@ -206,7 +221,16 @@ int runCommand(const QStringList &args)
     o << (project.title.isEmpty() ? a.project : project.title) << " on " << r.device << "\n";
     for (qsizetype i = 0; i < r.steps.size(); ++i) {
         const StepResult &s = r.steps[i];
-        o << "  step " << i + 1 << ": " << s.kernel << " grid " << dim3Text(s.grid) << " block " << dim3Text(s.block);
+        const QString on = s.stream.isEmpty() || s.stream == QLatin1String("default")
+                               ? QString()
+                               : QStringLiteral(" on stream ") + s.stream;
+        if (s.kind != QLatin1String("kernel")) {
+            o << "  step " << i + 1 << ": " << s.label << on
+              << (s.bytes > 0 ? QStringLiteral(" (%1)").arg(formatBytes(s.bytes)) : QString()) << "\n";
+            continue;
+        }
+        o << "  step " << i + 1 << ": " << s.kernel << on << " grid " << dim3Text(s.grid) << " block "
+          << dim3Text(s.block);
         if (s.sharedBytes) {
             o << " shared " << s.sharedBytes << " B";
         }
@@ -249,6 +273,25 @@ int runCommand(const QStringList &args)
     } else {
         o << "  ran once in " << msText(r.steps.isEmpty() ? 0 : r.steps.first().firstRunMs) << " (not timed)\n";
     }
+    if (!r.error && !r.timeline.isEmpty()) {
+        const TimelineSummary t = summarizeTimeline(r);
+        o << "  timeline: " << t.streams << " stream" << (t.streams == 1 ? "" : "s") << ", total " << msText(t.totalMs)
+          << ", the steps add up to " << msText(t.stepsMs) << " (" << QString::number(t.overlap, 'f', 2)
+          << "x: " << (t.overlap > 1.05 ? "overlapped" : "nothing overlapped") << ")\n";
+    }
+    if (!r.error && r.graphReplays > 0) {
+        o << "  graph: " << QString::number(r.graphReplayUs, 'f', 1) << " us per replay against "
+          << QString::number(r.streamLaunchUs, 'f', 1) << " us launched step by step, each with a sync ("
+          << r.graphReplays << " of each, medians; "
+          << QString::number(r.graphReplayUs > 0 ? r.streamLaunchUs / r.graphReplayUs : 0, 'f', 2) << "x)\n";
+        if (r.graphCompared) {
+            o << "         buffers after the last replay "
+              << (r.graphDiffers.isEmpty()
+                      ? QStringLiteral("equal the run's")
+                      : QStringLiteral("differ from the run's: ") + r.graphDiffers.join(QStringLiteral(", ")))
+              << "\n";
+        }
+    }
     for (const QString &w : r.warnings) {
         o << "  warning: " << w << "\n";
     }
@@ -285,6 +328,12 @@ int runCommand(const QStringList &args)
             csv += QByteArray::number(i) + ',' + QByteArray::number(r.samplesMs[i], 'g', 9) + '\n';
         }
         if (!writeText(a.csv, csv, QStringLiteral("the CSV samples"))) {
+            code = code ? code : Exit::CannotWrite;
+        }
+    }
+    if (!a.trace.isEmpty() && !r.error) {
+        if (!writeText(a.trace, chromeTraceJson(r, project.title.isEmpty() ? a.project : project.title),
+                       QStringLiteral("the trace"))) {
             code = code ? code : Exit::CannotWrite;
         }
     }

@@ -55,7 +55,16 @@ namespace Kp {
     X(cuEventSynchronize)                                                                                              \
     X(cuEventElapsedTime)                                                                                              \
     X(cuLaunchKernel)                                                                                                  \
-    X(cuOccupancyMaxActiveBlocksPerMultiprocessor)
+    X(cuOccupancyMaxActiveBlocksPerMultiprocessor)                                                                     \
+    X(cuStreamWaitEvent)                                                                                               \
+    X(cuStreamCreateWithPriority)                                                                                      \
+    X(cuCtxGetStreamPriorityRange)                                                                                     \
+    X(cuStreamBeginCapture)                                                                                            \
+    X(cuStreamEndCapture)                                                                                              \
+    X(cuGraphInstantiateWithFlags)                                                                                     \
+    X(cuGraphLaunch)                                                                                                   \
+    X(cuGraphExecDestroy)                                                                                              \
+    X(cuGraphDestroy)
 
 /**
  * The CUDA driver API, opened at run time with dlopen so that every program

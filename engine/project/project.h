@@ -36,6 +36,8 @@ struct ArgBinding
     QString name;
     qint64 offset = 0; ///< Buffer: elements
     double value = 0;  ///< Literal
+    /** Literal given as an expression string ({"value": "chunk.offset"}), evaluated when the project runs. */
+    QString expression;
     /** Bound by parameter name (args given as an object) instead of by position. */
     QString param;
 };
@@ -43,14 +45,52 @@ struct ArgBinding
 /** Largest grid or block extent, and largest dynamic shared memory, that a project may give as a number. */
 constexpr qint64 kMaxLaunchDim = 2147483647; // INT32_MAX
 
-/** One kernel launch. Grid and block items are numbers or expressions. */
+/**
+ * One launch step (docs/streams.md): a kernel launch (the default kind), a
+ * copy, a memset, an event record or wait, or a group of steps repeated per
+ * chunk of a range. Grid and block items are numbers or expressions.
+ */
 struct LaunchStep
 {
+    enum class Kind {
+        Kernel, ///< "kernel": kernel, grid, block, sharedBytes, args
+        Copy,   ///< "copy": buffer, to, offset, count
+        Memset, ///< "memset": buffer, value (a byte), offset, count
+        Record, ///< "record": event
+        Wait,   ///< "wait": waitFor
+        Chunks, ///< "chunks": count, streams, elements, name, steps (run once per chunk)
+    };
+    Kind kind = Kind::Kernel;
     QString kernel;                            ///< name as in the source, or a name expression "matmul<16>"
     QStringList grid;                          ///< 1 to 3 items; missing ones are 1
     QStringList block;                         ///< 1 to 3 items
     QString sharedBytes = QStringLiteral("0"); ///< dynamic shared memory, number or expression
     QList<ArgBinding> args;
+    /** The named stream it runs on; empty: "default", the stream every step ran on before streams existed. */
+    QString stream;
+    QStringList waitFor;  ///< events that must have happened before the step starts
+    QString event;        ///< Record: the event recorded after the stream's work so far
+    QString buffer;       ///< Copy, Memset
+    bool toDevice = true; ///< Copy: "to": "device" (host to device) or "host"
+    QString offset;       ///< Copy, Memset: first element, number or expression; empty: 0 (in a chunk: chunk.offset)
+    QString count;        ///< Copy, Memset: elements, number or expression; empty: to the end (in a chunk: chunk.n)
+    int memsetValue = 0;  ///< Memset: the byte written
+    // Chunks
+    QString chunkCount;      ///< "count": how many chunks
+    QString chunkStreams;    ///< "streams": chunk i runs on stream NAME.(i % streams); empty: 1
+    QString elements;        ///< "elements": the range split into chunks
+    QString groupName;       ///< "name": the generated streams' name; empty: "chunk"
+    QList<LaunchStep> steps; ///< Chunks: the steps run for every chunk
+    QJsonObject unknown;
+
+    bool isKernel() const { return kind == Kind::Kernel; }
+};
+
+/** A named stream of the project ("streams"); "default" and "legacy" need no entry. */
+struct StreamSpec
+{
+    QString name;
+    int priority = 0; ///< lower is more urgent, as in CUDA (clamped to the device's range)
     QJsonObject unknown;
 };
 
@@ -127,6 +167,9 @@ struct Project
     QList<ScalarSpec> scalars;
     QList<BufferSpec> buffers;
     QList<LaunchStep> launches;
+    QList<StreamSpec> streams; ///< "streams" (docs/streams.md)
+    /** "graph": the steps captured once into a CUDA graph and replayed, timed against launching them one by one. */
+    bool graph = false;
     RepeatSpec repeat;
     TimingSpec timing;
     Throughput throughput;

@@ -6,6 +6,7 @@
 #include "project/bufferjson.h"
 #include "project/fieldreader.h"
 #include "project/orderedjson.h"
+#include "project/stepgraph.h"
 
 #include <QDir>
 #include <QFile>
@@ -50,6 +51,10 @@ private:
     bool parseScalars(const QJsonValue &v);
     bool parseBuffers(const QJsonValue &v);
     bool parseLaunches(const QJsonValue &v, const QString &path, QList<LaunchStep> *out);
+    bool parseStep(const QJsonValue &v, const QString &path, bool inChunks, LaunchStep *out);
+    bool nonNegativeOrExpression(const QJsonValue &v, const QString &path, QString *out);
+    bool parseStreams(const QJsonValue &v);
+    bool checkStepGraph();
     bool parseReference(const QJsonValue &v);
     bool parseGrading(const QJsonValue &v);
     bool parseChecks(const QJsonValue &v);
@@ -100,11 +105,15 @@ Result<Project> Parser::run(const QJsonDocument &doc)
     const bool ok =
         parseHeader(top) && parseSource(top.value(QStringLiteral("source"))) &&
         parseCompile(top.value(QStringLiteral("compile"))) && parseScalars(top.value(QStringLiteral("scalars"))) &&
-        parseBuffers(top.value(QStringLiteral("buffers"))) &&
+        parseBuffers(top.value(QStringLiteral("buffers"))) && parseStreams(top.value(QStringLiteral("streams"))) &&
         parseLaunches(top.value(QStringLiteral("launches")), QStringLiteral("launches"), &m_p.launches) &&
         parseRepeat(top.value(QStringLiteral("repeat"))) && parseTiming(top.value(QStringLiteral("timing"))) &&
-        parseThroughput(top.value(QStringLiteral("throughput")));
+        parseThroughput(top.value(QStringLiteral("throughput"))) && checkStepGraph();
     if (!ok) {
+        return error();
+    }
+    const QJsonValue graph = top.value(QStringLiteral("graph"));
+    if (!graph.isUndefined() && !boolean(graph, QStringLiteral("graph"), &m_p.graph)) {
         return error();
     }
     const QJsonValue timeout = top.value(QStringLiteral("timeout"));
@@ -122,7 +131,7 @@ Result<Project> Parser::run(const QJsonDocument &doc)
         QStringLiteral("scalars"),     QStringLiteral("buffers"),   QStringLiteral("launches"),
         QStringLiteral("repeat"),      QStringLiteral("timing"),    QStringLiteral("throughput"),
         QStringLiteral("timeout"),     QStringLiteral("reference"), QStringLiteral("checks"),
-        QStringLiteral("grading")};
+        QStringLiteral("grading"),     QStringLiteral("streams"),   QStringLiteral("graph")};
     for (auto it = top.begin(); it != top.end(); ++it) {
         if (!known.contains(it.key())) {
             m_p.unknown.insert(it.key(), it.value());
@@ -395,15 +404,99 @@ bool Parser::parseLaunches(const QJsonValue &v, const QString &path, QList<Launc
     if (!array(v, path, &a)) {
         return false;
     }
-    static const QStringList known{QStringLiteral("kernel"), QStringLiteral("grid"), QStringLiteral("block"),
-                                   QStringLiteral("sharedBytes"), QStringLiteral("args")};
     for (qsizetype i = 0; i < a.size(); ++i) {
-        const QString p = jsonIndexPath(path, i);
-        QJsonObject o;
-        if (!object(a[i], p, &o)) {
+        LaunchStep l;
+        if (!parseStep(a[i], jsonIndexPath(path, i), false, &l)) {
             return false;
         }
-        LaunchStep l;
+        *out << l;
+    }
+    return true;
+}
+
+bool Parser::parseStep(const QJsonValue &v, const QString &p, bool inChunks, LaunchStep *out)
+{
+    QJsonObject o;
+    if (!object(v, p, &o)) {
+        return false;
+    }
+    LaunchStep l;
+    const QString kindKey = QStringLiteral("kind");
+    if (o.contains(kindKey)) {
+        static const QStringList kinds{QStringLiteral("kernel"), QStringLiteral("copy"), QStringLiteral("memset"),
+                                       QStringLiteral("record"), QStringLiteral("wait"), QStringLiteral("chunks")};
+        const QJsonValue k = o.value(kindKey);
+        const qsizetype at = k.isString() ? kinds.indexOf(k.toString()) : -1;
+        if (at < 0) {
+            return fail(jsonKeyPath(p, kindKey),
+                        QStringLiteral("expected \"kernel\", \"copy\", \"memset\", \"record\", \"wait\" or \"chunks\", "
+                                       "got %1")
+                            .arg(shownChoice(k)));
+        }
+        l.kind = static_cast<LaunchStep::Kind>(at);
+    }
+    if (l.kind == LaunchStep::Kind::Chunks && inChunks) {
+        return fail(jsonKeyPath(p, kindKey), QStringLiteral("a chunks group cannot hold another chunks group"));
+    }
+    const QString streamKey = QStringLiteral("stream");
+    if (o.contains(streamKey)) {
+        if (l.kind == LaunchStep::Kind::Chunks) {
+            return fail(jsonKeyPath(p, streamKey),
+                        QStringLiteral("a chunks group runs chunk i on stream NAME.(i % streams); give \"streams\" "
+                                       "(a count) and \"name\" instead, or a stream to each of its steps"));
+        }
+        if (!name(o.value(streamKey), jsonKeyPath(p, streamKey), &l.stream)) {
+            return false;
+        }
+    }
+    const QString waitKey = QStringLiteral("waitFor");
+    if (o.contains(waitKey)) {
+        const QJsonValue w = o.value(waitKey);
+        const QString wp = jsonKeyPath(p, waitKey);
+        if (w.isString()) {
+            l.waitFor << QString();
+            if (!name(w, wp, &l.waitFor.first())) {
+                return false;
+            }
+        } else {
+            QJsonArray items;
+            if (!array(w, wp, &items)) {
+                return false;
+            }
+            for (qsizetype k = 0; k < items.size(); ++k) {
+                QString e;
+                if (!name(items[k], jsonIndexPath(wp, k), &e)) {
+                    return false;
+                }
+                l.waitFor << e;
+            }
+        }
+    }
+    const auto requireKeys = [&](QStringList allowed) {
+        allowed << kindKey << streamKey << waitKey;
+        return checkKeys(o, p, allowed);
+    };
+    const auto rangeFields = [&]() {
+        for (const char *key : {"offset", "count"}) {
+            const QString k = QString::fromLatin1(key);
+            if (o.contains(k) && !nonNegativeOrExpression(o.value(k), jsonKeyPath(p, k),
+                                                          k == QLatin1String("offset") ? &l.offset : &l.count)) {
+                return false;
+            }
+        }
+        return true;
+    };
+    const auto bufferField = [&]() {
+        const QString bp = jsonKeyPath(p, QStringLiteral("buffer"));
+        const QJsonValue b = o.value(QStringLiteral("buffer"));
+        if (b.isUndefined()) {
+            return missing(bp, QStringLiteral("the name of a buffer"));
+        }
+        const BufferSpec *buf = nullptr;
+        return string(b, bp, &l.buffer) && bufferName(l.buffer, bp, &buf);
+    };
+    switch (l.kind) {
+    case LaunchStep::Kind::Kernel: {
         if (!nonEmptyString(o.value(QStringLiteral("kernel")), jsonKeyPath(p, QStringLiteral("kernel")),
                             QStringLiteral("the kernel's name"), &l.kernel)) {
             return false;
@@ -428,14 +521,200 @@ bool Parser::parseLaunches(const QJsonValue &v, const QString &path, QList<Launc
         if (!args.isUndefined() && !parseArgs(args, jsonKeyPath(p, QStringLiteral("args")), &l.args)) {
             return false;
         }
+        // A kernel step keeps keys this version does not know, as it always did.
+        static const QStringList known{QStringLiteral("kernel"),
+                                       QStringLiteral("grid"),
+                                       QStringLiteral("block"),
+                                       QStringLiteral("sharedBytes"),
+                                       QStringLiteral("args"),
+                                       kindKey,
+                                       streamKey,
+                                       waitKey};
         for (auto it = o.begin(); it != o.end(); ++it) {
             if (!known.contains(it.key())) {
                 l.unknown.insert(it.key(), it.value());
             }
         }
-        *out << l;
+        break;
+    }
+    case LaunchStep::Kind::Copy: {
+        if (!requireKeys(
+                {QStringLiteral("buffer"), QStringLiteral("to"), QStringLiteral("offset"), QStringLiteral("count")}) ||
+            !bufferField() || !rangeFields()) {
+            return false;
+        }
+        const QJsonValue to = o.value(QStringLiteral("to"));
+        const QString tp = jsonKeyPath(p, QStringLiteral("to"));
+        if (to.isUndefined()) {
+            return missing(tp, QStringLiteral("\"device\" (host to device) or \"host\" (device to host)"));
+        }
+        if (to.toString() != QLatin1String("device") && to.toString() != QLatin1String("host")) {
+            return fail(tp, QStringLiteral("expected \"device\" (host to device) or \"host\" (device to host), got %1")
+                                .arg(shownChoice(to)));
+        }
+        l.toDevice = to.toString() == QLatin1String("device");
+        break;
+    }
+    case LaunchStep::Kind::Memset: {
+        if (!requireKeys({QStringLiteral("buffer"), QStringLiteral("value"), QStringLiteral("offset"),
+                          QStringLiteral("count")}) ||
+            !bufferField() || !rangeFields()) {
+            return false;
+        }
+        if (o.contains(QStringLiteral("value"))) {
+            qint64 byte = 0;
+            if (!integer(o.value(QStringLiteral("value")), jsonKeyPath(p, QStringLiteral("value")), 0, 255, &byte)) {
+                return false;
+            }
+            l.memsetValue = int(byte);
+        }
+        break;
+    }
+    case LaunchStep::Kind::Record: {
+        const QString ep = jsonKeyPath(p, QStringLiteral("event"));
+        if (!requireKeys({QStringLiteral("event")})) {
+            return false;
+        }
+        if (!o.contains(QStringLiteral("event"))) {
+            return missing(ep, QStringLiteral("the event's name"));
+        }
+        if (!name(o.value(QStringLiteral("event")), ep, &l.event)) {
+            return false;
+        }
+        break;
+    }
+    case LaunchStep::Kind::Wait:
+        if (!requireKeys({})) {
+            return false;
+        }
+        if (l.waitFor.isEmpty()) {
+            return missing(jsonKeyPath(p, waitKey), QStringLiteral("the events to wait for (a name or an array)"));
+        }
+        break;
+    case LaunchStep::Kind::Chunks: {
+        if (!requireKeys({QStringLiteral("count"), QStringLiteral("streams"), QStringLiteral("elements"),
+                          QStringLiteral("name"), QStringLiteral("steps")})) {
+            return false;
+        }
+        for (const char *key : {"count", "elements"}) {
+            const QString k = QString::fromLatin1(key);
+            if (!o.contains(k)) {
+                return missing(jsonKeyPath(p, k), k == QLatin1String("count")
+                                                      ? QStringLiteral("how many chunks (a number or an expression)")
+                                                      : QStringLiteral("how many elements the chunks split (a "
+                                                                       "number or an expression, e.g. \"n\")"));
+            }
+        }
+        if (!nonNegativeOrExpression(o.value(QStringLiteral("count")), jsonKeyPath(p, QStringLiteral("count")),
+                                     &l.chunkCount) ||
+            !nonNegativeOrExpression(o.value(QStringLiteral("elements")), jsonKeyPath(p, QStringLiteral("elements")),
+                                     &l.elements)) {
+            return false;
+        }
+        if (o.contains(QStringLiteral("streams")) &&
+            !nonNegativeOrExpression(o.value(QStringLiteral("streams")), jsonKeyPath(p, QStringLiteral("streams")),
+                                     &l.chunkStreams)) {
+            return false;
+        }
+        if (o.contains(QStringLiteral("name")) &&
+            !name(o.value(QStringLiteral("name")), jsonKeyPath(p, QStringLiteral("name")), &l.groupName)) {
+            return false;
+        }
+        const QString sp = jsonKeyPath(p, QStringLiteral("steps"));
+        QJsonArray inner;
+        if (!o.contains(QStringLiteral("steps"))) {
+            return missing(sp, QStringLiteral("the steps run for every chunk"));
+        }
+        if (!array(o.value(QStringLiteral("steps")), sp, &inner)) {
+            return false;
+        }
+        for (qsizetype k = 0; k < inner.size(); ++k) {
+            LaunchStep s;
+            if (!parseStep(inner[k], jsonIndexPath(sp, k), true, &s)) {
+                return false;
+            }
+            l.steps << s;
+        }
+        break;
+    }
+    }
+    *out = l;
+    return true;
+}
+
+bool Parser::nonNegativeOrExpression(const QJsonValue &v, const QString &path, QString *out)
+{
+    if (v.isDouble()) {
+        const double d = v.toDouble();
+        if (std::floor(d) != d || d < 0 || d > 9007199254740992.0) {
+            return fail(
+                path,
+                QStringLiteral("expected a non-negative integer or an expression string, got %1").arg(numberText(v)));
+        }
+        *out = QString::number(qint64(d));
+        return true;
+    }
+    if (v.isString() && !v.toString().trimmed().isEmpty()) {
+        *out = v.toString();
+        return true;
+    }
+    return typeError(path, QStringLiteral("a non-negative integer or an expression string"), v);
+}
+
+bool Parser::parseStreams(const QJsonValue &v)
+{
+    const QString path = QStringLiteral("streams");
+    if (v.isUndefined()) {
+        return true;
+    }
+    QJsonArray a;
+    if (!array(v, path, &a)) {
+        return false;
+    }
+    for (qsizetype i = 0; i < a.size(); ++i) {
+        const QString p = jsonIndexPath(path, i);
+        QJsonObject o;
+        StreamSpec s;
+        const QString np = jsonKeyPath(p, QStringLiteral("name"));
+        if (!object(a[i], p, &o) || !name(o.value(QStringLiteral("name")), np, &s.name)) {
+            return false;
+        }
+        if (s.name == QLatin1String("default") || s.name == QLatin1String("legacy")) {
+            return fail(np, QStringLiteral("'%1' is built in; steps use it without declaring it").arg(s.name));
+        }
+        for (const StreamSpec &other : m_p.streams) {
+            if (other.name == s.name) {
+                return fail(np, QStringLiteral("stream '%1' is declared twice").arg(s.name));
+            }
+        }
+        if (o.contains(QStringLiteral("priority"))) {
+            qint64 prio = 0;
+            if (!integer(o.value(QStringLiteral("priority")), jsonKeyPath(p, QStringLiteral("priority")), -1000, 1000,
+                         &prio)) {
+                return false;
+            }
+            s.priority = int(prio);
+        }
+        for (auto it = o.begin(); it != o.end(); ++it) {
+            if (it.key() != QLatin1String("name") && it.key() != QLatin1String("priority")) {
+                s.unknown.insert(it.key(), it.value());
+            }
+        }
+        m_p.streams << s;
     }
     return true;
+}
+
+bool Parser::checkStepGraph()
+{
+    QStringList known = declaredStreams(m_p);
+    for (const LaunchStep &s : m_p.launches) {
+        if (s.kind == LaunchStep::Kind::Chunks) {
+            known << chunkStreamName(s.groupName, 0, 1);
+        }
+    }
+    const Result<StepGraph> g = validateStepGraph(loadTimeGraph(m_p), known);
+    return g ? true : adopt(g.error());
 }
 
 bool Parser::parseReference(const QJsonValue &v)
@@ -746,6 +1025,8 @@ bool Parser::parseBinding(const QJsonValue &v, const QString &path, ArgBinding *
         const QJsonValue val = o.value(QStringLiteral("value"));
         if (val.isBool()) {
             b.value = val.toBool() ? 1 : 0;
+        } else if (val.isString() && !val.toString().trimmed().isEmpty()) {
+            b.expression = val.toString(); // evaluated when the project runs, like grid expressions
         } else if (!number(val, jsonKeyPath(path, QStringLiteral("value")), &b.value)) {
             return false;
         }

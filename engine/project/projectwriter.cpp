@@ -44,16 +44,33 @@ JsonNode bindingNode(const ArgBinding &b)
     case ArgBinding::Kind::Buffer:
         return jsonString(b.offset == 0 ? b.name : QStringLiteral("%1+%2").arg(b.name).arg(b.offset));
     case ArgBinding::Kind::Scalar: return jsonString(b.name);
-    case ArgBinding::Kind::Literal: return jsonNumber(b.value);
+    case ArgBinding::Kind::Literal:
+        if (!b.expression.isEmpty()) {
+            JsonNode o = jsonObject();
+            o.insert(QStringLiteral("value"), jsonString(b.expression));
+            return o;
+        }
+        return jsonNumber(b.value);
     }
     return JsonNode{};
 }
 
-JsonNode launchesNode(const QList<LaunchStep> &steps)
+JsonNode countNode(const QString &text)
 {
-    JsonNode launches = jsonArray();
-    for (const LaunchStep &l : steps) {
-        JsonNode o = jsonObject();
+    static const QRegularExpression re(QStringLiteral("^(0|[1-9][0-9]{0,15})$"));
+    return re.match(text).hasMatch() ? jsonNumberText(text) : jsonString(text);
+}
+
+JsonNode stepNode(const LaunchStep &l)
+{
+    JsonNode o = jsonObject();
+    static const char *kinds[] = {"kernel", "copy", "memset", "record", "wait", "chunks"};
+    // A kernel step is written as it always was; the other kinds name themselves.
+    if (l.kind != LaunchStep::Kind::Kernel) {
+        o.insert(QStringLiteral("kind"), jsonString(QString::fromLatin1(kinds[int(l.kind)])));
+    }
+    switch (l.kind) {
+    case LaunchStep::Kind::Kernel: {
         o.insert(QStringLiteral("kernel"), jsonString(l.kernel));
         o.insert(QStringLiteral("grid"), dimsNode(l.grid, 1));
         o.insert(QStringLiteral("block"), dimsNode(l.block, 1));
@@ -71,8 +88,57 @@ JsonNode launchesNode(const QList<LaunchStep> &steps)
             }
         }
         o.insert(QStringLiteral("args"), args);
-        o.appendUnknown(l.unknown);
-        launches.append(o);
+        break;
+    }
+    case LaunchStep::Kind::Copy:
+    case LaunchStep::Kind::Memset:
+        o.insert(QStringLiteral("buffer"), jsonString(l.buffer));
+        if (l.kind == LaunchStep::Kind::Copy) {
+            o.insert(QStringLiteral("to"), jsonString(l.toDevice ? QStringLiteral("device") : QStringLiteral("host")));
+        } else {
+            o.insert(QStringLiteral("value"), jsonInteger(l.memsetValue));
+        }
+        if (!l.offset.isEmpty()) {
+            o.insert(QStringLiteral("offset"), countNode(l.offset));
+        }
+        if (!l.count.isEmpty()) {
+            o.insert(QStringLiteral("count"), countNode(l.count));
+        }
+        break;
+    case LaunchStep::Kind::Record: o.insert(QStringLiteral("event"), jsonString(l.event)); break;
+    case LaunchStep::Kind::Wait: break;
+    case LaunchStep::Kind::Chunks: {
+        o.insert(QStringLiteral("count"), countNode(l.chunkCount));
+        if (!l.chunkStreams.isEmpty()) {
+            o.insert(QStringLiteral("streams"), countNode(l.chunkStreams));
+        }
+        o.insert(QStringLiteral("elements"), countNode(l.elements));
+        if (!l.groupName.isEmpty()) {
+            o.insert(QStringLiteral("name"), jsonString(l.groupName));
+        }
+        JsonNode inner = jsonArray();
+        for (const LaunchStep &s : l.steps) {
+            inner.append(stepNode(s));
+        }
+        o.insert(QStringLiteral("steps"), inner);
+        break;
+    }
+    }
+    if (!l.stream.isEmpty()) {
+        o.insert(QStringLiteral("stream"), jsonString(l.stream));
+    }
+    if (!l.waitFor.isEmpty()) {
+        o.insert(QStringLiteral("waitFor"), jsonStrings(l.waitFor));
+    }
+    o.appendUnknown(l.unknown);
+    return o;
+}
+
+JsonNode launchesNode(const QList<LaunchStep> &steps)
+{
+    JsonNode launches = jsonArray();
+    for (const LaunchStep &l : steps) {
+        launches.append(stepNode(l));
     }
     return launches;
 }
@@ -118,6 +184,21 @@ JsonNode projectNode(const Project &p)
     top.insert(QStringLiteral("buffers"), buffers);
 
     top.insert(QStringLiteral("launches"), launchesNode(p.launches));
+    // Written only when used, so a project without streams saves as it always did.
+    if (!p.streams.isEmpty()) {
+        JsonNode streams = jsonArray();
+        for (const StreamSpec &st : p.streams) {
+            JsonNode so = jsonObject();
+            so.insert(QStringLiteral("name"), jsonString(st.name));
+            so.insert(QStringLiteral("priority"), jsonInteger(st.priority));
+            so.appendUnknown(st.unknown);
+            streams.append(so);
+        }
+        top.insert(QStringLiteral("streams"), streams);
+    }
+    if (p.graph) {
+        top.insert(QStringLiteral("graph"), jsonBool(true));
+    }
 
     JsonNode repeat = jsonObject();
     repeat.insert(QStringLiteral("count"), jsonInteger(p.repeat.count));

@@ -1,4 +1,6 @@
 #include "gpusession.h"
+#include "run/gpusessionstep.h"
+#include "run/streamexec.h"
 
 #include "cuda/driverapi.h"
 #include "run/timingstop.h"
@@ -128,26 +130,6 @@ double msSince(const QElapsedTimer &t)
 
 } // namespace
 
-struct GpuSession::Step
-{
-    QString kernel;
-    QString lowered;
-    QString label; ///< "step 1 ('vector_add')"
-    CUfunction function = nullptr;
-    Dim3 grid{1, 1, 1};
-    Dim3 block{1, 1, 1};
-    qint64 shared = 0;
-    struct Arg
-    {
-        int buffer = -1;     ///< >= 0: pointer to that buffer (+ offset)
-        qint64 offset = 0;   ///< bytes
-        QByteArray value;    ///< a by-value argument's bytes
-        CUdeviceptr ptr = 0; ///< storage for the pointer value handed to the driver
-    };
-    mutable std::vector<Arg> args;
-    LaunchLimits limits;
-};
-
 void GpuSession::Plan::resetPerm()
 {
     for (size_t i = 0; i < perm.size(); ++i) {
@@ -193,6 +175,9 @@ void GpuSession::abandonDeviceObjects() noexcept
     (void)m_blockerModule.release();
     for (Cuda::Event &e : m_ev) {
         (void)e.release();
+    }
+    if (m_exec) {
+        m_exec->abandon();
     }
     (void)m_stream.release();
     (void)m_context.release();
@@ -477,7 +462,7 @@ Status GpuSession::waitEvent(CUevent event, Clock::time_point deadline, const QS
     }
 }
 
-Status GpuSession::launch(const Step &s, const std::vector<int> &perm)
+Status GpuSession::launch(const Step &s, const std::vector<int> &perm, CUstream stream)
 {
     std::vector<void *> params;
     params.reserve(s.args.size());
@@ -490,10 +475,11 @@ Status GpuSession::launch(const Step &s, const std::vector<int> &perm)
             params.push_back(a.value.data());
         }
     }
-    const CUresult r = m_api->cuLaunchKernel(
-        s.function, static_cast<unsigned>(s.grid[0]), static_cast<unsigned>(s.grid[1]),
-        static_cast<unsigned>(s.grid[2]), static_cast<unsigned>(s.block[0]), static_cast<unsigned>(s.block[1]),
-        static_cast<unsigned>(s.block[2]), static_cast<unsigned>(s.shared), m_stream.get(), params.data(), nullptr);
+    const CUresult r = m_api->cuLaunchKernel(s.function, static_cast<unsigned>(s.grid[0]),
+                                             static_cast<unsigned>(s.grid[1]), static_cast<unsigned>(s.grid[2]),
+                                             static_cast<unsigned>(s.block[0]), static_cast<unsigned>(s.block[1]),
+                                             static_cast<unsigned>(s.block[2]), static_cast<unsigned>(s.shared),
+                                             stream ? stream : m_stream.get(), params.data(), nullptr);
     if (r != CUDA_SUCCESS) {
         return cudaError(r, "cuLaunchKernel");
     }
@@ -621,6 +607,9 @@ RunResult GpuSession::run(const RunRequest &request)
     plan.killMs = qMax(1, request.killTimeoutMs);
     plan.perm.resize(m_buffers.size());
     plan.resetPerm();
+    if (!setupStreams(request, plan, result)) { // streams: run/streamexec.cpp
+        return result;
+    }
     if (!correctnessRun(plan, result)) {
         return result;
     }
@@ -636,6 +625,9 @@ RunResult GpuSession::run(const RunRequest &request)
         }
     }
     result.guardCheckMs = m_guards.costMs();
+    if (!result.error) {
+        streamPasses(request, plan, result); // the timeline and graph mode: run/streamexec.cpp
+    }
     return result;
 }
 
@@ -660,6 +652,11 @@ bool GpuSession::decodeStep(const RunRequest &request, qsizetype i, Step &s, Run
     s.grid = m.grid;
     s.block = m.block;
     s.shared = m.sharedBytes;
+    if (m.kind != RunStep::Kind::Kernel) {
+        s.kernel = m.label;
+        s.label = QStringLiteral("step %1 of %2 (%3)").arg(i + 1).arg(request.steps.size()).arg(m.label);
+        return true; // a copy, memset or event: streamexec.cpp runs it
+    }
     const CUresult r = m_api->cuModuleGetFunction(&s.function, m_module.get(), s.lowered.toUtf8().constData());
     if (r != CUDA_SUCCESS) {
         Error e = cudaError(r, "cuModuleGetFunction");
@@ -681,6 +678,9 @@ bool GpuSession::decodeStep(const RunRequest &request, qsizetype i, Step &s, Run
 bool GpuSession::validateStep(const RunRequest &request, qsizetype i, Step &s, RunResult &result)
 {
     s.limits = m_deviceLimits;
+    if (!s.function) {
+        return true; // not a kernel
+    }
     const auto fattr = [&](CUfunction_attribute a) {
         int v = 0;
         m_api->cuFuncGetAttribute(&v, a, s.function);
@@ -784,6 +784,9 @@ bool GpuSession::correctnessRun(Plan &plan, RunResult &result)
     const std::vector<Step> &steps = plan.steps;
     CUstream stream = m_stream.get();
     resetPrintf();
+    if (plan.streamed) {
+        return streamedRun(plan, result); // streams: run/streamexec.cpp
+    }
     for (size_t i = 0; i < steps.size(); ++i) {
         StepResult sr;
         sr.kernel = steps[i].kernel;
@@ -874,8 +877,13 @@ Status GpuSession::launchAll(Plan &plan, int repeat)
 {
     plan.resetPerm();
     for (int rep = 0; rep < repeat; ++rep) {
-        for (const Step &s : plan.steps) {
-            if (Status st = launch(s, plan.perm); !st) {
+        if (plan.streamed) {
+            if (Status st = issueStreamed(plan); !st) { // streams: run/streamexec.cpp
+                return st;
+            }
+        }
+        for (size_t i = 0; i < plan.steps.size() && !plan.streamed; ++i) {
+            if (Status st = launch(plan.steps[i], plan.perm); !st) {
                 return st;
             }
         }

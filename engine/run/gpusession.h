@@ -23,6 +23,7 @@
 namespace Kp {
 
 class DriverApi;
+class StreamExec;
 
 /**
  * The GPU side of a run, inside kpg-worker: one primary context, one stream,
@@ -77,6 +78,7 @@ private:
         std::vector<std::pair<int, int>> swaps;
         std::vector<int> perm; ///< buffer i of the request lives in m_buffers[perm[i]] after the swaps
         double killMs = 10000;
+        bool streamed = false; ///< steps on streams, run asynchronously by m_exec (docs/streams.md)
         void resetPerm();
     };
 
@@ -109,7 +111,12 @@ private:
     Status download(const std::vector<int> &perm, double *ms);
     /** Waits for an event with a deadline; polls so that a hung kernel can be reported. */
     Status waitEvent(CUevent event, std::chrono::steady_clock::time_point deadline, const QString &what);
-    Status launch(const Step &step, const std::vector<int> &perm);
+    Status launch(const Step &step, const std::vector<int> &perm, CUstream stream = nullptr);
+    // Streams, events and the timeline (run/streamexec.cpp).
+    bool setupStreams(const RunRequest &request, Plan &plan, RunResult &result);
+    bool streamedRun(Plan &plan, RunResult &result);
+    Status issueStreamed(Plan &plan);
+    void streamPasses(const RunRequest &request, Plan &plan, RunResult &result);
     Error cudaError(CUresult r, const char *call) const;
     void resetPrintf();
     QString takePrintf(bool *truncated);
@@ -141,6 +148,7 @@ private:
     std::vector<std::unique_ptr<DeviceBuffer>> m_buffers;
     GuardZonesDevice m_guards;
     qint64 m_guardBytes = Guard::kGuardBytes; ///< for buffers allocated from now on; 0 under the sanitizer
+    std::unique_ptr<StreamExec> m_exec; ///< streams and events of the current request
     LaunchLimits m_deviceLimits;
     QString m_deviceName;
     int m_printfFd = -1;

@@ -1,5 +1,7 @@
 #include "run/runjson.h"
 
+#include "run/trace.h"
+
 #include <QJsonArray>
 
 namespace Kp {
@@ -43,7 +45,11 @@ QJsonObject runResultToJson(const RunResult &r)
     QJsonArray steps;
     QString printfAll;
     for (const StepResult &s : r.steps) {
-        QJsonObject o{{QStringLiteral("kernel"), s.kernel},
+        QJsonObject o{{QStringLiteral("kind"), s.kind},
+                      {QStringLiteral("label"), s.label},
+                      {QStringLiteral("stream"), s.stream},
+                      {QStringLiteral("bytes"), s.bytes},
+                      {QStringLiteral("kernel"), s.kernel},
                       {QStringLiteral("loweredName"), s.loweredName},
                       {QStringLiteral("grid"), dimJson(s.grid)},
                       {QStringLiteral("block"), dimJson(s.block)},
@@ -99,6 +105,33 @@ QJsonObject runResultToJson(const RunResult &r)
         doc.insert(QStringLiteral("timing"), QJsonValue::Null);
     }
     doc.insert(QStringLiteral("guards"), guardsToJson(r));
+    if (!r.timeline.isEmpty()) {
+        const TimelineSummary sum = summarizeTimeline(r);
+        QJsonArray spans;
+        for (const TimelineSpan &t : r.timeline) {
+            spans.append(QJsonObject{{QStringLiteral("step"), t.step},
+                                     {QStringLiteral("kind"), t.kind},
+                                     {QStringLiteral("label"), t.label},
+                                     {QStringLiteral("stream"), t.stream},
+                                     {QStringLiteral("direction"), t.direction},
+                                     {QStringLiteral("startMs"), t.startMs},
+                                     {QStringLiteral("endMs"), t.endMs},
+                                     {QStringLiteral("bytes"), t.bytes}});
+        }
+        doc.insert(QStringLiteral("timeline"), QJsonObject{{QStringLiteral("totalMs"), sum.totalMs},
+                                                           {QStringLiteral("stepsMs"), sum.stepsMs},
+                                                           {QStringLiteral("overlap"), sum.overlap},
+                                                           {QStringLiteral("streams"), sum.streams},
+                                                           {QStringLiteral("spans"), spans}});
+    }
+    if (r.graphReplays > 0) {
+        doc.insert(QStringLiteral("graph"),
+                   QJsonObject{{QStringLiteral("replays"), r.graphReplays},
+                               {QStringLiteral("replayUs"), r.graphReplayUs},
+                               {QStringLiteral("launchedUs"), r.streamLaunchUs},
+                               {QStringLiteral("compared"), r.graphCompared},
+                               {QStringLiteral("differs"), QJsonArray::fromStringList(r.graphDiffers)}});
+    }
     if (r.error) {
         QJsonObject e = QJsonObject::fromVariantMap(r.error->toVariant());
         e.insert(QStringLiteral("step"), r.failedStep);

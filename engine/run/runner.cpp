@@ -4,6 +4,8 @@
 #include "buffers/npy.h"
 #include "client/engineclient.h"
 #include "core/expression.h"
+#include "project/stepgraph.h"
+#include "run/stepexpand.h"
 #include "worker/protocol.h"
 
 #include <QDir>
@@ -233,9 +235,15 @@ QMap<QString, double> expressionVariables(const Project &project, const HostBuff
 CompileOptions compileOptionsFor(const Project &project)
 {
     CompileOptions o = project.compile;
-    for (const LaunchStep &s : project.launches) {
+    const auto add = [&o](const LaunchStep &s) {
         if (s.kernel.contains(QLatin1Char('<')) && !o.nameExpressions.contains(s.kernel.trimmed())) {
             o.nameExpressions << s.kernel.trimmed();
+        }
+    };
+    for (const LaunchStep &s : project.launches) {
+        add(s);
+        for (const LaunchStep &inner : s.steps) {
+            add(inner);
         }
     }
     return o;
@@ -276,10 +284,8 @@ Result<PreparedRun> prepareRun(const Project &project, const CompileResult &comp
                                  b->spec.init.kind != BufferInit::Kind::Uninitialized};
     }
 
-    int launches = 0;
-    for (qsizetype si = 0; si < project.launches.size(); ++si) {
-        const LaunchStep &step = project.launches[si];
-        const QString field = QStringLiteral("launches[%1]").arg(si);
+    // One kernel step, resolved; the buffers it points into go to node (the step graph's race check).
+    const auto resolveKernel = [&](const LaunchStep &step, const QString &field, GraphNode *node) -> Result<RunStep> {
         const KernelInfo *k = findKernel(compiled.kernels, step.kernel);
         if (!k) {
             QStringList names;
@@ -462,6 +468,9 @@ Result<PreparedRun> prepareRun(const Project &project, const CompileResult &comp
                 arg.buffer = bufferIndex.value(a.name);
                 arg.offset = offsetBytes;
                 rs.args << arg;
+                if (node) {
+                    node->accesses << GraphNode::Access{a.name, a.offset, -1, !param.isConst};
+                }
                 continue;
             }
             if (a.kind == ArgBinding::Kind::Buffer) {
@@ -470,6 +479,13 @@ Result<PreparedRun> prepareRun(const Project &project, const CompileResult &comp
                                     .arg(where, a.name));
             }
             double value = a.value;
+            if (!a.expression.isEmpty()) {
+                const Result<double> v = ex.evaluate(a.expression, argField[p]);
+                if (!v) {
+                    return withPath(v.error(), argField[p]);
+                }
+                value = *v;
+            }
             if (a.kind == ArgBinding::Kind::Scalar) {
                 const ScalarSpec *s = project.scalar(a.name);
                 if (!s) {
@@ -502,9 +518,13 @@ Result<PreparedRun> prepareRun(const Project &project, const CompileResult &comp
             arg.value = bytes;
             rs.args << arg;
         }
-        req.steps << rs;
-        ++launches;
+        return rs;
+    };
+
+    if (Status st = expandSteps(project, buffers, bufferIndex, ex, resolveKernel, &out); !st) {
+        return st.error();
     }
+    const int launches = int(req.steps.size());
 
     for (const auto &[a, b] : project.repeat.swaps) {
         if (!bufferIndex.contains(a) || !bufferIndex.contains(b)) {
@@ -529,6 +549,9 @@ Result<PreparedRun> prepareRun(const Project &project, const CompileResult &comp
     req.timing.maxNoise = t.maxNoise;
     req.timing.timeoutSeconds = t.timeoutSeconds;
     req.timing.batch = t.batch;
+    // One more pass for the timeline (docs/streams.md) whenever the run is timed.
+    req.timeline = t.enabled;
+    req.graph = project.graph && t.enabled;
     // The worker stops a hung launch itself and says which; this outer limit
     // only catches a worker that cannot answer at all.
     const double warm = t.enabled ? t.warmup : 0;

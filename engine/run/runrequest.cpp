@@ -43,6 +43,17 @@ const QString kMinSeconds = QStringLiteral("minSeconds");
 const QString kMaxNoise = QStringLiteral("maxNoise");
 const QString kTimeoutSeconds = QStringLiteral("timeoutSeconds");
 const QString kBatch = QStringLiteral("batch");
+const QString kKind = QStringLiteral("kind");
+const QString kStream = QStringLiteral("stream");
+const QString kWaits = QStringLiteral("waits");
+const QString kEvent = QStringLiteral("event");
+const QString kLabel = QStringLiteral("label");
+const QString kStreams = QStringLiteral("streams");
+const QString kEvents = QStringLiteral("events");
+const QString kPriority = QStringLiteral("priority");
+const QString kLegacy = QStringLiteral("legacy");
+const QString kTimeline = QStringLiteral("timeline");
+const QString kGraph = QStringLiteral("graph");
 
 QVariantList dimVariant(const Dim3 &d)
 {
@@ -89,8 +100,31 @@ QVariantMap RunRequest::toVariant() const
                 argList << QVariantMap{{kValue, a.value}};
             }
         }
-        stepList << QVariantMap{{kKernel, s.kernel},           {kFunction, s.loweredName}, {kGrid, dimVariant(s.grid)},
-                                {kBlock, dimVariant(s.block)}, {kShared, s.sharedBytes},   {kArgs, argList}};
+        QVariantMap sm{{kKernel, s.kernel},           {kFunction, s.loweredName}, {kGrid, dimVariant(s.grid)},
+                       {kBlock, dimVariant(s.block)}, {kShared, s.sharedBytes},   {kArgs, argList}};
+        // Stream keys only where used: a kernel step's body is what it always was.
+        if (s.kind != RunStep::Kind::Kernel) {
+            sm.insert(kKind, int(s.kind));
+            sm.insert(kEvent, s.event);
+            sm.insert(kBuffer, s.buffer);
+            sm.insert(kOffset, s.offset);
+            sm.insert(kBytes, s.bytes);
+            sm.insert(kValue, s.memsetValue);
+        }
+        if (s.stream != 0) {
+            sm.insert(kStream, s.stream);
+        }
+        if (!s.waits.isEmpty()) {
+            QVariantList w;
+            for (int e : s.waits) {
+                w << e;
+            }
+            sm.insert(kWaits, w);
+        }
+        if (!s.label.isEmpty()) {
+            sm.insert(kLabel, s.label);
+        }
+        stepList << sm;
     }
     QVariantList swapList;
     for (const auto &[a, b] : swaps) {
@@ -124,6 +158,22 @@ QVariantMap RunRequest::toVariant() const
     }
     if (!guards) {
         m.insert(kGuards, false);
+    }
+    if (!streams.isEmpty()) {
+        QVariantList sl;
+        for (const RunStream &st : streams) {
+            sl << QVariantMap{{kName, st.name}, {kPriority, st.priority}, {kLegacy, st.legacy}};
+        }
+        m.insert(kStreams, sl);
+    }
+    if (!events.isEmpty()) {
+        m.insert(kEvents, events);
+    }
+    if (timeline) {
+        m.insert(kTimeline, true);
+    }
+    if (graph) {
+        m.insert(kGraph, true);
     }
     return m;
 }
@@ -166,6 +216,20 @@ RunRequest RunRequest::fromVariant(const QVariantMap &m)
             }
             s.args << a;
         }
+        if (sm.contains(kKind)) {
+            const int kind = sm.value(kKind).toInt();
+            s.kind = kind >= 0 && kind <= int(RunStep::Kind::Wait) ? RunStep::Kind(kind) : RunStep::Kind::Wait;
+            s.event = sm.value(kEvent, -1).toInt();
+            s.buffer = sm.value(kBuffer, -1).toInt();
+            s.offset = sm.value(kOffset).toLongLong();
+            s.bytes = sm.value(kBytes).toLongLong();
+            s.memsetValue = sm.value(kValue).toInt();
+        }
+        s.stream = sm.value(kStream, 0).toInt();
+        for (const QVariant &w : sm.value(kWaits).toList()) {
+            s.waits << w.toInt();
+        }
+        s.label = sm.value(kLabel).toString();
         r.steps << s;
     }
     const QVariantMap repeat = m.value(kRepeat).toMap();
@@ -190,7 +254,27 @@ RunRequest RunRequest::fromVariant(const QVariantMap &m)
     r.download = m.value(kDownload, true).toBool();
     r.testSleepMs = m.value(kTestSleepMs, 0).toInt();
     r.guards = m.value(kGuards, true).toBool();
+    for (const QVariant &v : m.value(kStreams).toList()) {
+        const QVariantMap sm = v.toMap();
+        r.streams << RunStream{sm.value(kName).toString(), sm.value(kPriority).toInt(), sm.value(kLegacy).toBool()};
+    }
+    r.events = m.value(kEvents).toStringList();
+    r.timeline = m.value(kTimeline, false).toBool();
+    r.graph = m.value(kGraph, false).toBool();
     return r;
+}
+
+bool RunRequest::usesStreams() const
+{
+    if (streams.size() > 1 || !events.isEmpty()) {
+        return true;
+    }
+    for (const RunStep &s : steps) {
+        if (s.kind != RunStep::Kind::Kernel || s.stream != 0 || !s.waits.isEmpty()) {
+            return true;
+        }
+    }
+    return false;
 }
 
 } // namespace Kp

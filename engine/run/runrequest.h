@@ -38,6 +38,17 @@ struct RunArg
 /** One launch step with everything resolved: no expressions, no names to look up. */
 struct RunStep
 {
+    /** What the step does (docs/streams.md); a request from before streams has kernels only. */
+    enum class Kind { Kernel, CopyToDevice, CopyToHost, Memset, Record, Wait };
+    Kind kind = Kind::Kernel;
+    int stream = 0;    ///< index into RunRequest::streams; 0: the default stream
+    QList<int> waits;  ///< indices into RunRequest::events that must have happened first
+    int event = -1;    ///< Record: the event recorded
+    int buffer = -1;   ///< CopyToDevice, CopyToHost, Memset: index into RunRequest::buffers
+    qint64 offset = 0; ///< bytes from the buffer's start
+    qint64 bytes = 0;
+    int memsetValue = 0;
+    QString label;       ///< for the timeline and messages: "copy a[0:4096] to the device"
     QString kernel;      ///< as the project names it ("k<16>")
     QString loweredName; ///< the symbol in the module image
     Dim3 grid{1, 1, 1};
@@ -46,6 +57,16 @@ struct RunStep
     QList<RunArg> args;
 
     bool operator==(const RunStep &) const = default;
+};
+
+/** A stream of a run; index 0 of RunRequest::streams is always the default stream. */
+struct RunStream
+{
+    QString name;
+    int priority = 0;
+    bool legacy = false; ///< CUDA's legacy NULL stream
+
+    bool operator==(const RunStream &) const = default;
 };
 
 /** How the worker samples run times (docs/ARCHITECTURE.md, "Timing, nvbench-style"). */
@@ -80,12 +101,22 @@ struct RunRequest
     int repeat = 1;                   ///< the steps run this many times...
     QList<std::pair<int, int>> swaps; ///< ...swapping these buffer indices between repetitions
     int killTimeoutMs = 10000;        ///< per launch, enforced by the worker
+    /** Named streams; empty: every step on the default stream, as before streams existed. */
+    QList<RunStream> streams;
+    QStringList events; ///< event names, for messages
+    /** After timing: one more pass with events around every step, for the timeline. */
+    bool timeline = false;
+    /** Also capture the steps into a CUDA graph and time its replay against launching them. */
+    bool graph = false;
     RunTiming timing;
     bool download = true; ///< copy the buffers back to the host copies after the run
     bool guards = true;   ///< guard zones around every buffer (off under compute-sanitizer, which needs exact sizes)
     int testSleepMs = 0;  ///< tests only: the worker sleeps first (needs KPG_WORKER_TEST_HOOKS)
 
     bool operator==(const RunRequest &) const = default;
+
+    /** True when any step is more than a kernel on the default stream: the steps then run asynchronously. */
+    bool usesStreams() const;
 
     /** The "run" body. */
     QVariantMap toVariant() const;

@@ -247,9 +247,43 @@ TimingStats computeStats(QList<double> samples)
     return s;
 }
 
+QVariantMap TimelineSpan::toVariant() const
+{
+    return {{QStringLiteral("step"), step},
+            {QStringLiteral("kind"), kind},
+            {QStringLiteral("label"), label},
+            {QStringLiteral("stream"), stream},
+            {QStringLiteral("direction"), direction},
+            {QStringLiteral("startMs"), startMs},
+            {QStringLiteral("endMs"), endMs},
+            {QStringLiteral("bytes"), bytes},
+            {QStringLiteral("grid"), dimToList(grid)},
+            {QStringLiteral("block"), dimToList(block)}};
+}
+
+TimelineSpan TimelineSpan::fromVariant(const QVariantMap &m)
+{
+    TimelineSpan t;
+    t.step = m.value(QStringLiteral("step")).toInt();
+    t.kind = m.value(QStringLiteral("kind")).toString();
+    t.label = m.value(QStringLiteral("label")).toString();
+    t.stream = m.value(QStringLiteral("stream")).toString();
+    t.direction = m.value(QStringLiteral("direction")).toString();
+    t.startMs = m.value(QStringLiteral("startMs")).toDouble();
+    t.endMs = m.value(QStringLiteral("endMs")).toDouble();
+    t.bytes = m.value(QStringLiteral("bytes")).toLongLong();
+    t.grid = listToDim(m.value(QStringLiteral("grid")));
+    t.block = listToDim(m.value(QStringLiteral("block")));
+    return t;
+}
+
 QVariantMap StepResult::toVariant() const
 {
-    return {{QStringLiteral("kernel"), kernel},
+    return {{QStringLiteral("kind"), kind},
+            {QStringLiteral("label"), label},
+            {QStringLiteral("stream"), stream},
+            {QStringLiteral("bytes"), bytes},
+            {QStringLiteral("kernel"), kernel},
             {QStringLiteral("loweredName"), loweredName},
             {QStringLiteral("grid"), dimToList(grid)},
             {QStringLiteral("block"), dimToList(block)},
@@ -264,6 +298,10 @@ QVariantMap StepResult::toVariant() const
 StepResult StepResult::fromVariant(const QVariantMap &m)
 {
     StepResult s;
+    s.kind = m.value(QStringLiteral("kind"), QStringLiteral("kernel")).toString();
+    s.label = m.value(QStringLiteral("label")).toString();
+    s.stream = m.value(QStringLiteral("stream")).toString();
+    s.bytes = m.value(QStringLiteral("bytes")).toLongLong();
     s.kernel = m.value(QStringLiteral("kernel")).toString();
     s.loweredName = m.value(QStringLiteral("loweredName")).toString();
     s.grid = listToDim(m.value(QStringLiteral("grid")));
@@ -313,6 +351,21 @@ QVariantMap RunResult::toVariant() const
     m.insert(QStringLiteral("bytesPerSecond"), bytesPerSecond);
     m.insert(QStringLiteral("flopsPerSecond"), flopsPerSecond);
     m.insert(QStringLiteral("warnings"), warnings);
+    if (!timeline.isEmpty()) {
+        QVariantList spans;
+        for (const TimelineSpan &t : timeline) {
+            spans << t.toVariant();
+        }
+        m.insert(QStringLiteral("timeline"), spans);
+        m.insert(QStringLiteral("timelineTotalMs"), timelineTotalMs);
+    }
+    if (graphReplays > 0) {
+        m.insert(QStringLiteral("graphReplays"), graphReplays);
+        m.insert(QStringLiteral("graphReplayUs"), graphReplayUs);
+        m.insert(QStringLiteral("streamLaunchUs"), streamLaunchUs);
+        m.insert(QStringLiteral("graphCompared"), graphCompared);
+        m.insert(QStringLiteral("graphDiffers"), graphDiffers);
+    }
     if (error) {
         m.insert(QStringLiteral("error"), error->toVariant());
     }
@@ -364,6 +417,15 @@ RunResult RunResult::fromVariant(const QVariantMap &m)
     r.bytesPerSecond = m.value(QStringLiteral("bytesPerSecond")).toDouble();
     r.flopsPerSecond = m.value(QStringLiteral("flopsPerSecond")).toDouble();
     r.warnings = m.value(QStringLiteral("warnings")).toStringList();
+    for (const QVariant &v : m.value(QStringLiteral("timeline")).toList()) {
+        r.timeline << TimelineSpan::fromVariant(v.toMap());
+    }
+    r.timelineTotalMs = m.value(QStringLiteral("timelineTotalMs")).toDouble();
+    r.graphReplays = m.value(QStringLiteral("graphReplays")).toInt();
+    r.graphReplayUs = m.value(QStringLiteral("graphReplayUs")).toDouble();
+    r.streamLaunchUs = m.value(QStringLiteral("streamLaunchUs")).toDouble();
+    r.graphCompared = m.value(QStringLiteral("graphCompared")).toBool();
+    r.graphDiffers = m.value(QStringLiteral("graphDiffers")).toStringList();
     if (m.contains(QStringLiteral("error"))) {
         r.error = Error::fromVariant(m.value(QStringLiteral("error")).toMap());
     }

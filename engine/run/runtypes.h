@@ -93,6 +93,11 @@ TimingStats computeStats(QList<double> samplesMs);
 /** One launch step's outcome in the correctness run. */
 struct StepResult
 {
+    /** "kernel", "copy", "memset", "record" or "wait" (docs/streams.md). */
+    QString kind = QStringLiteral("kernel");
+    QString label;       ///< what the step does in words; empty for a kernel (its name says it)
+    QString stream;      ///< the stream it ran on; empty: the default stream
+    qint64 bytes = 0;    ///< copy and memset: bytes moved
     QString kernel;      ///< as the project names it
     QString loweredName; ///< the symbol launched
     Dim3 grid{1, 1, 1};
@@ -106,6 +111,29 @@ struct StepResult
 
     QVariantMap toVariant() const;
     static StepResult fromVariant(const QVariantMap &m);
+};
+
+/**
+ * One step on the timeline (docs/streams.md): the times of the events
+ * recorded before and after it on its own stream, in milliseconds from the
+ * start of the timeline pass.
+ */
+struct TimelineSpan
+{
+    int step = 0;      ///< index into RunResult::steps
+    QString kind;      ///< as StepResult::kind
+    QString label;     ///< kernel name or what the step does
+    QString stream;    ///< stream name ("default" for the default stream)
+    QString direction; ///< copies: "HtoD" or "DtoH" (the copy engine's lane); empty otherwise
+    double startMs = 0;
+    double endMs = 0;
+    qint64 bytes = 0;
+    Dim3 grid{1, 1, 1};
+    Dim3 block{1, 1, 1};
+
+    double durationMs() const { return endMs - startMs; }
+    QVariantMap toVariant() const;
+    static TimelineSpan fromVariant(const QVariantMap &m);
 };
 
 /** A run's whole story; a fault is an ordinary result with error set. */
@@ -143,6 +171,16 @@ struct RunResult
     double flops = 0;
     double bytesPerSecond = 0; ///< from the median
     double flopsPerSecond = 0;
+    /** From one extra pass with events around every step (empty when not asked for, or not timed). */
+    QList<TimelineSpan> timeline;
+    double timelineTotalMs = 0; ///< the pass from its first event to its last
+    /** Graph mode: replays of the captured steps against the same steps launched one by one, host wall time with a
+     * sync. */
+    int graphReplays = 0;
+    double graphReplayUs = 0;   ///< median per replay
+    double streamLaunchUs = 0;  ///< median per pass of launches
+    bool graphCompared = false; ///< the last replay's buffers were compared with the run's
+    QStringList graphDiffers;   ///< buffers whose bytes differ after the last replay
     QStringList warnings;
     std::optional<Error> error;
     int failedStep = -1;          ///< index of the step that faulted, -1 if none or not a step

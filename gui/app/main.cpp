@@ -4,6 +4,7 @@
 #include "editor/codeeditor.h"
 #include "exitcodes.h"
 #include "mainwindow.h"
+#include "results/resultspanel.h"
 #include "theme.h"
 
 #include <QApplication>
@@ -24,10 +25,10 @@ using namespace Kp;
 
 namespace {
 // The panels --show brings forward: the name on the command line, the dock's object name.
-const QStringList kPanels = {QStringLiteral("problems"),  QStringLiteral("kernels"),    QStringLiteral("ptx"),
-                             QStringLiteral("sass"),      QStringLiteral("launch"),     QStringLiteral("buffers"),
-                             QStringLiteral("inspector"), QStringLiteral("results"),    QStringLiteral("log"),
-                             QStringLiteral("checks"),    QStringLiteral("description")};
+const QStringList kPanels = {QStringLiteral("problems"),  QStringLiteral("kernels"),     QStringLiteral("ptx"),
+                             QStringLiteral("sass"),      QStringLiteral("launch"),      QStringLiteral("buffers"),
+                             QStringLiteral("inspector"), QStringLiteral("results"),     QStringLiteral("log"),
+                             QStringLiteral("checks"),    QStringLiteral("description"), QStringLiteral("timeline")};
 const QStringList kViews = {QStringLiteral("grid"), QStringLiteral("image"), QStringLiteral("diff")};
 
 int usageError(const QString &message)
@@ -222,8 +223,16 @@ int main(int argc, char **argv)
         });
         window.inspectBuffer(parts.value(0), parts.value(1, QStringLiteral("grid")));
     }
+    if (parser.value(showDock) == QLatin1String("timeline")) {
+        // The Results panel's Timeline tab (docs/streams.md).
+        if (auto *results = window.findChild<ResultsPanel *>()) {
+            results->setCurrentTab(ResultsPanel::Tab::Timeline);
+        }
+    }
     if (parser.isSet(showDock)) {
-        const QString want = parser.value(showDock) + QStringLiteral("Dock");
+        const QString want =
+            (parser.value(showDock) == QLatin1String("timeline") ? QStringLiteral("results") : parser.value(showDock)) +
+            QStringLiteral("Dock");
         QDockWidget *dock = window.findChild<QDockWidget *>(want);
         if (!dock) {
             return usageError(QStringLiteral("--show: no panel '%1'").arg(parser.value(showDock)));

@@ -1,5 +1,7 @@
 #include "results/resultspanel.h"
 
+#include "results/timelineview.h"
+
 #include "plots/comparechart.h"
 #include "plots/timingchart.h"
 
@@ -62,6 +64,8 @@ ResultsPanel::ResultsPanel(QWidget *parent)
     m_tabs->addTab(m_samples, tr("Samples"));
     m_tabs->addTab(m_histogram, tr("Histogram"));
     m_tabs->addTab(m_compare, tr("Compare"));
+    m_timeline = new TimelineView;
+    m_tabs->addTab(m_timeline, tr("Timeline"));
 
     auto *menu = new QMenu(this);
     menu->addAction(tr("History as CSV..."), this, [this] { exportWithDialog(ExportKind::Csv); });
@@ -193,8 +197,10 @@ void ResultsPanel::updateCharts()
         m_samples->clear(hint);
         m_histogram->clear(hint);
         m_compare->clear(tr("Select several runs (Ctrl+click, Shift+click) to compare them"));
+        m_timeline->clear(hint);
     } else {
         const RunRecord &record = m_model->record(shown);
+        m_timeline->showRun(record.result, record.displayLabel());
         m_samples->showSamples(record);
         m_histogram->showHistogram(record);
         QList<RunRecord> records;
@@ -231,11 +237,17 @@ Status ResultsPanel::exportHistoryJson(const QString &path) const
 
 Status ResultsPanel::exportChartPng(const QString &path, QSize size)
 {
+    if (currentTab() == Tab::Timeline) {
+        return m_timeline->exportPng(path, size);
+    }
     return currentChart()->exportPng(path, size);
 }
 
 Status ResultsPanel::exportChartSvg(const QString &path, QSize size)
 {
+    if (currentTab() == Tab::Timeline) {
+        return m_timeline->exportSvg(path, size);
+    }
     return currentChart()->exportSvg(path, size);
 }
 

@@ -18,6 +18,7 @@ namespace Kp {
 class ChartWidget;
 class CompareChart;
 class TimingChart;
+class TimelineView;
 
 /**
  * The run history and its charts: a sortable table of every run, and below
@@ -33,6 +34,7 @@ public:
         Samples,
         Histogram,
         Compare,
+        Timeline, ///< the current run's steps on their streams (results/timelineview)
     };
 
     explicit ResultsPanel(QWidget *parent = nullptr);
@@ -55,6 +57,8 @@ public:
     TimingChart *histogramChart() const { return m_histogram; }
     /** The Compare tab. */
     CompareChart *compareChart() const { return m_compare; }
+    /** The Timeline tab. */
+    TimelineView *timelineView() const { return m_timeline; }
     Tab currentTab() const;
     void setCurrentTab(Tab tab);
 
@@ -94,6 +98,7 @@ private:
     TimingChart *m_samples = nullptr;
     TimingChart *m_histogram = nullptr;
     CompareChart *m_compare = nullptr;
+    TimelineView *m_timeline = nullptr;
     QToolButton *m_exportButton = nullptr;
     qsizetype m_lastSelectionSize = 0;
     /** What the charts show: selected rows, the current one, the history's size (a click signals twice). */

@@ -1,0 +1,30 @@
+#pragma once
+
+// GpuSession's resolved step, shared by gpusession.cpp and streamexec.cpp
+// (the streams' part of a run); not for anything else.
+
+#include "run/gpusession.h"
+
+namespace Kp {
+
+struct GpuSession::Step
+{
+    QString kernel;
+    QString lowered;
+    QString label; ///< "step 1 ('vector_add')"
+    CUfunction function = nullptr;
+    Dim3 grid{1, 1, 1};
+    Dim3 block{1, 1, 1};
+    qint64 shared = 0;
+    struct Arg
+    {
+        int buffer = -1;     ///< >= 0: pointer to that buffer (+ offset)
+        qint64 offset = 0;   ///< bytes
+        QByteArray value;    ///< a by-value argument's bytes
+        CUdeviceptr ptr = 0; ///< storage for the pointer value handed to the driver
+    };
+    mutable std::vector<Arg> args;
+    LaunchLimits limits;
+};
+
+} // namespace Kp
