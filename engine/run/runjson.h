@@ -1,5 +1,6 @@
 #pragma once
 
+#include "compile/compiletypes.h"
 #include "run/runtypes.h"
 
 #include <QJsonObject>
@@ -15,5 +16,8 @@ namespace Kp {
  * one format. Pure; any thread.
  */
 QJsonObject runResultToJson(const RunResult &result);
+
+/** A compile's summary as `kpg run --json` and `kpg sweep --json` write it: ok, arch, versions, diagnostics. */
+QJsonObject compileResultToJson(const CompileResult &compiled);
 
 } // namespace Kp
