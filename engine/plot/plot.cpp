@@ -480,11 +480,12 @@ void drawLegend(QPainter &g, const Figure &f, const Layout &L, const Palette &pa
                         break;
                     }
                 }
-                c = seriesColor(pal, k);
+                c = f.series[k].secondaryY ? pal.mutedText : seriesColor(pal, k);
                 style = f.series[k].secondaryY ? Qt::DashLine : Qt::SolidLine;
             } else {
-                c = i == 0 ? pal.ceiling : seriesColor(pal, i + 1);
-                style = i == 0 ? Qt::SolidLine : Qt::DashLine;
+                // Entry 0 is the memory roof, entry k the (k-1)-th compute roof, as drawRoofline colours them.
+                c = i <= 1 ? pal.ceiling : seriesColor(pal, i);
+                style = i <= 1 ? Qt::SolidLine : Qt::DashLine;
             }
             QPen pen(c, 2, style);
             g.setPen(pen);
@@ -524,7 +525,8 @@ void drawLines(QPainter &g, const Figure &f, const Layout &L, const Palette &pal
         for (const QPointF &p : pts) {
             line.append(QPointF(L.px(p.x()), L.py(p.y(), s.secondaryY)));
         }
-        const QColor c = seriesColor(pal, si);
+        // A second-axis line (occupancy) in the muted colour: it is context, not a measurement.
+        const QColor c = s.secondaryY ? pal.mutedText : seriesColor(pal, si);
         QPen pen(c, many ? 1.0 : 2.0, s.secondaryY ? Qt::DashLine : Qt::SolidLine);
         pen.setJoinStyle(Qt::RoundJoin);
         g.setPen(pen);
@@ -592,7 +594,8 @@ void drawHeatmap(QPainter &g, const Figure &f, const Layout &L, const Palette &p
             g.fillRect(cell, c);
             const QString s = siNumber(v);
             if (fm.horizontalAdvance(s) + 4 < cw && fm.height() < ch) {
-                g.setPen(c.lightnessF() > 0.55 ? QColor(0x10, 0x10, 0x10) : QColor(0xf0, 0xf0, 0xf0));
+                const double luma = 0.299 * c.redF() + 0.587 * c.greenF() + 0.114 * c.blueF();
+                g.setPen(luma > 0.5 ? QColor(0x10, 0x10, 0x10) : QColor(0xf0, 0xf0, 0xf0));
                 g.drawText(cell, Qt::AlignCenter, s);
             }
         }
@@ -671,8 +674,11 @@ void drawRoofline(QPainter &g, const Figure &f, const Layout &L, const Palette &
         g.setBrush(c);
         g.drawEllipse(p, marker, marker);
         if (label && !pt.label.isEmpty()) {
+            // Right of the point, or left of it where the plot ends.
+            const double w = fm.horizontalAdvance(pt.label);
+            const double x = p.x() + marker + 2 + w <= L.area.right() ? p.x() + marker + 2 : p.x() - marker - 2 - w;
             g.setPen(pal.text);
-            g.drawText(QPointF(p.x() + marker + 2, p.y() - marker), pt.label);
+            g.drawText(QPointF(x, p.y() - marker), pt.label);
         }
     }
 }

@@ -532,7 +532,12 @@ bool Parser::parseSweep(const QJsonValue &v)
         // The same words as kpg sweep --axis, so a project's axes mean what the option does.
         const Result<SweepAxis> parsed = parseSweepAxis(axis);
         if (!parsed) {
-            return fail(at, parsed.error().message);
+            // "--axis block.q: ..." in the command's words; here the field names it.
+            QString message = parsed.error().message;
+            if (message.startsWith(QLatin1String("--axis "))) {
+                message.remove(0, 7);
+            }
+            return fail(at, message);
         }
         spec.axes << axis;
     }

@@ -1102,7 +1102,7 @@ Result<QVariantMap> GpuSession::ceilings(const CeilingsRequest &request)
     const int threads = 256;
     unsigned long long n16 = static_cast<unsigned long long>(bytes / 16);
     // Four 16-byte words per thread: one trip of the unrolled loop.
-    const unsigned copyBlocks = unsigned(qBound<qint64>(1, qint64(n16 / (threads * 4)), 1 << 30));
+    const unsigned copyBlocks = unsigned(std::clamp<qint64>(qint64(n16 / (threads * 4)), 1, qint64(1) << 30));
     double copyMs = 0;
     Status s = best(
         [&]() -> Status {

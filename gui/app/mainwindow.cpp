@@ -1089,6 +1089,12 @@ void MainWindow::buildSweep()
     if (QDockWidget *log = findChild<QDockWidget *>(QStringLiteral("logDock"))) {
         tabifyDockWidget(log, dock);
     }
+    // The roofline shows the current run beside the sweep's points.
+    connect(this, &MainWindow::runFinished, m_sweep, [this] {
+        if (!runs().isEmpty()) {
+            m_sweep->setCurrentRun(runs().last());
+        }
+    });
 }
 
 } // namespace Kp

@@ -441,6 +441,14 @@ void SweepPanel::setCeilings(const std::optional<DeviceCeilings> &ceilings)
     refreshPlot();
 }
 
+void SweepPanel::setCurrentRun(const RunResult &run)
+{
+    m_currentRun = run;
+    if (plotKind() == QLatin1String("roofline")) {
+        refreshPlot();
+    }
+}
+
 void SweepPanel::setPlotKind(const QString &kind)
 {
     const int i = m_plotKind->findData(kind);
@@ -471,7 +479,16 @@ void SweepPanel::refreshPlot()
             m_plot->setFigure(empty);
             return;
         }
-        m_plot->setFigure(rooflineFigure(title, m_model->results(), *m_ceilings));
+        QList<SweepPointResult> points = m_model->results();
+        if (m_currentRun) {
+            SweepPointResult current;
+            current.status = QStringLiteral("ok");
+            current.label = tr("current run");
+            current.run.ran = true;
+            current.run.run = *m_currentRun;
+            points.prepend(current);
+        }
+        m_plot->setFigure(rooflineFigure(title, points, *m_ceilings));
         return;
     }
     if (axes.isEmpty()) {

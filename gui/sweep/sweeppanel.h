@@ -68,6 +68,8 @@ public:
 
     /** The device's measured ceilings, drawn on throughput plots and the roofline. */
     void setCeilings(const std::optional<DeviceCeilings> &ceilings);
+    /** The window's last run, placed on the roofline beside the sweep's points. */
+    void setCurrentRun(const RunResult &run);
     /** The plot shown: "time", "throughput", "heatmap" or "roofline". */
     void setPlotKind(const QString &kind);
     QString plotKind() const;
@@ -114,6 +116,7 @@ private:
     int m_planned = 0;
     bool m_starting = false;
     std::optional<DeviceCeilings> m_ceilings;
+    std::optional<RunResult> m_currentRun;
 };
 
 } // namespace Kp

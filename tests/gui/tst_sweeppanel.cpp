@@ -192,6 +192,9 @@ private Q_SLOTS:
         panel.setCeilings(c);
         QCOMPARE(plot->figure().kind, Plot::Kind::Roofline);
         QCOMPARE(plot->figure().roofline.points.size(), 63); // every timed point
+        panel.setCurrentRun(points[0].run.run);              // the window's last run joins them
+        QCOMPARE(plot->figure().roofline.points.size(), 64);
+        QCOMPARE(plot->figure().roofline.points.first().label, QStringLiteral("current run"));
         panel.setPlotKind(QStringLiteral("throughput"));
         QCOMPARE(plot->figure().hlines.size(), 2); // FP32 and FP64 peaks
     }
