@@ -13,6 +13,7 @@
 #include <QHeaderView>
 #include <QJsonDocument>
 #include <QLabel>
+#include <QPointer>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSortFilterProxyModel>
@@ -60,6 +61,13 @@ SweepPanel::SweepPanel(QWidget *parent)
     m_csv->setObjectName(QStringLiteral("sweepCsv"));
     m_json = new QPushButton(tr("JSON…"), this);
     m_json->setObjectName(QStringLiteral("sweepJson"));
+    add->setToolTip(tr("Add an axis: block.x/y/z, grid.x/y/z, define.NAME, template.I or a scalar, with its "
+                       "values as a list (64,128,256) or a range (32:1024:pow2, 1:8:1)"));
+    m_mode->setToolTip(tr("Every combination of the axes' values, or the i-th values of all axes together"));
+    m_run->setToolTip(tr("Run the project once per point, timed and checked, on every GPU of the same model"));
+    m_abort->setToolTip(tr("Stop the runs in flight; the points that finished stay in the table"));
+    m_csv->setToolTip(tr("Save the table as CSV, as kpg sweep --csv writes it"));
+    m_json->setToolTip(tr("Save the sweep as JSON, as kpg sweep --json writes it"));
     axesButtons->addWidget(add);
     axesButtons->addWidget(remove);
     axesButtons->addWidget(m_mode);
@@ -68,6 +76,12 @@ SweepPanel::SweepPanel(QWidget *parent)
     axesButtons->addWidget(m_abort);
     axesButtons->addWidget(m_csv);
     axesButtons->addWidget(m_json);
+    m_measure = new QPushButton(tr("Ceilings"), this);
+    m_measure->setObjectName(QStringLiteral("sweepCeilings"));
+    m_measure->setToolTip(tr("Measure GPU 0's copy bandwidth and FP32/FP64 rates (once; cached), drawn on the "
+                             "throughput plot and the roofline"));
+    connect(m_measure, &QPushButton::clicked, this, [this] { measureCeilings(false); });
+    axesButtons->addWidget(m_measure);
     connect(m_run, &QPushButton::clicked, this, [this] { (void)start(); });
     connect(m_abort, &QPushButton::clicked, this, &SweepPanel::abort);
     connect(m_csv, &QPushButton::clicked, this, [this] {
@@ -163,7 +177,62 @@ SweepPanel::SweepPanel(QWidget *parent)
     updateButtons();
 }
 
-SweepPanel::~SweepPanel() = default;
+SweepPanel::~SweepPanel()
+{
+    if (m_measuring) {
+        m_measuring->join();
+    }
+}
+
+void SweepPanel::measureCeilings(bool remeasure)
+{
+    if (m_measuring) {
+        m_measuring->join();
+        m_measuring.reset();
+    }
+    if (!m_engine) {
+        m_engine = std::make_unique<EngineClient>();
+    }
+    m_measure->setEnabled(false);
+    m_status->setText(tr("Measuring the device ceilings…"));
+    m_engine->listDevices(this, [this, remeasure](const Result<DeviceList> &list) {
+        if (!list || list->devices.isEmpty()) {
+            m_status->setText(tr("No ceilings: %1").arg(list ? tr("no GPU") : list.error().message));
+            m_measure->setEnabled(true);
+            return;
+        }
+        const DeviceInfo device = list->devices.first();
+        const int driver = list->driverVersion;
+        // Blocking (a compile and a worker request): its own thread and worker.
+        QPointer<SweepPanel> self(this);
+        m_measuring = std::make_unique<std::thread>([self, device, driver, remeasure] {
+            EngineClient engine;
+            const Result<DeviceCeilings> c = deviceCeilings(engine, device, driver, remeasure);
+            if (!self) {
+                return;
+            }
+            QMetaObject::invokeMethod(
+                self.data(),
+                [self, c] {
+                    if (!self) {
+                        return;
+                    }
+                    self->m_measure->setEnabled(true);
+                    if (!c) {
+                        self->m_status->setText(tr("No ceilings: %1").arg(c.error().message));
+                        return;
+                    }
+                    self->setCeilings(*c);
+                    self->m_status->setText(tr("%1: copy %2 TB/s, FP32 %3 TFLOP/s, FP64 %4 TFLOP/s")
+                                                .arg(c->deviceName)
+                                                .arg(c->bytesPerSecond / 1e12, 0, 'f', 2)
+                                                .arg(c->fp32FlopsPerSecond / 1e12, 0, 'f', 1)
+                                                .arg(c->fp64FlopsPerSecond / 1e12, 0, 'f', 1));
+                },
+                Qt::QueuedConnection);
+        });
+    });
+}
 
 void SweepPanel::setDocument(ProjectDocument *document)
 {
@@ -266,7 +335,12 @@ Status SweepPanel::start()
     for (int i = 0; i < specs.size(); ++i) {
         const Result<SweepAxis> a = parseSweepAxis(specs[i]);
         if (!a) {
-            return refuse(tr("axis %1: %2").arg(i + 1).arg(a.error().message));
+            // parseSweepAxis speaks of "--axis NAME"; here the row is the axis.
+            QString message = a.error().message;
+            if (message.startsWith(QLatin1String("--axis "))) {
+                message.remove(0, 7);
+            }
+            return refuse(tr("axis %1: %2").arg(i + 1).arg(message));
         }
         axes << *a;
     }

@@ -7,6 +7,7 @@
 
 #include <memory>
 #include <optional>
+#include <thread>
 
 class QComboBox;
 class QLabel;
@@ -68,6 +69,8 @@ public:
 
     /** The device's measured ceilings, drawn on throughput plots and the roofline. */
     void setCeilings(const std::optional<DeviceCeilings> &ceilings);
+    /** Measures GPU 0's ceilings (or reads them from the cache) in the background. */
+    void measureCeilings(bool remeasure);
     /** The window's last run, placed on the roofline beside the sweep's points. */
     void setCurrentRun(const RunResult &run);
     /** The plot shown: "time", "throughput", "heatmap" or "roofline". */
@@ -99,6 +102,7 @@ private:
     QPushButton *m_abort = nullptr;
     QPushButton *m_csv = nullptr;
     QPushButton *m_json = nullptr;
+    QPushButton *m_measure = nullptr;
     QProgressBar *m_progress = nullptr;
     QLabel *m_status = nullptr;
     QTableView *m_table = nullptr;
@@ -117,6 +121,7 @@ private:
     bool m_starting = false;
     std::optional<DeviceCeilings> m_ceilings;
     std::optional<RunResult> m_currentRun;
+    std::unique_ptr<std::thread> m_measuring; ///< measureCeilings' thread, joined before the next
 };
 
 } // namespace Kp

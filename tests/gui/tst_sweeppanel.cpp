@@ -211,7 +211,7 @@ private Q_SLOTS:
         panel.setAxes({QStringLiteral("block.q=1")}, false);
         const Status bad = panel.start();
         QVERIFY(!bad);
-        QVERIFY2(panel.statusText().contains(QLatin1String("axis 1: the block has x, y and z, not 'q'")),
+        QVERIFY2(panel.statusText().contains(QLatin1String("axis 1: block.q: the block has x, y and z, not 'q'")),
                  qPrintable(panel.statusText()));
         QVERIFY(!panel.isRunning());
 
@@ -243,6 +243,13 @@ private Q_SLOTS:
                  qPrintable(panel.statusText()));
         QVERIFY(panel.results().isEmpty());
         QVERIFY(!panel.isRunning());
+
+        // Ceilings need a GPU: the button says why there are none.
+        panel.measureCeilings(false);
+        QTRY_VERIFY_WITH_TIMEOUT(panel.statusText().startsWith(QLatin1String("No ceilings: ")), 60000);
+        QVERIFY2(panel.statusText().contains(QLatin1String("/nonexistent/libcuda.so.1")),
+                 qPrintable(panel.statusText()));
+        QVERIFY(panel.findChild<QPushButton *>(QStringLiteral("sweepCeilings"))->isEnabled());
         qunsetenv("KPG_CUDA_DRIVER");
     }
 };
