@@ -18,7 +18,8 @@ constexpr int BadInput = 65;
 constexpr int Unavailable = 69;
 constexpr int Internal = 70;
 constexpr int CannotWrite = 74;
-/** kpg grade: some submissions could not be graded (an internal error, a failed Slurm task); rerun with --resume. */
+/** kpg grade: some submissions could not be graded (an internal error, a failed Slurm task); rerun with --resume.
+ *  kpg sweep: interrupted (Ctrl-C); the points that finished are written. */
 constexpr int Incomplete = 75;
 
 struct CodeInfo
@@ -38,7 +39,7 @@ constexpr CodeInfo kExitCodes[] = {
     {Unavailable, "no GPU, driver or NVRTC where one is required"},
     {Internal, "internal error (e.g. a buffer that cannot be mapped)"},
     {CannotWrite, "an output file cannot be written (e.g. no space left on device)"},
-    {Incomplete, "kpg grade: some submissions could not be graded (rerun with --resume)"},
+    {Incomplete, "kpg grade: some submissions could not be graded (rerun with --resume); kpg sweep: interrupted"},
 };
 
 inline int forError(const Error &e)

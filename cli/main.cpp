@@ -10,15 +10,18 @@
 #include "cuda/deviceinfo.h"
 #include "cuda/nvrtcapi.h"
 #include "exitcodes.h"
+#include "run/ceilings.h"
 
 #include <QCoreApplication>
 #include <QFile>
 #include <QFileInfo>
+#include <QGuiApplication>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QTextStream>
 
+#include <memory>
 #include <optional>
 
 using namespace Kp;
@@ -34,6 +37,10 @@ Kernel Playground's command-line tool: runs, checks and sweeps kernels of
 Commands:
   devices [--json]   List the CUDA devices with compute capability, SM count
                      and memory, and the driver and NVRTC versions.
+      --ceilings     also each device's copy bandwidth and FP32/FP64 FMA
+                     rates, measured once and cached per device, driver and
+                     clocks (docs/sweep.md, "Device ceilings")
+      --remeasure    measure the ceilings again instead of reading the cache
 
   compile FILE.cu [options]
                      Compile with NVRTC; print diagnostics, kernels and resources.
@@ -99,17 +106,29 @@ Commands:
                      and let the project name files outside its folder
                      (docs/security.md)
 
-  sweep PROJECT.kpg --axis SPEC... [options]
+  sweep PROJECT.kpg [--axis SPEC...] [options]
                      Run the project once per point of the axes, timed and
                      with its checks; list every point, skipped ones with the
-                     reason (docs/sweep.md).
+                     reason (docs/sweep.md). Without --axis, the project's
+                     "sweep" axes. The points spread over every GPU of the
+                     same model as GPU 0, one worker each.
       --axis NAME=V1,V2,...|NAME=A:B[:STEP|:pow2]
                      NAME: block.x|y|z, grid.x|y|z, define.NAME, template.I
                      or a scalar's name (repeatable)
       --zip          take the axes' i-th values together, not every combination
       --csv OUT      write one row per point to OUT
       --json OUT|-   write the points as JSON to OUT, or to stdout with -
-      --device N     run on GPU N (default 0)
+      --plot OUT     draw the sweep to OUT (.png, .svg, or .csv for its data)
+      --plot-y Y     time (median, default) or throughput
+      --plot-x AXIS  the axis along x (default: the first)
+      --plot-series AXIS|none
+                     one line per value of AXIS (default: the second axis)
+      --plot-kind K  lines (default) or heatmap (two axes)
+      --plot-theme T light (default) or dark
+      --plot-size WxH  pixels (default 900x560)
+      --roofline OUT draw the points on the device's roofline (measures the
+                     ceilings once, as kpg devices --ceilings)
+      --device N     run on GPU N only
       --confine      refuse a project that names files outside its folder
 
   compare A.json B.json [options]
@@ -188,11 +207,19 @@ QJsonObject nvrtcJson()
 int devices(const QStringList &args)
 {
     bool json = false;
+    bool ceilings = false;
+    bool remeasure = false;
     for (const QString &a : args) {
         if (a == QLatin1String("--json")) {
             json = true;
+        } else if (a == QLatin1String("--ceilings")) {
+            ceilings = true;
+        } else if (a == QLatin1String("--remeasure")) {
+            ceilings = true;
+            remeasure = true;
         } else {
-            return usageError(QStringLiteral("devices: unknown option '%1' (allowed: --json)").arg(a));
+            return usageError(
+                QStringLiteral("devices: unknown option '%1' (allowed: --json, --ceilings, --remeasure)").arg(a));
         }
     }
     EngineClient engine;
@@ -214,12 +241,43 @@ int devices(const QStringList &args)
     }
 
     const DeviceList &list = reply.value();
+    // With --ceilings every device is measured (or read from the cache);
+    // without, the JSON still carries the figures of devices measured before.
+    QList<std::optional<DeviceCeilings>> measured;
+    QStringList cacheNotes;
+    int code = Exit::Ok;
+    for (const DeviceInfo &d : list.devices) {
+        if (!ceilings) {
+            measured << readCachedCeilings(ceilingsCachePath(), d, list.driverVersion);
+            cacheNotes << QString();
+            continue;
+        }
+        if (!json) {
+            err() << "GPU " << d.ordinal << ": " << (remeasure ? "measuring" : "ceilings") << "...\n";
+            err().flush();
+        }
+        bool fromCache = false;
+        const Result<DeviceCeilings> c = deviceCeilings(engine, d, list.driverVersion, remeasure, &fromCache);
+        if (!c) {
+            err() << "kpg: GPU " << d.ordinal << ": the ceilings could not be measured: " << c.error().message << "\n";
+            code = code ? code : Exit::forError(c.error());
+            measured << std::nullopt;
+            cacheNotes << QString();
+            continue;
+        }
+        measured << *c;
+        cacheNotes << (fromCache ? QStringLiteral("cached %1").arg(c->measuredAt) : QStringLiteral("measured now"));
+    }
     if (json) {
         QJsonArray arr;
-        for (const DeviceInfo &d : list.devices) {
+        for (qsizetype i = 0; i < list.devices.size(); ++i) {
+            const DeviceInfo &d = list.devices[i];
             QJsonObject o = QJsonObject::fromVariantMap(d.toVariant());
             o.insert(QStringLiteral("computeCapability"), d.computeCapability());
             o.insert(QStringLiteral("arch"), d.arch());
+            if (measured[i]) {
+                o.insert(QStringLiteral("ceilings"), measured[i]->toJson());
+            }
             arr.append(o);
         }
         const Sandbox::Availability sandbox = Sandbox::availability();
@@ -233,7 +291,7 @@ int devices(const QStringList &args)
             {QStringLiteral("devices"), arr}};
         out() << QJsonDocument(doc).toJson(QJsonDocument::Indented);
         out().flush();
-        return Exit::Ok;
+        return code;
     }
     out() << "Driver: CUDA " << cudaVersionString(list.driverVersion) << "\n";
     if (nvrtc.contains(QStringLiteral("version"))) {
@@ -243,12 +301,24 @@ int devices(const QStringList &args)
         out() << "NVRTC:  not found; kernels cannot be compiled\n";
     }
     out() << "Compiler sandbox: " << Sandbox::availability().text << "\n";
-    for (const DeviceInfo &d : list.devices) {
+    for (qsizetype i = 0; i < list.devices.size(); ++i) {
+        const DeviceInfo &d = list.devices[i];
         out() << "GPU " << d.ordinal << ": " << d.name << "  compute " << d.computeCapability() << " (" << d.arch()
               << ")  " << d.smCount << " SMs  " << formatBytes(d.totalMemoryBytes) << "  PCI " << d.pciBusId << "\n";
+        const std::optional<DeviceCeilings> &c = measured[i];
+        if (c) {
+            out() << "  ceilings: copy " << QString::number(c->bytesPerSecond / 1e12, 'f', 2) << " TB/s, FP32 "
+                  << QString::number(c->fp32FlopsPerSecond / 1e12, 'f', 1) << " TFLOP/s, FP64 "
+                  << QString::number(c->fp64FlopsPerSecond / 1e12, 'f', 1) << " TFLOP/s, ridge "
+                  << QString::number(c->ridgeFp32(), 'f', 1) << " FLOP/byte (FP32)";
+            const QString note = cacheNotes.value(i);
+            out() << (note.isEmpty() ? QStringLiteral("  (cached %1)").arg(c->measuredAt)
+                                     : QStringLiteral("  (%1)").arg(note))
+                  << "\n";
+        }
     }
     out().flush();
-    return Exit::Ok;
+    return code;
 }
 
 /**
@@ -496,7 +566,21 @@ int compile(const QStringList &args)
 
 int main(int argc, char **argv)
 {
-    QCoreApplication app(argc, argv);
+    // Plots draw text, which needs Qt Gui's fonts: kpg sweep --plot gets a
+    // QGuiApplication on the offscreen platform (no display is needed).
+    bool plots = false;
+    for (int i = 1; i < argc; ++i) {
+        plots = plots || qstrcmp(argv[i], "--plot") == 0 || qstrcmp(argv[i], "--roofline") == 0;
+    }
+    if (plots && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) {
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+    }
+    std::unique_ptr<QCoreApplication> app;
+    if (plots) {
+        app = std::make_unique<QGuiApplication>(argc, argv);
+    } else {
+        app = std::make_unique<QCoreApplication>(argc, argv);
+    }
     QCoreApplication::setApplicationName(QStringLiteral("kpg"));
     QCoreApplication::setApplicationVersion(QStringLiteral(KPG_VERSION));
 

@@ -1,4 +1,5 @@
 #include "projectcli.h"
+#include "run/runjson.h"
 
 #include "compile/sandbox.h"
 
@@ -77,20 +78,7 @@ void printChecks(QTextStream &o, const QList<CheckResult> &checks)
 
 QJsonObject compileJson(const CompileResult &compiled)
 {
-    QJsonArray diagnostics;
-    for (const Diagnostic &d : compiled.diagnostics) {
-        diagnostics.append(QJsonObject{{QStringLiteral("file"), d.file},
-                                       {QStringLiteral("line"), d.line},
-                                       {QStringLiteral("column"), d.column},
-                                       {QStringLiteral("severity"), Diagnostic::severityName(d.severity)},
-                                       {QStringLiteral("message"), d.message}});
-    }
-    return QJsonObject{{QStringLiteral("ok"), compiled.ok},
-                       {QStringLiteral("arch"), compiled.arch},
-                       {QStringLiteral("nvrtcVersion"), compiled.nvrtcVersion},
-                       {QStringLiteral("compileMs"), compiled.compileMs},
-                       {QStringLiteral("cached"), compiled.cached},
-                       {QStringLiteral("diagnostics"), diagnostics}};
+    return compileResultToJson(compiled);
 }
 
 int exitCodeFor(const CheckedRun &run)

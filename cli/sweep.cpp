@@ -1,133 +1,89 @@
 // kpg sweep: a project run over axes of launch configurations, defines,
 // template arguments and scalars, one timed run (with the project's checks)
-// per point (docs/sweep.md).
+// per point (docs/sweep.md). The points run in the engine's SweepRunner,
+// spread over every GPU of the same model unless --device pins one.
 
 #include "sweep/sweep.h"
 #include "client/engineclient.h"
 #include "cliutil.h"
+#include "plot/plot.h"
 #include "projectcli.h"
-#include "run/runjson.h"
+#include "run/ceilings.h"
+#include "sweep/sweepplot.h"
+#include "sweep/sweeprunner.h"
 
-#include <QElapsedTimer>
-#include <QJsonArray>
+#include <QFileInfo>
 #include <QJsonDocument>
 #include <QJsonObject>
 
+#include <csignal>
 #include <optional>
 
 namespace Kp::Cli {
 
 namespace {
 
-struct PointResult
+struct PlotArgs
 {
-    SweepPoint point;
-    QString status; ///< ok, check-failed, skipped, failed
-    QString reason;
-    bool compiledFromCache = false;
-    CheckedRun run;
+    QString path;
+    QString roofline;
+    QString y = QStringLiteral("time");
+    QString x;
+    QString series;
+    QString kind = QStringLiteral("lines");
+    QString theme = QStringLiteral("light");
+    QSize size{900, 560};
 };
 
-QString csvCell(QString s)
+int writePlots(const PlotArgs &pa, const Project &project, const QList<SweepAxis> &axes,
+               const QList<SweepPointResult> &points, const std::optional<DeviceCeilings> &ceilings)
 {
-    if (s.contains(QLatin1Char(',')) || s.contains(QLatin1Char('"')) || s.contains(QLatin1Char('\n'))) {
-        s.replace(QLatin1String("\""), QLatin1String("\"\""));
-        return QLatin1Char('"') + s + QLatin1Char('"');
+    const Plot::Palette palette = pa.theme == QLatin1String("dark") ? Plot::Palette::dark() : Plot::Palette::light();
+    const QString title = project.title.isEmpty() ? QFileInfo(project.path).completeBaseName() : project.title;
+    int code = Exit::Ok;
+    if (!pa.path.isEmpty()) {
+        SweepPlotOptions o;
+        o.y = pa.y == QLatin1String("throughput") ? SweepPlotOptions::Y::Throughput : SweepPlotOptions::Y::Time;
+        o.heatmap = pa.kind == QLatin1String("heatmap");
+        o.ceilings = ceilings;
+        if (!pa.x.isEmpty()) {
+            o.xAxis = *sweepAxisIndex(axes, pa.x, QStringLiteral("--plot-x")); // checked before the sweep
+        }
+        if (pa.series == QLatin1String("none")) {
+            o.seriesAxis = -1;
+        } else if (!pa.series.isEmpty()) {
+            o.seriesAxis = *sweepAxisIndex(axes, pa.series, QStringLiteral("--plot-series"));
+        }
+        const Result<Plot::Figure> f = sweepFigure(title, axes, points, o);
+        if (!f) {
+            err() << "kpg: sweep: --plot: " << f.error().message << "\n";
+            code = Exit::forError(f.error());
+        } else if (const Status s = Plot::save(pa.path, *f, pa.size, palette); !s) {
+            err() << "kpg: " << s.error().message << "\n";
+            code = Exit::CannotWrite;
+        }
     }
-    return s;
+    if (!pa.roofline.isEmpty()) {
+        if (!ceilings) {
+            err() << "kpg: sweep: --roofline: the device's ceilings could not be measured\n";
+            code = code ? code : Exit::Unavailable;
+        } else if (const Status s = Plot::save(pa.roofline, rooflineFigure(title, points, *ceilings), pa.size, palette);
+                   !s) {
+            err() << "kpg: " << s.error().message << "\n";
+            code = code ? code : Exit::CannotWrite;
+        }
+    }
+    return code;
 }
 
-QString num(double v, int prec = 4)
-{
-    return QString::number(v, 'g', prec + 2);
-}
+SweepRunner *g_running = nullptr;
 
-QByteArray csvOf(const QList<SweepAxis> &axes, const QList<PointResult> &points)
+void onInterrupt(int)
 {
-    QStringList header;
-    for (const SweepAxis &a : axes) {
-        header << csvCell(a.name);
+    // Ctrl-C stops the runs in flight and writes what finished.
+    if (g_running) {
+        g_running->abort();
     }
-    header << "status"
-           << "median_us"
-           << "min_us"
-           << "max_us"
-           << "noise"
-           << "stopped_by"
-           << "samples"
-           << "median_less_overhead_us"
-           << "registers"
-           << "occupancy"
-           << "bytes_per_second"
-           << "flops_per_second"
-           << "checks_passed"
-           << "reason";
-    QByteArray csv = header.join(QLatin1Char(',')).toUtf8() + '\n';
-    for (const PointResult &p : points) {
-        QStringList row;
-        for (const QString &v : p.point.values) {
-            row << csvCell(v);
-        }
-        const RunResult &r = p.run.run;
-        const bool timed = p.run.ran && r.timed && !r.error;
-        const StepResult *s = r.steps.isEmpty() ? nullptr : &r.steps.first();
-        row << p.status << (timed ? num(r.stats.medianMs * 1000) : QString())
-            << (timed ? num(r.stats.minMs * 1000) : QString()) << (timed ? num(r.stats.maxMs * 1000) : QString())
-            << (timed ? num(r.stats.noise) : QString()) << (timed ? r.stopCriterion : QString())
-            << (timed ? QString::number(r.stats.count) : QString())
-            << (timed ? num(r.medianLessOverheadMs * 1000) : QString())
-            << (s ? QString::number(s->limits.numRegs) : QString()) << (s ? num(s->occupancy.ratio) : QString())
-            << (timed && r.bytes > 0 ? num(r.bytesPerSecond) : QString())
-            << (timed && r.flops > 0 ? num(r.flopsPerSecond) : QString())
-            << (p.run.ran && !r.error ? (p.run.checksPassed() ? "true" : "false") : QString()) << csvCell(p.reason);
-        csv += row.join(QLatin1Char(',')).toUtf8() + '\n';
-    }
-    return csv;
-}
-
-QJsonObject jsonOf(const Project &project, const QList<SweepAxis> &axes, bool zip, int total,
-                   const QList<PointResult> &points, double wallSeconds)
-{
-    QJsonArray axesJson;
-    for (const SweepAxis &a : axes) {
-        axesJson.append(QJsonObject{{QStringLiteral("name"), a.name},
-                                    {QStringLiteral("values"), QJsonArray::fromStringList(a.values)}});
-    }
-    QJsonArray pointsJson;
-    QString device;
-    for (const PointResult &p : points) {
-        QJsonObject values;
-        for (qsizetype i = 0; i < axes.size(); ++i) {
-            values.insert(axes[i].name, p.point.values.value(i));
-        }
-        QJsonObject o{{QStringLiteral("values"), values},
-                      {QStringLiteral("status"), p.status},
-                      {QStringLiteral("reason"), p.reason},
-                      {QStringLiteral("compileCached"), p.compiledFromCache}};
-        if (p.run.compiled) {
-            o.insert(QStringLiteral("compile"), compileJson(*p.run.compiled));
-        }
-        if (p.run.ran) {
-            const QJsonObject run = runResultToJson(p.run.run);
-            for (const char *key : {"device", "steps", "timing", "throughput", "warnings", "error"}) {
-                o.insert(QLatin1String(key), run.value(QLatin1String(key)));
-            }
-            o.insert(QStringLiteral("checksPassed"), p.run.checksPassed());
-            if (device.isEmpty()) {
-                device = p.run.run.device;
-            }
-        }
-        pointsJson.append(o);
-    }
-    return QJsonObject{{QStringLiteral("project"), project.path},
-                       {QStringLiteral("title"), project.title},
-                       {QStringLiteral("device"), device},
-                       {QStringLiteral("axes"), axesJson},
-                       {QStringLiteral("zip"), zip},
-                       {QStringLiteral("points"), pointsJson},
-                       {QStringLiteral("pointsPlanned"), total},
-                       {QStringLiteral("wallSeconds"), wallSeconds},
-                       {QStringLiteral("complete"), points.size() == total}};
 }
 
 } // namespace
@@ -138,15 +94,17 @@ int sweepCommand(const QStringList &args)
     QList<SweepAxis> axes;
     bool zip = false;
     bool confine = false;
-    int device = 0;
+    std::optional<int> device;
+    PlotArgs plot;
+    const QStringList valued{"--axis",   "--csv",         "--json",      "--device",     "--plot",      "--plot-y",
+                             "--plot-x", "--plot-series", "--plot-kind", "--plot-theme", "--plot-size", "--roofline"};
     for (qsizetype i = 0; i < args.size(); ++i) {
         const QString &s = args[i];
         if (s == QLatin1String("--zip")) {
             zip = true;
         } else if (s == QLatin1String("--confine")) {
             confine = true;
-        } else if (s == QLatin1String("--axis") || s == QLatin1String("--csv") || s == QLatin1String("--json") ||
-                   s == QLatin1String("--device")) {
+        } else if (valued.contains(s)) {
             if (i + 1 >= args.size()) {
                 return usageError(QStringLiteral("sweep: %1 needs a value").arg(s));
             }
@@ -161,13 +119,46 @@ int sweepCommand(const QStringList &args)
                 csvPath = v;
             } else if (s == QLatin1String("--json")) {
                 jsonPath = v;
+            } else if (s == QLatin1String("--plot")) {
+                plot.path = v;
+            } else if (s == QLatin1String("--roofline")) {
+                plot.roofline = v;
+            } else if (s == QLatin1String("--plot-y")) {
+                if (v != QLatin1String("time") && v != QLatin1String("throughput")) {
+                    return usageError(QStringLiteral("sweep: --plot-y is time or throughput, not '%1'").arg(v));
+                }
+                plot.y = v;
+            } else if (s == QLatin1String("--plot-x")) {
+                plot.x = v;
+            } else if (s == QLatin1String("--plot-series")) {
+                plot.series = v;
+            } else if (s == QLatin1String("--plot-kind")) {
+                if (v != QLatin1String("lines") && v != QLatin1String("heatmap")) {
+                    return usageError(QStringLiteral("sweep: --plot-kind is lines or heatmap, not '%1'").arg(v));
+                }
+                plot.kind = v;
+            } else if (s == QLatin1String("--plot-theme")) {
+                if (v != QLatin1String("light") && v != QLatin1String("dark")) {
+                    return usageError(QStringLiteral("sweep: --plot-theme is light or dark, not '%1'").arg(v));
+                }
+                plot.theme = v;
+            } else if (s == QLatin1String("--plot-size")) {
+                const QStringList wh = v.split(QLatin1Char('x'));
+                const int w = wh.value(0).toInt(), h = wh.value(1).toInt();
+                if (wh.size() != 2 || w < 200 || h < 150 || w > 8000 || h > 8000) {
+                    return usageError(
+                        QStringLiteral("sweep: --plot-size is WIDTHxHEIGHT in pixels, 200x150 to 8000x8000, not '%1'")
+                            .arg(v));
+                }
+                plot.size = QSize(w, h);
             } else {
                 bool ok = false;
-                device = v.toInt(&ok);
-                if (!ok || device < 0) {
+                const int d = v.toInt(&ok);
+                if (!ok || d < 0) {
                     return usageError(
                         QStringLiteral("sweep: --device takes a GPU number (0, 1, ...), not '%1'").arg(v));
                 }
+                device = d;
             }
         } else if (s.startsWith(QLatin1Char('-'))) {
             return usageError(QStringLiteral("sweep: unknown option '%1'").arg(s));
@@ -181,23 +172,46 @@ int sweepCommand(const QStringList &args)
         return usageError(
             QStringLiteral("sweep: no project given (kpg sweep PROJECT.kpg --axis block.x=64:1024:pow2)"));
     }
-    if (axes.isEmpty()) {
-        return usageError(QStringLiteral("sweep: no --axis given (e.g. --axis block.x=64:1024:pow2)"));
-    }
-    const Result<QList<SweepPoint>> points = expandSweep(axes, zip);
-    if (!points) {
-        return usageError(QStringLiteral("sweep: ") + points.error().message);
-    }
     Result<Project> loaded = loadProjectArgument(projectPath, confine ? PathScope::ProjectFolder : PathScope::Anywhere);
     if (!loaded) {
         err() << "kpg: " << loaded.error().message << "\n";
         return Exit::forError(loaded.error());
     }
     const Project project = std::move(loaded).value();
+    if (axes.isEmpty() && project.sweep) {
+        // The project's own axes ("sweep" in the .kpg), when none are given.
+        for (const QString &spec : project.sweep->axes) {
+            Result<SweepAxis> a = parseSweepAxis(spec);
+            if (!a) {
+                return usageError(QStringLiteral("sweep: the project's sweep.axes: ") + a.error().message);
+            }
+            axes << *a;
+        }
+        zip = zip || project.sweep->zip;
+    }
+    if (axes.isEmpty()) {
+        return usageError(QStringLiteral("sweep: no --axis given and the project has no \"sweep\" axes (e.g. --axis "
+                                         "block.x=64:1024:pow2)"));
+    }
+    const Result<QList<SweepPoint>> points = expandSweep(axes, zip);
+    if (!points) {
+        return usageError(QStringLiteral("sweep: ") + points.error().message);
+    }
     for (const SweepAxis &a : axes) {
         if (Status s = checkSweepAxis(a, project); !s) {
             return usageError(QStringLiteral("sweep: ") + s.error().message);
         }
+    }
+    for (const auto &[option, name] :
+         {std::pair{QStringLiteral("--plot-x"), plot.x}, std::pair{QStringLiteral("--plot-series"), plot.series}}) {
+        if (!name.isEmpty() && name != QLatin1String("none")) {
+            if (const Result<int> i = sweepAxisIndex(axes, name, option); !i) {
+                return usageError(QStringLiteral("sweep: ") + i.error().message);
+            }
+        }
+    }
+    if (plot.kind == QLatin1String("heatmap") && axes.size() < 2) {
+        return usageError(QStringLiteral("sweep: --plot-kind heatmap needs two axes; this sweep has one"));
     }
 
     // With --json -, the JSON owns stdout and the table goes to stderr.
@@ -205,54 +219,37 @@ int sweepCommand(const QStringList &args)
     o << (project.title.isEmpty() ? projectPath : project.title) << ": " << points->size() << " point"
       << (points->size() == 1 ? "" : "s") << (zip ? " (zipped axes)" : "") << "\n";
     o.flush();
-    EngineClient engine;
-    CheckedRunOptions options;
-    options.device = device;
-    options.timing = true;
-    QList<PointResult> results;
-    QSet<QString> compiledKeys;
-    int code = Exit::Ok;
-    QElapsedTimer wall;
-    wall.start();
-    for (qsizetype i = 0; i < points->size(); ++i) {
-        PointResult pr;
-        pr.point = points->at(i);
-        const QString label = sweepPointLabel(axes, pr.point);
-        const QString key = sweepCompileKey(axes, pr.point);
-        Result<Project> p = applySweepPoint(project, axes, pr.point);
-        if (!p) {
-            pr.status = QStringLiteral("skipped");
-            pr.reason = p.error().message;
-        } else {
-            // Points that share the define and template values share a
-            // compile: the compile cache answers for every one after the first.
-            pr.compiledFromCache = compiledKeys.contains(key);
-            pr.run = runProjectWithChecks(*p, &engine, options);
-            compiledKeys.insert(key);
-            const std::optional<Error> e = pr.run.run.error ? pr.run.run.error : pr.run.error;
-            if (e && (e->code == Error::Code::NoDriver || e->code == Error::Code::NoDevice ||
-                      e->code == Error::Code::NoCompiler || e->code == Error::Code::WorkerStart)) {
-                err() << "kpg: " << e->message << "\n";
-                code = Exit::forError(*e);
-                break;
+
+    // The GPUs: --device, else all of GPU 0's model. Without a driver the
+    // sweep still starts on one, so the first point reports compile and
+    // binding mistakes before the missing GPU.
+    QList<int> devices{device.value_or(0)};
+    DeviceList deviceList;
+    {
+        EngineClient probe;
+        const Result<DeviceList> list = probe.listDevicesSync(60000);
+        if (list) {
+            deviceList = *list;
+            const Result<QList<int>> chosen = sweepDevices(*list, device);
+            if (!chosen) {
+                return usageError(QStringLiteral("sweep: ") + chosen.error().message);
             }
-            if (e && sweepErrorIsSkip(*e)) {
-                pr.status = QStringLiteral("skipped");
-                pr.reason = e->message;
-            } else if (e) {
-                pr.status = QStringLiteral("failed");
-                pr.reason = e->message;
-                code = code ? code : Exit::forError(*e);
-            } else if (!pr.run.checksPassed()) {
-                pr.status = QStringLiteral("check-failed");
-                code = code ? code : Exit::CheckFailed;
-            } else {
-                pr.status = QStringLiteral("ok");
+            devices = *chosen;
+            if (devices.size() > 1) {
+                o << "on " << devices.size() << " GPUs (" << list->devices.first().name << ")\n";
+                o.flush();
             }
         }
+    }
+
+    SweepRunner runner;
+    SweepRunner::Options options;
+    options.devices = devices;
+    int code = Exit::Ok;
+    QObject::connect(&runner, &SweepRunner::pointFinished, &runner, [&](const SweepPointResult &pr) {
         const RunResult &r = pr.run.run;
-        o << "  [" << i + 1 << "/" << points->size() << "] " << label << ": " << pr.status;
-        if (pr.status == QLatin1String("ok") || pr.status == QLatin1String("check-failed")) {
+        o << "  [" << runner.results().size() << "/" << points->size() << "] " << pr.label << ": " << pr.status;
+        if (pr.timed()) {
             o << "  median " << QString::number(r.stats.medianMs * 1000, 'f', 3) << " us (" << r.stats.count << ", "
               << r.stopCriterion << ")";
             if (!r.steps.isEmpty()) {
@@ -262,21 +259,62 @@ int sweepCommand(const QStringList &args)
         } else {
             o << ": " << pr.reason;
         }
-        const double perPoint = double(wall.elapsed()) / 1000.0 / double(i + 1);
-        o << "  (about " << QString::number(perPoint * double(points->size() - i - 1), 'f', 0) << " s left)\n";
+        if (devices.size() > 1) {
+            o << "  [GPU " << pr.device << "]";
+        }
+        o << "  (about " << QString::number(qMax(0.0, runner.secondsLeft()), 'f', 0) << " s left)\n";
         o.flush();
-        results << pr;
+        if (pr.status == QLatin1String("failed")) {
+            const std::optional<Error> e = r.error ? r.error : pr.run.error;
+            code = code ? code : (e ? Exit::forError(*e) : Exit::Internal);
+        } else if (pr.status == QLatin1String("check-failed")) {
+            code = code ? code : Exit::CheckFailed;
+        }
+    });
+    if (Status s = runner.start(project, axes, zip, options); !s) {
+        return usageError(QStringLiteral("sweep: ") + s.error().message);
     }
+    g_running = &runner;
+    std::signal(SIGINT, onInterrupt);
+    runner.waitFinished();
+    std::signal(SIGINT, SIG_DFL);
+    g_running = nullptr;
+    if (const std::optional<Error> fatal = runner.fatalError()) {
+        err() << "kpg: " << fatal->message << "\n";
+        code = Exit::forError(*fatal);
+    }
+    if (runner.wasAborted()) {
+        err() << "kpg: sweep interrupted after " << runner.results().size() << " of " << points->size() << " points\n";
+        code = code ? code : Exit::Incomplete;
+    }
+    const QList<SweepPointResult> results = runner.resultsInOrder();
 
-    if (!csvPath.isEmpty() && !writeText(csvPath, csvOf(axes, results), QStringLiteral("the sweep CSV"))) {
+    if (!csvPath.isEmpty() && !writeText(csvPath, sweepCsv(axes, results), QStringLiteral("the sweep CSV"))) {
         code = code ? code : Exit::CannotWrite;
     }
     if (!jsonPath.isEmpty() && !writeText(jsonPath,
-                                          QJsonDocument(jsonOf(project, axes, zip, int(points->size()), results,
-                                                               double(wall.elapsed()) / 1000.0))
+                                          QJsonDocument(sweepJson(project, axes, zip, int(points->size()), results,
+                                                                  runner.wallSeconds(), runner.wasAborted()))
                                               .toJson(QJsonDocument::Indented),
                                           QStringLiteral("the sweep JSON"))) {
         code = code ? code : Exit::CannotWrite;
+    }
+    if (!plot.path.isEmpty() || !plot.roofline.isEmpty()) {
+        // Ceilings come from the cache; a roofline measures them when they are not there yet.
+        std::optional<DeviceCeilings> ceilings;
+        if (!deviceList.devices.isEmpty()) {
+            const DeviceInfo &d = deviceList.devices[devices.first()];
+            ceilings = readCachedCeilings(ceilingsCachePath(), d, deviceList.driverVersion);
+            if (!ceilings && !plot.roofline.isEmpty()) {
+                EngineClient engine;
+                const Result<DeviceCeilings> c = deviceCeilings(engine, d, deviceList.driverVersion, false);
+                if (c) {
+                    ceilings = *c;
+                }
+            }
+        }
+        const int plotCode = writePlots(plot, project, axes, results, ceilings);
+        code = code ? code : plotCode;
     }
     return code;
 }

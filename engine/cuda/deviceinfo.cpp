@@ -22,6 +22,8 @@ QVariantMap DeviceInfo::toVariant() const
         {QStringLiteral("warpSize"), warpSize},
         {QStringLiteral("maxSharedMemoryPerBlockOptin"), maxSharedMemoryPerBlockOptin},
         {QStringLiteral("maxRegistersPerBlock"), maxRegistersPerBlock},
+        {QStringLiteral("clockRateKHz"), clockRateKHz},
+        {QStringLiteral("memoryClockRateKHz"), memoryClockRateKHz},
     };
 }
 
@@ -43,6 +45,8 @@ DeviceInfo DeviceInfo::fromVariant(const QVariantMap &m)
     d.warpSize = m.value(QStringLiteral("warpSize")).toInt();
     d.maxSharedMemoryPerBlockOptin = m.value(QStringLiteral("maxSharedMemoryPerBlockOptin")).toInt();
     d.maxRegistersPerBlock = m.value(QStringLiteral("maxRegistersPerBlock")).toInt();
+    d.clockRateKHz = m.value(QStringLiteral("clockRateKHz")).toInt();
+    d.memoryClockRateKHz = m.value(QStringLiteral("memoryClockRateKHz")).toInt();
     return d;
 }
 

@@ -26,6 +26,8 @@ struct DeviceInfo
     int warpSize = 0;
     int maxSharedMemoryPerBlockOptin = 0;
     int maxRegistersPerBlock = 0;
+    int clockRateKHz = 0;       ///< the SM clock the driver reports; 0 when unknown
+    int memoryClockRateKHz = 0; ///< peak memory clock; 0 when unknown
 
     /** "9.0" */
     QString computeCapability() const { return QStringLiteral("%1.%2").arg(ccMajor).arg(ccMinor); }

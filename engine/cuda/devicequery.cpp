@@ -74,6 +74,9 @@ Result<DeviceList> queryDevices()
                 return cu.error(r, "cuDeviceGetAttribute");
             }
         }
+        // Optional: a driver that no longer reports a clock leaves it unknown (0).
+        cu.cuDeviceGetAttribute(&d.clockRateKHz, CU_DEVICE_ATTRIBUTE_CLOCK_RATE, dev);
+        cu.cuDeviceGetAttribute(&d.memoryClockRateKHz, CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE, dev);
         list.devices.append(d);
     }
     return list;

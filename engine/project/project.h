@@ -150,6 +150,13 @@ struct GradingSpec
     double minSpeedup = 0;
 };
 
+/** "sweep": the axes `kpg sweep` and the Sweep panel use when none are given (docs/sweep.md). */
+struct SweepSpec
+{
+    QStringList axes; ///< as for --axis: "block.x=32:1024:pow2", "define.TILE=8,16,32"
+    bool zip = false;
+};
+
 /**
  * A .kpg project (docs/kpg-project.md): everything needed to compile and run
  * kernels with no host code. A plain value; load() and save() are in
@@ -176,6 +183,7 @@ struct Project
     std::optional<ReferenceSpec> reference; ///< "reference"; none when the project has no such key
     QList<CheckSpec> checks;                ///< "checks" (docs/checks.md)
     std::optional<GradingSpec> grading;     ///< "grading"; none when the project has no such key
+    std::optional<SweepSpec> sweep;         ///< "sweep"; none when the project has no such key
     QJsonObject unknown;                    ///< top-level keys this version does not know
     QString path;                           ///< the file it was loaded from (not saved)
     double killTimeoutSeconds = 10;         ///< "timeout": a launch running longer is stopped

@@ -2,6 +2,7 @@
 #include "compile/compiler.h"
 #include "core/safefile.h"
 #include "projectio.h"
+#include "sweep/sweep.h"
 
 #include "project/bufferjson.h"
 #include "project/fieldreader.h"
@@ -68,6 +69,7 @@ private:
     bool parseRepeat(const QJsonValue &v);
     bool parseTiming(const QJsonValue &v);
     bool parseThroughput(const QJsonValue &v);
+    bool parseSweep(const QJsonValue &v);
     bool expressionOrNumber(const QJsonValue &v, const QString &path, QString *out);
     bool readSource();
     bool readSourceFile(const QString &name, const QString &path, QString *out);
@@ -122,7 +124,7 @@ Result<Project> Parser::run(const QJsonDocument &doc)
         return error();
     }
     if (!parseReference(top.value(QStringLiteral("reference"))) || !parseChecks(top.value(QStringLiteral("checks"))) ||
-        !parseGrading(top.value(QStringLiteral("grading")))) {
+        !parseGrading(top.value(QStringLiteral("grading"))) || !parseSweep(top.value(QStringLiteral("sweep")))) {
         return error();
     }
     static const QStringList known{
@@ -131,7 +133,8 @@ Result<Project> Parser::run(const QJsonDocument &doc)
         QStringLiteral("scalars"),     QStringLiteral("buffers"),   QStringLiteral("launches"),
         QStringLiteral("repeat"),      QStringLiteral("timing"),    QStringLiteral("throughput"),
         QStringLiteral("timeout"),     QStringLiteral("reference"), QStringLiteral("checks"),
-        QStringLiteral("grading"),     QStringLiteral("streams"),   QStringLiteral("graph")};
+        QStringLiteral("grading"),     QStringLiteral("streams"),   QStringLiteral("graph"),
+        QStringLiteral("sweep")};
     for (auto it = top.begin(); it != top.end(); ++it) {
         if (!known.contains(it.key())) {
             m_p.unknown.insert(it.key(), it.value());
@@ -776,6 +779,52 @@ bool Parser::parseGrading(const QJsonValue &v)
         }
     }
     m_p.grading = g;
+    return true;
+}
+
+bool Parser::parseSweep(const QJsonValue &v)
+{
+    const QString path = QStringLiteral("sweep");
+    if (v.isUndefined()) {
+        return true;
+    }
+    QJsonObject o;
+    const QString axesKey = QStringLiteral("axes");
+    const QString zipKey = QStringLiteral("zip");
+    if (!object(v, path, &o) || !checkKeys(o, path, {axesKey, zipKey})) {
+        return false;
+    }
+    SweepSpec spec;
+    QJsonArray axes;
+    const QString axesPath = jsonKeyPath(path, axesKey);
+    if (!o.contains(axesKey)) {
+        return fail(axesPath, QStringLiteral("missing: a sweep needs its axes, e.g. [\"block.x=32:1024:pow2\"]"));
+    }
+    if (!array(o.value(axesKey), axesPath, &axes)) {
+        return false;
+    }
+    for (qsizetype i = 0; i < axes.size(); ++i) {
+        const QString at = QStringLiteral("%1[%2]").arg(axesPath).arg(i);
+        QString axis;
+        if (!nonEmptyString(axes[i], at, QStringLiteral("an axis such as \"block.x=32:1024:pow2\""), &axis)) {
+            return false;
+        }
+        // The same words as kpg sweep --axis, so a project's axes mean what the option does.
+        const Result<SweepAxis> parsed = parseSweepAxis(axis);
+        if (!parsed) {
+            // "--axis block.q: ..." in the command's words; here the field names it.
+            QString message = parsed.error().message;
+            if (message.startsWith(QLatin1String("--axis "))) {
+                message.remove(0, 7);
+            }
+            return fail(at, message);
+        }
+        spec.axes << axis;
+    }
+    if (o.contains(zipKey) && !boolean(o.value(zipKey), jsonKeyPath(path, zipKey), &spec.zip)) {
+        return false;
+    }
+    m_p.sweep = spec;
     return true;
 }
 

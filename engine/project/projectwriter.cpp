@@ -259,6 +259,16 @@ JsonNode projectNode(const Project &p)
         }
         top.insert(QStringLiteral("grading"), g);
     }
+    if (p.sweep) {
+        JsonNode sw = jsonObject();
+        JsonNode axes = jsonArray();
+        for (const QString &a : p.sweep->axes) {
+            axes.append(jsonString(a));
+        }
+        sw.insert(QStringLiteral("axes"), axes);
+        sw.insert(QStringLiteral("zip"), jsonBool(p.sweep->zip));
+        top.insert(QStringLiteral("sweep"), sw);
+    }
     top.appendUnknown(p.unknown);
     return top;
 }

@@ -1106,4 +1106,119 @@ void GpuSession::timingRun(const RunTiming &timing, Plan &plan, RunResult &resul
     result.hostLaunchUs = enqueued > 0 ? enqueueNs / enqueued / 1000.0 : 0;
 }
 
+Result<QVariantMap> GpuSession::ceilings(const CeilingsRequest &request)
+{
+    if (Status s = ensureContext(request.device); !s) {
+        return s.error();
+    }
+    if (Status s = loadModule(request.image); !s) {
+        return s.error();
+    }
+    CUfunction copy = nullptr, fma32 = nullptr, fma64 = nullptr;
+    KP_CU(m_api->cuModuleGetFunction(&copy, m_module.get(), "kpg_ceiling_copy"));
+    KP_CU(m_api->cuModuleGetFunction(&fma32, m_module.get(), "kpg_ceiling_fma32"));
+    KP_CU(m_api->cuModuleGetFunction(&fma64, m_module.get(), "kpg_ceiling_fma64"));
+    const auto attr = [this](CUdevice_attribute a) {
+        int v = 0;
+        m_api->cuDeviceGetAttribute(&v, a, m_device);
+        return v;
+    };
+
+    // Two buffers of at most a quarter of the free memory each, many times
+    // the L2, so the copy streams from and to DRAM.
+    size_t freeBytes = 0, totalBytes = 0;
+    KP_CU(m_api->cuMemGetInfo(&freeBytes, &totalBytes));
+    qint64 bytes = qMin<qint64>(request.copyBytes, qint64(freeBytes / 4));
+    bytes = qMax<qint64>(bytes & ~qint64(4095), 1 << 20);
+    CUdeviceptr src = 0, dst = 0;
+    KP_CU(m_api->cuMemAlloc(&src, size_t(bytes)));
+    Cuda::DeviceMemory srcOwner(Cuda::DevicePointer(src), Cuda::DeviceFree{m_api});
+    KP_CU(m_api->cuMemAlloc(&dst, size_t(bytes)));
+    Cuda::DeviceMemory dstOwner(Cuda::DevicePointer(dst), Cuda::DeviceFree{m_api});
+    CUdeviceptr out = 0;
+    KP_CU(m_api->cuMemAlloc(&out, size_t(m_smCount) * 64 * 1024 * sizeof(double)));
+    Cuda::DeviceMemory outOwner(Cuda::DevicePointer(out), Cuda::DeviceFree{m_api});
+    KP_CU(m_api->cuMemsetD8Async(src, 0x3c, size_t(bytes), m_stream.get()));
+
+    const int rounds = qBound(1, request.rounds, 1000);
+    const auto best = [&](auto launchOnce, double *bestMs) -> Status {
+        *bestMs = 1e300;
+        for (int r = -1; r < rounds; ++r) { // round -1 warms up (module load, clocks)
+            KP_CU(m_api->cuEventRecord(m_ev[0].get(), m_stream.get()));
+            if (Status s = launchOnce(); !s) {
+                return s;
+            }
+            KP_CU(m_api->cuEventRecord(m_ev[1].get(), m_stream.get()));
+            if (Status s = waitEvent(m_ev[1].get(), Clock::now() + std::chrono::seconds(20),
+                                     QStringLiteral("a ceiling kernel ran past 20 s"));
+                !s) {
+                m_mustExit = true;
+                return s;
+            }
+            float ms = 0;
+            KP_CU(m_api->cuEventElapsedTime(&ms, m_ev[0].get(), m_ev[1].get()));
+            if (r >= 0 && ms > 0) {
+                *bestMs = qMin(*bestMs, double(ms));
+            }
+        }
+        return Unit{};
+    };
+
+    const int threads = 256;
+    unsigned long long n16 = static_cast<unsigned long long>(bytes / 16);
+    // Four 16-byte words per thread: one trip of the unrolled loop.
+    const unsigned copyBlocks = unsigned(std::clamp<qint64>(qint64(n16 / (threads * 4)), 1, qint64(1) << 30));
+    double copyMs = 0;
+    Status s = best(
+        [&]() -> Status {
+            void *params[] = {&src, &dst, &n16};
+            KP_CU(m_api->cuLaunchKernel(copy, copyBlocks, 1, 1, threads, 1, 1, 0, m_stream.get(), params, nullptr));
+            return Unit{};
+        },
+        &copyMs);
+    if (!s) {
+        return s.error();
+    }
+
+    // Every SM full: as many 256-thread blocks as its thread limit allows, twice over.
+    const int blocksPerSm = qMax(1, attr(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR) / threads) * 2;
+    const unsigned fmaBlocks = unsigned(m_smCount * blocksPerSm);
+    int iterations = qBound(1, request.fmaIterations, 1 << 24);
+    const auto fmaRate = [&](CUfunction f, bool isDouble, double *flopsPerSecond) -> Status {
+        float b32 = 0.999f, c32 = 0.001f;
+        double b64 = 0.999, c64 = 0.001;
+        void *params32[] = {&out, &iterations, &b32, &c32};
+        void *params64[] = {&out, &iterations, &b64, &c64};
+        double ms = 0;
+        Status st = best(
+            [&]() -> Status {
+                KP_CU(m_api->cuLaunchKernel(f, fmaBlocks, 1, 1, threads, 1, 1, 0, m_stream.get(),
+                                            isDouble ? params64 : params32, nullptr));
+                return Unit{};
+            },
+            &ms);
+        if (!st) {
+            return st;
+        }
+        const double flops = 2.0 * double(fmaBlocks) * threads * double(iterations) * kCeilingFmasPerTrip;
+        *flopsPerSecond = flops / (ms / 1000.0);
+        return Unit{};
+    };
+    double fp32 = 0, fp64 = 0;
+    if (s = fmaRate(fma32, false, &fp32); !s) {
+        return s.error();
+    }
+    if (s = fmaRate(fma64, true, &fp64); !s) {
+        return s.error();
+    }
+    return QVariantMap{{QStringLiteral("device"), m_deviceName},
+                       {QStringLiteral("bytesPerSecond"), 2.0 * double(bytes) / (copyMs / 1000.0)},
+                       {QStringLiteral("fp32FlopsPerSecond"), fp32},
+                       {QStringLiteral("fp64FlopsPerSecond"), fp64},
+                       {QStringLiteral("copyBytes"), bytes},
+                       {QStringLiteral("copyMs"), copyMs},
+                       {QStringLiteral("clockKHz"), attr(CU_DEVICE_ATTRIBUTE_CLOCK_RATE)},
+                       {QStringLiteral("memoryClockKHz"), attr(CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE)}};
+}
+
 } // namespace Kp

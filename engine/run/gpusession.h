@@ -4,6 +4,7 @@
 #include "core/result.h"
 #include "cuda/handles.h"
 #include "run/guardzonesdevice.h"
+#include "run/ceilings.h"
 #include "run/runrequest.h"
 #include "run/runtypes.h"
 
@@ -49,6 +50,13 @@ public:
     RunResult run(const RunRequest &request);
     /** Creates the context and restores request.buffers on the device (after a fault). */
     Result<QVariantMap> prepare(const RunRequest &request);
+
+    /**
+     * Measures the device ceilings (engine/run/ceilings.h): a copy for the
+     * bandwidth, FMA chains for FP32 and FP64, each timed with events, the
+     * best of request.rounds launches after a warm-up.
+     */
+    Result<QVariantMap> ceilings(const CeilingsRequest &request);
 
     bool mustExit() const { return m_mustExit; }
 

@@ -143,4 +143,22 @@ QJsonObject runResultToJson(const RunResult &r)
     return doc;
 }
 
+QJsonObject compileResultToJson(const CompileResult &compiled)
+{
+    QJsonArray diagnostics;
+    for (const Diagnostic &d : compiled.diagnostics) {
+        diagnostics.append(QJsonObject{{QStringLiteral("file"), d.file},
+                                       {QStringLiteral("line"), d.line},
+                                       {QStringLiteral("column"), d.column},
+                                       {QStringLiteral("severity"), Diagnostic::severityName(d.severity)},
+                                       {QStringLiteral("message"), d.message}});
+    }
+    return QJsonObject{{QStringLiteral("ok"), compiled.ok},
+                       {QStringLiteral("arch"), compiled.arch},
+                       {QStringLiteral("nvrtcVersion"), compiled.nvrtcVersion},
+                       {QStringLiteral("compileMs"), compiled.compileMs},
+                       {QStringLiteral("cached"), compiled.cached},
+                       {QStringLiteral("diagnostics"), diagnostics}};
+}
+
 } // namespace Kp

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "compile/compiletypes.h"
 #include "run/runtypes.h"
 
 #include <QJsonObject>
@@ -18,5 +19,7 @@ QJsonObject runResultToJson(const RunResult &result);
 
 /** The run's "guards" object: on or off, what checking cost, and every write outside a buffer. */
 QJsonObject guardsToJson(const RunResult &result);
+/** A compile's summary as `kpg run --json` and `kpg sweep --json` write it: ok, arch, versions, diagnostics. */
+QJsonObject compileResultToJson(const CompileResult &compiled);
 
 } // namespace Kp

@@ -33,6 +33,8 @@ inline const QString Shutdown = QStringLiteral("shutdown");
 inline const QString Run = QStringLiteral("run");
 /** Creates the context and restores buffers on the device, so the next run starts at once. */
 inline const QString Prepare = QStringLiteral("prepare");
+/** Measures the device ceilings with the kernels of engine/run/ceilings.h; the reply holds the rates. */
+inline const QString Ceilings = QStringLiteral("ceilings");
 /** Diagnostic: the worker sleeps body.ms milliseconds, then replies (tests). */
 inline const QString Sleep = QStringLiteral("sleep");
 /** Diagnostic: the worker aborts at once, as if a kernel had killed it (tests). */

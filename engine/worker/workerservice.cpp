@@ -88,6 +88,17 @@ Message WorkerService::handle(const Message &request)
         }
         return reply(request, *r);
     }
+    if (request.type == Type::Ceilings) {
+        const Result<QVariantMap> r = session().ceilings(CeilingsRequest::fromVariant(request.body));
+        if (!r) {
+            return errorReply(request, r.error());
+        }
+        QVariantMap body = *r;
+        if (mustExit()) {
+            body.insert(kWorkerExiting, true);
+        }
+        return reply(request, body);
+    }
     if (request.type == Type::Shutdown) {
         m_shutdown = true;
         return reply(request, {});

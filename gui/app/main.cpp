@@ -5,6 +5,8 @@
 #include "exitcodes.h"
 #include "mainwindow.h"
 #include "results/resultspanel.h"
+#include "sweep/sweep.h"
+#include "sweep/sweeppanel.h"
 #include "theme.h"
 
 #include <QApplication>
@@ -28,7 +30,8 @@ namespace {
 const QStringList kPanels = {QStringLiteral("problems"),  QStringLiteral("kernels"),     QStringLiteral("ptx"),
                              QStringLiteral("sass"),      QStringLiteral("launch"),      QStringLiteral("buffers"),
                              QStringLiteral("inspector"), QStringLiteral("results"),     QStringLiteral("log"),
-                             QStringLiteral("checks"),    QStringLiteral("description"), QStringLiteral("timeline")};
+                             QStringLiteral("checks"),    QStringLiteral("description"), QStringLiteral("timeline"),
+                             QStringLiteral("sweep")};
 const QStringList kViews = {QStringLiteral("grid"), QStringLiteral("image"), QStringLiteral("diff")};
 
 int usageError(const QString &message)
@@ -100,6 +103,16 @@ int main(int argc, char **argv)
         QStringLiteral("Bring a panel to the front: %1.").arg(kPanels.join(QStringLiteral(", "))),
         QStringLiteral("panel"));
     parser.addOption(showDock);
+    const QCommandLineOption sweepAxis(QStringLiteral("sweep"),
+                                       QStringLiteral("Run a sweep in the Sweep panel once the project has compiled, "
+                                                      "over this axis (repeatable; as kpg sweep --axis). A screenshot "
+                                                      "then waits for the sweep."),
+                                       QStringLiteral("axis"));
+    const QCommandLineOption sweepPlot(QStringLiteral("sweep-plot"),
+                                       QStringLiteral("The Sweep panel's plot: time, throughput, heatmap or roofline."),
+                                       QStringLiteral("kind"));
+    parser.addOption(sweepAxis);
+    parser.addOption(sweepPlot);
     parser.addOption(selectLines);
     parser.addOption(screenshot);
     parser.addOption(preset);
@@ -120,6 +133,17 @@ int main(int argc, char **argv)
     if (parser.isSet(showDock) && !kPanels.contains(parser.value(showDock))) {
         return usageError(QStringLiteral("--show: no panel '%1'; panels: %2")
                               .arg(parser.value(showDock), kPanels.join(QStringLiteral(", "))));
+    }
+    const QStringList plotKinds{QStringLiteral("time"), QStringLiteral("throughput"), QStringLiteral("heatmap"),
+                                QStringLiteral("roofline")};
+    if (parser.isSet(sweepPlot) && !plotKinds.contains(parser.value(sweepPlot))) {
+        return usageError(QStringLiteral("--sweep-plot: unknown plot '%1'; plots: %2")
+                              .arg(parser.value(sweepPlot), plotKinds.join(QStringLiteral(", "))));
+    }
+    for (const QString &axis : parser.values(sweepAxis)) {
+        if (const Result<SweepAxis> a = parseSweepAxis(axis); !a) {
+            return usageError(QStringLiteral("--sweep: ") + a.error().message);
+        }
     }
     if (parser.isSet(preset) && !presetNames().contains(parser.value(preset))) {
         return usageError(QStringLiteral("--preset: no preset '%1'; presets: %2")
@@ -197,6 +221,25 @@ int main(int argc, char **argv)
     }
 
     const bool waitForSass = parser.value(showDock) == QLatin1String("sass");
+    const bool waitForSweep = parser.isSet(sweepAxis);
+    if (parser.isSet(sweepPlot)) {
+        window.sweepPanel()->setPlotKind(parser.value(sweepPlot));
+    }
+    if (waitForSweep) {
+        // Once, after the first compile with the GPU known, as --run does.
+        window.sweepPanel()->setAxes(parser.values(sweepAxis), false);
+        auto *started = new bool(false);
+        auto maybeSweep = [&window, started] {
+            if (!*started && window.deviceStatusKnown() && window.lastCompile().ok) {
+                *started = true;
+                if (const Status s = window.sweepPanel()->start(); !s) {
+                    std::fprintf(stderr, "kernel-playground: --sweep: %s\n", qPrintable(s.error().message));
+                }
+            }
+        };
+        QObject::connect(&window, &MainWindow::compileFinished, &window, maybeSweep);
+        QObject::connect(&window, &MainWindow::deviceStatusChanged, &window, maybeSweep);
+    }
     const bool waitForRun = parser.isSet(runOnce);
     if (waitForRun) {
         // Once, after the first compile with the GPU known.
@@ -266,21 +309,33 @@ int main(int argc, char **argv)
         QObject::connect(&window, &MainWindow::deviceStatusChanged, &window, maybeShoot);
         // With the SASS panel in front, wait for the disassembler as well.
         // After a run, once its checks are judged (or it has none, or it failed).
+        if (waitForSweep) {
+            QObject::connect(window.sweepPanel(), &SweepPanel::sweepFinished, &window, [&] {
+                compiled = true;
+                maybeShoot();
+            });
+        }
         QObject::connect(&window,
-                         waitForRun    ? &MainWindow::checksSettled
+                         waitForSweep  ? &MainWindow::compileFinished // then the sweep, above
+                         : waitForRun  ? &MainWindow::checksSettled
                          : waitForSass ? &MainWindow::sassFinished
                                        : &MainWindow::compileFinished,
                          &window, [&] {
-                             compiled = true;
-                             maybeShoot();
+                             if (!waitForSweep) {
+                                 compiled = true;
+                                 maybeShoot();
+                             }
                          });
         // A worker that never answers must not keep a screenshot run alive.
-        QTimer::singleShot(waitForRun ? 120000 : 30000, &window, [&] {
-            if (!shot) {
-                shot = true;
-                shoot();
-            }
-        });
+        QTimer::singleShot(waitForSweep ? 540000
+                           : waitForRun ? 120000
+                                        : 30000,
+                           &window, [&] {
+                               if (!shot) {
+                                   shot = true;
+                                   shoot();
+                               }
+                           });
         return app.exec();
     }
     return app.exec();

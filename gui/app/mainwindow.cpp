@@ -1,4 +1,5 @@
 #include "mainwindow.h"
+#include "sweep/sweeppanel.h"
 
 #include "compile/sandbox.h"
 
@@ -205,6 +206,7 @@ MainWindow::MainWindow(EngineClient *engine, QWidget *parent)
     wireCompile();
     wireRun();
     buildChecksAndPresets();
+    buildSweep();
     buildMenus();
     fitToScreen();
     // Layouts and splitters as the user left them.
@@ -395,6 +397,12 @@ void MainWindow::buildMenus()
           std::tuple{tr("&synccheck: barrier errors"), Sanitizer::Tool::Synccheck, false}}) {
         memory->addAction(label, this, [this, tool = tool, hazards = hazards] { checkMemory(tool, hazards); });
     }
+    QAction *sweepAction = build->addAction(tr("S&weep…"), this, [this] {
+        QDockWidget *dock = findChild<QDockWidget *>(QStringLiteral("sweepDock"));
+        dock->show();
+        dock->raise();
+    });
+    sweepAction->setObjectName(QStringLiteral("sweepAction"));
     QAction *abortAction = build->addAction(tr("&Abort"), this, &MainWindow::abortRun);
     abortAction->setShortcut(QKeySequence(Qt::Key_Escape));
     abortAction->setShortcutContext(Qt::ApplicationShortcut);
@@ -1135,6 +1143,23 @@ void MainWindow::hoverPixel(int x, int y)
 void MainWindow::log(const QString &text)
 {
     m_log->log(text);
+}
+
+void MainWindow::buildSweep()
+{
+    // The Sweep panel (gui/sweep): its own runner and workers; it reads the document at Run.
+    m_sweep = new SweepPanel(this);
+    m_sweep->setDocument(m_doc);
+    QDockWidget *dock = addDock(tr("Sweep"), QStringLiteral("sweepDock"), m_sweep, Qt::BottomDockWidgetArea);
+    if (QDockWidget *log = findChild<QDockWidget *>(QStringLiteral("logDock"))) {
+        tabifyDockWidget(log, dock);
+    }
+    // The roofline shows the current run beside the sweep's points.
+    connect(this, &MainWindow::runFinished, m_sweep, [this] {
+        if (!runs().isEmpty()) {
+            m_sweep->setCurrentRun(runs().last());
+        }
+    });
 }
 
 } // namespace Kp

@@ -40,6 +40,7 @@ class ProblemsPanel;
 class ProjectDocument;
 class PtxView;
 class ResultsPanel;
+class SweepPanel;
 class RunController;
 
 /**
@@ -56,6 +57,7 @@ public:
     ~MainWindow() override;
 
     ProjectDocument *document() const { return m_doc; }
+    SweepPanel *sweepPanel() const { return m_sweep; }
     CompileController *compileController() const { return m_compile; }
     RunController *runController() const { return m_run; }
     CodeEditor *editor() const { return m_editor; }
@@ -172,6 +174,8 @@ private:
     void goToLine();
     /** The Checks and Description docks, the start page, and their wiring (issue 11). */
     void buildChecksAndPresets();
+    /** The Sweep dock (gui/sweep). */
+    void buildSweep();
     void wireCompile();
     void wireRun();
     void openFileDialog();
@@ -204,6 +208,7 @@ private:
     BuffersPanel *m_buffersPanel = nullptr;
     BufferInspector *m_inspector = nullptr;
     ResultsPanel *m_results = nullptr;
+    SweepPanel *m_sweep = nullptr;
     LogPanel *m_log = nullptr;
     QWidget *m_busy = nullptr; ///< status-bar progress, shown for runs longer than half a second
     QMenu *m_recentMenu = nullptr;

@@ -4,6 +4,7 @@
 
 #include "project/projectio.h"
 #include "sweep/sweep.h"
+#include "sweep/sweeprunner.h"
 #include "testutil.h"
 
 #include <QJsonArray>
@@ -236,6 +237,190 @@ private Q_SLOTS:
         QVERIFY(!sweepErrorIsSkip(Error{"nvrtc", Error::Code::CompileError, {}, "error: TILE undefined"}));
     }
 
+    void projectSweepRoundTrip()
+    {
+        const QString preset = QStringLiteral(KPG_SOURCE_DIR "/presets/vector_add/vector_add.kpg");
+        const Result<Project> loaded = loadProject(preset);
+        QVERIFY(loaded);
+        Project project = *loaded;
+        Project *p = &project;
+        QVERIFY(!p->sweep);
+        QVERIFY(!serializeProject(*p).contains("\"sweep\""));
+        p->sweep = SweepSpec{{QStringLiteral("block.x=32:1024:pow2"), QStringLiteral("n=1024,4096")}, true};
+        const QByteArray json = serializeProject(*p);
+        // Written last of the known keys, after "checks".
+        QVERIFY2(json.indexOf("\"sweep\"") > json.indexOf("\"checks\""), json.constData());
+        const QJsonObject written = QJsonDocument::fromJson(json).object().value("sweep").toObject();
+        QCOMPARE(written.value("axes").toArray(), (QJsonArray{"block.x=32:1024:pow2", "n=1024,4096"}));
+        QCOMPARE(written.value("zip").toBool(), true);
+        const Result<Project> back = parseProject(json, p->dir());
+        QVERIFY2(back, back ? "" : qPrintable(back.error().message));
+        QVERIFY(back->sweep);
+        QCOMPARE(back->sweep->axes, p->sweep->axes);
+        QCOMPARE(back->sweep->zip, true);
+        QCOMPARE(serializeProject(*back), json);
+        // zip is optional and false by default.
+        QJsonObject o = QJsonDocument::fromJson(json).object();
+        o.insert("sweep", QJsonObject{{"axes", QJsonArray{"define.TILE=8,16"}}});
+        const Result<Project> noZip = parseProject(QJsonDocument(o).toJson(), p->dir());
+        QVERIFY(noZip);
+        QCOMPARE(noZip->sweep->zip, false);
+    }
+
+    void projectSweepErrors_data()
+    {
+        QTest::addColumn<QString>("sweep");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("not an object") << R"([1])"
+                                       << "sweep";
+        QTest::newRow("no axes") << R"({"zip": true})"
+                                 << "sweep.axes: missing";
+        QTest::newRow("axis not a string") << R"({"axes": [3]})"
+                                           << "sweep.axes[0]";
+        QTest::newRow("bad axis") << R"({"axes": ["block.x=64", "block.q=1"]})"
+                                  << "sweep.axes[1]: block.q: the block has x, y and z, not 'q'";
+        QTest::newRow("zip not a bool") << R"({"axes": ["block.x=64"], "zip": "yes"})"
+                                        << "sweep.zip";
+        QTest::newRow("unknown key") << R"({"axes": ["block.x=64"], "points": 3})"
+                                     << "points";
+    }
+    void projectSweepErrors()
+    {
+        QFETCH(QString, sweep);
+        QFETCH(QString, message);
+        const QString preset = QStringLiteral(KPG_SOURCE_DIR "/presets/vector_add/vector_add.kpg");
+        const Result<Project> p = loadProject(preset);
+        QVERIFY(p);
+        QJsonObject o = QJsonDocument::fromJson(serializeProject(*p)).object();
+        o.insert("sweep", QJsonDocument::fromJson(QByteArray("{\"v\": ") + sweep.toUtf8() + "}").object().value("v"));
+        const Result<Project> r = parseProject(QJsonDocument(o).toJson(), p->dir());
+        QVERIFY(!r);
+        const QString text = r.error().message;
+        QVERIFY2(text.contains(message), qPrintable(text));
+    }
+
+    void devicesForASweep()
+    {
+        DeviceList list;
+        for (const char *name : {"NVIDIA H200", "NVIDIA H200", "NVIDIA A100", "NVIDIA H200"}) {
+            DeviceInfo d;
+            d.ordinal = int(list.devices.size());
+            d.name = QLatin1String(name);
+            list.devices << d;
+        }
+        // Every GPU of GPU 0's model, so the points' times compare.
+        QCOMPARE(*sweepDevices(list, std::nullopt), (QList<int>{0, 1, 3}));
+        QCOMPARE(*sweepDevices(list, 2), QList<int>{2});
+        const Result<QList<int>> missing = sweepDevices(list, 4);
+        QVERIFY(!missing);
+        QCOMPARE(missing.error().message, QStringLiteral("--device 4: this machine has 4 GPUs (0 to 3)"));
+        list.devices.resize(1);
+        QCOMPARE(sweepDevices(list, 1).error().message, QStringLiteral("--device 1: this machine has 1 GPU (0 to 0)"));
+        QVERIFY(!sweepDevices(DeviceList{}, std::nullopt));
+    }
+
+    void tableOfRecordedResults()
+    {
+        const QList<SweepAxis> axes{axis("block.x=64,128"), axis("define.TILE=8")};
+        QList<SweepPointResult> points;
+        SweepPointResult ok;
+        ok.index = 0;
+        ok.point.values = {"64", "8"};
+        ok.status = "ok";
+        ok.device = 1;
+        ok.run.ran = true;
+        ok.run.run.timed = true;
+        ok.run.run.stats.medianMs = 0.0123;
+        ok.run.run.stats.minMs = 0.012;
+        ok.run.run.stats.maxMs = 0.015;
+        ok.run.run.stats.count = 321;
+        ok.run.run.bytes = 12e6;
+        ok.run.run.bytesPerSecond = 12e6 / 0.0123e-3;
+        ok.run.run.stopCriterion = "noise";
+        StepResult step;
+        step.limits.numRegs = 16;
+        step.occupancy.ratio = 0.75;
+        ok.run.run.steps << step;
+        SweepPointResult skipped;
+        skipped.index = 1;
+        skipped.point.values = {"128", "8"};
+        skipped.status = "skipped";
+        skipped.reason = "too many threads, \"per\" block";
+        points << ok << skipped;
+        QVERIFY(ok.timed());
+        QVERIFY(!skipped.timed());
+        QCOMPARE(ok.medianUs(), 12.3);
+        const QByteArray csv = sweepCsv(axes, points);
+        const QList<QByteArray> rows = csv.trimmed().split('\n');
+        QCOMPARE(rows.size(), 3);
+        QCOMPARE(rows[0], QByteArray("block.x,define.TILE,status,median_us,min_us,max_us,noise,stopped_by,samples,"
+                                     "median_less_overhead_us,registers,occupancy,bytes_per_second,flops_per_second,"
+                                     "checks_passed,device,reason"));
+        QVERIFY2(rows[1].startsWith("64,8,ok,12.3,12,15,"), rows[1].constData());
+        QVERIFY2(rows[1].contains(",noise,321,"), rows[1].constData());
+        QVERIFY2(rows[1].contains(",16,0.75,9.7561e+11,,"), rows[1].constData());
+        QVERIFY2(rows[1].endsWith(",true,1,"), rows[1].constData());
+        QCOMPARE(rows[2], QByteArray("128,8,skipped,,,,,,,,,,,,,,\"too many threads, \"\"per\"\" block\""));
+
+        Project project;
+        project.title = "t";
+        const QJsonObject j = sweepJson(project, axes, false, 4, points, 1.5, true);
+        QCOMPARE(j.value("pointsPlanned").toInt(), 4);
+        QCOMPARE(j.value("complete").toBool(), false);
+        QCOMPARE(j.value("aborted").toBool(), true);
+        const QJsonArray pts = j.value("points").toArray();
+        QCOMPARE(pts.size(), 2);
+        QCOMPARE(pts[0].toObject().value("values").toObject().value("define.TILE").toString(), QStringLiteral("8"));
+        QCOMPARE(pts[0].toObject().value("deviceIndex").toInt(), 1);
+        QCOMPARE(pts[1].toObject().value("reason").toString(), skipped.reason);
+    }
+
+    void runnerRefusesBadSweeps()
+    {
+        const QString preset = QStringLiteral(KPG_SOURCE_DIR "/presets/vector_add/vector_add.kpg");
+        const Result<Project> p = loadProject(preset);
+        QVERIFY(p);
+        SweepRunner runner;
+        SweepRunner::Options o;
+        const Status unknown = runner.start(*p, {axis("size=1,2")}, false, o);
+        QVERIFY(!unknown);
+        QVERIFY(unknown.error().message.contains("no scalar 'size'"));
+        o.devices.clear();
+        QVERIFY(!runner.start(*p, {axis("block.x=64")}, false, o));
+        QVERIFY(!runner.isRunning());
+    }
+
+    void runnerWithoutGpu()
+    {
+        // The real runner, the real compile, and a driver that cannot be
+        // opened: the first point reports it and the sweep stops, nothing kept.
+        qputenv("KPG_CUDA_DRIVER", "/nonexistent/libcuda.so.1");
+        const Result<Project> p = loadProject(QStringLiteral(KPG_SOURCE_DIR "/presets/vector_add/vector_add.kpg"));
+        QVERIFY(p);
+        SweepRunner runner;
+        int landed = 0, progress = 0;
+        bool finished = false;
+        connect(&runner, &SweepRunner::pointFinished, this, [&] { ++landed; });
+        connect(&runner, &SweepRunner::progress, this, [&] { ++progress; });
+        connect(&runner, &SweepRunner::finished, this, [&](bool aborted) {
+            finished = true;
+            QVERIFY(!aborted);
+        });
+        QVERIFY(runner.start(*p, {axis("block.x=64:256:pow2")}, false, SweepRunner::Options{}));
+        QVERIFY(runner.isRunning());
+        QCOMPARE(runner.planned(), 3);
+        runner.waitFinished();
+        qunsetenv("KPG_CUDA_DRIVER");
+        QVERIFY(finished);
+        QVERIFY(!runner.isRunning());
+        QVERIFY(runner.fatalError());
+        QVERIFY2(runner.fatalError()->message.contains("/nonexistent/libcuda.so.1"),
+                 qPrintable(runner.fatalError()->message));
+        QCOMPARE(landed, 0);
+        QCOMPARE(progress, 0);
+        QVERIFY(runner.results().isEmpty());
+    }
+
     void cliUsage_data()
     {
         QTest::addColumn<QStringList>("args");
@@ -243,7 +428,16 @@ private Q_SLOTS:
         QTest::addColumn<QString>("message");
         const QString preset = QStringLiteral(KPG_SOURCE_DIR "/presets/vector_add/vector_add.kpg");
         QTest::newRow("no project") << QStringList{"sweep"} << 64 << "sweep: no project given";
-        QTest::newRow("no axis") << QStringList{"sweep", preset} << 64 << "sweep: no --axis given";
+        QTest::newRow("no axis") << QStringList{"sweep", preset} << 64
+                                 << "sweep: no --axis given and the project has no \"sweep\" axes";
+        QTest::newRow("plot axis") << QStringList{"sweep",  preset,  "--axis",   "block.x=64",
+                                                  "--plot", "x.png", "--plot-x", "n"}
+                                   << 64 << "--plot-x n: not an axis of this sweep (its axes: block.x)";
+        QTest::newRow("plot kind") << QStringList{"sweep", preset, "--axis", "block.x=64", "--plot-kind", "pie"} << 64
+                                   << "--plot-kind is lines or heatmap, not 'pie'";
+        QTest::newRow("heatmap of one axis")
+            << QStringList{"sweep", preset, "--axis", "block.x=64", "--plot-kind", "heatmap"} << 64
+            << "heatmap needs two axes";
         QTest::newRow("bad axis") << QStringList{"sweep", preset, "--axis", "block.q=1"} << 64
                                   << "the block has x, y and z, not 'q'";
         QTest::newRow("unknown scalar") << QStringList{"sweep", preset, "--axis", "size=1,2"} << 64

@@ -6,6 +6,9 @@
 
 #include "testutil.h"
 
+#include <QDir>
+#include <QFile>
+#include <QImage>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -81,7 +84,72 @@ private Q_SLOTS:
         QCOMPARE(points[2].toObject().value("steps").toArray().first().toObject().value("kernel").toString(),
                  QStringLiteral("matmul_tiled<32>"));
     }
+
+    void plotsAndCsv()
+    {
+        // A block-size sweep drawn as PNG and SVG, its table as CSV, and the
+        // roofline of the tiled matmul (which gives throughput.flops and .bytes).
+        QTemporaryDir dir;
+        const QString png = dir.filePath("vector_add.png"), svg = dir.filePath("vector_add.svg"),
+                      csv = dir.filePath("vector_add.csv");
+        const KpTest::Run r =
+            KpTest::run("kpg", {"sweep", QStringLiteral(KPG_SOURCE_DIR "/presets/vector_add/vector_add.kpg"), "--axis",
+                                "block.x=32:1024:pow2", "--plot", png, "--csv", csv, "--plot-y", "throughput"});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err + r.out));
+        const QImage img(png);
+        QCOMPARE(img.size(), QSize(900, 560));
+        QFile c(csv);
+        QVERIFY(c.open(QIODevice::ReadOnly));
+        const QList<QByteArray> rows = c.readAll().trimmed().split('\n');
+        QCOMPARE(rows.size(), 7);
+        for (qsizetype i = 1; i < rows.size(); ++i) {
+            QVERIFY2(rows[i].contains(",ok,"), rows[i].constData());
+        }
+        const KpTest::Run s =
+            KpTest::run("kpg", {"sweep", QStringLiteral(KPG_SOURCE_DIR "/presets/vector_add/vector_add.kpg"), "--axis",
+                                "block.x=64,256", "--plot", svg, "--plot-theme", "dark"});
+        QVERIFY2(s.exitCode == 0, qPrintable(s.err));
+        QFile sf(svg);
+        QVERIFY(sf.open(QIODevice::ReadOnly));
+        QVERIFY(sf.readAll().contains("<svg"));
+
+        const QString roof = dir.filePath("roofline.png");
+        const KpTest::Run m =
+            KpTest::run("kpg", {"sweep", QStringLiteral(KPG_SOURCE_DIR "/presets/matmul_tiled/matmul_tiled.kpg"),
+                                "--axis", "template.0=8,16,32", "--axis", "block.x=8,16,32", "--axis",
+                                "block.y=8,16,32", "--zip", "--roofline", roof, "--plot", dir.filePath("m.png")});
+        QVERIFY2(m.exitCode == 0, qPrintable(m.err));
+        QVERIFY(!QImage(roof).isNull());
+    }
+
+    void projectAxesAndDevices()
+    {
+        // The project's own "sweep" axes, when no --axis is given.
+        QTemporaryDir dir;
+        QFile in(QStringLiteral(KPG_SOURCE_DIR "/presets/vector_add/vector_add.kpg"));
+        QVERIFY(in.open(QIODevice::ReadOnly));
+        QJsonObject o = QJsonDocument::fromJson(in.readAll()).object();
+        o.insert("sweep", QJsonObject{{"axes", QJsonArray{"block.x=128,256"}}});
+        for (const QString &f : QDir(QStringLiteral(KPG_SOURCE_DIR "/presets/vector_add")).entryList(QDir::Files)) {
+            QFile::copy(QStringLiteral(KPG_SOURCE_DIR "/presets/vector_add/") + f, dir.filePath(f));
+        }
+        const QString project = dir.filePath("swept.kpg");
+        QFile out(project);
+        QVERIFY(out.open(QIODevice::WriteOnly));
+        out.write(QJsonDocument(o).toJson());
+        out.close();
+        QString log;
+        const QJsonObject r = sweep({project}, &log);
+        QCOMPARE(r.value("points").toArray().size(), 2);
+        QVERIFY2(r.value("complete").toBool(), qPrintable(log));
+        QCOMPARE(r.value("points").toArray()[0].toObject().value("deviceIndex").toInt() >= 0, true);
+
+        // A GPU that does not exist is refused before anything runs.
+        const KpTest::Run bad = KpTest::run("kpg", {"sweep", project, "--device", "99"});
+        QCOMPARE(bad.exitCode, 64);
+        QVERIFY2(bad.err.contains("--device 99: this machine has"), qPrintable(bad.err));
+    }
 };
 
-QTEST_GUILESS_MAIN(TestGpuSweep)
+QTEST_MAIN(TestGpuSweep)
 #include "tst_gpu_sweep.moc"
