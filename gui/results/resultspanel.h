@@ -8,6 +8,8 @@
 #include <QString>
 #include <QWidget>
 
+#include <array>
+
 class QSortFilterProxyModel;
 class QTabWidget;
 class QTableView;
@@ -84,6 +86,8 @@ private:
         Svg,
     };
     void updateCharts();
+    /** Draws the chart of tab if what it shows changed since it was last drawn. */
+    void refreshChart(Tab tab);
     void exportWithDialog(ExportKind kind);
     ChartWidget *currentChart() const;
 
@@ -100,7 +104,8 @@ private:
     QList<int> m_shownRows;
     int m_shownCurrent = -1;
     int m_shownRowCount = -1;
-    bool m_selecting = false; ///< selectRows() at work: update the charts once, at its end
+    bool m_selecting = false;                      ///< selectRows() at work: update the charts once, at its end
+    std::array<bool, 3> m_stale{true, true, true}; ///< per Tab: not drawn since the selection or the history changed
 };
 
 } // namespace Kp
