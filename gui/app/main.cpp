@@ -21,10 +21,11 @@ using namespace Kp;
 
 namespace {
 // The panels --show brings forward: the name on the command line, the dock's object name.
-const QStringList kPanels = {QStringLiteral("problems"),  QStringLiteral("kernels"),    QStringLiteral("ptx"),
-                             QStringLiteral("sass"),      QStringLiteral("launch"),     QStringLiteral("buffers"),
-                             QStringLiteral("inspector"), QStringLiteral("results"),    QStringLiteral("log"),
-                             QStringLiteral("checks"),    QStringLiteral("description")};
+const QStringList kPanels = {QStringLiteral("problems"),  QStringLiteral("kernels"),     QStringLiteral("ptx"),
+                             QStringLiteral("sass"),      QStringLiteral("launch"),      QStringLiteral("buffers"),
+                             QStringLiteral("inspector"), QStringLiteral("results"),     QStringLiteral("log"),
+                             QStringLiteral("checks"),    QStringLiteral("description"), QStringLiteral("occupancy"),
+                             QStringLiteral("compare")};
 const QStringList kViews = {QStringLiteral("grid"), QStringLiteral("image"), QStringLiteral("diff")};
 
 int usageError(const QString &message)

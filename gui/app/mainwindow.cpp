@@ -203,6 +203,7 @@ MainWindow::MainWindow(EngineClient *engine, QWidget *parent)
     wireCompile();
     wireRun();
     buildChecksAndPresets();
+    buildAnalysis();
     buildMenus();
     fitToScreen();
     // Layouts and splitters as the user left them.

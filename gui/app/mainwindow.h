@@ -166,6 +166,8 @@ private:
     void goToLine();
     /** The Checks and Description docks, the start page, and their wiring (issue 11). */
     void buildChecksAndPresets();
+    /** The Occupancy and Compare docks and the run history file (gui/analysis/analysisdocks.cpp). */
+    void buildAnalysis();
     void wireCompile();
     void wireRun();
     void openFileDialog();

@@ -220,7 +220,14 @@ void ChartWidget::fitToSize(QSize size)
     fitTitle(size.width());
     // The legend only where there is height to spare: in the short dock the
     // title says what the lines are.
-    m_chart->legend()->setVisible(m_wantLegend && size.height() >= kLegendMinHeight);
+    m_chart->legend()->setVisible(m_wantLegend && size.height() >= kLegendMinHeight &&
+                                  size.width() >= m_legendMinWidth);
+}
+
+void ChartWidget::setLegendMinWidth(int width)
+{
+    m_legendMinWidth = width;
+    fitToSize(size());
 }
 
 void ChartWidget::setLegendWanted(bool wanted)

@@ -114,6 +114,8 @@ protected:
 
     /** Shows the legend when the chart is at least kLegendMinHeight tall (on screen or exported); default on. */
     void setLegendWanted(bool wanted);
+    /** The legend also needs this much width (a legend of many entries); default 0. */
+    void setLegendMinWidth(int width);
     static constexpr int kLegendMinHeight = 240;
 
     void changeEvent(QEvent *event) override;
@@ -135,6 +137,7 @@ private:
     QString m_titleHeading;
     QString m_titleDetail;
     bool m_wantLegend = true;
+    int m_legendMinWidth = 0;
     ChartColors m_colors;
 };
 
