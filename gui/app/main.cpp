@@ -31,7 +31,8 @@ const QStringList kPanels = {QStringLiteral("problems"),  QStringLiteral("kernel
                              QStringLiteral("sass"),      QStringLiteral("launch"),      QStringLiteral("buffers"),
                              QStringLiteral("inspector"), QStringLiteral("results"),     QStringLiteral("log"),
                              QStringLiteral("checks"),    QStringLiteral("description"), QStringLiteral("timeline"),
-                             QStringLiteral("sweep")};
+                             QStringLiteral("sweep"),
+                             QStringLiteral("occupancy"), QStringLiteral("compare")};
 const QStringList kViews = {QStringLiteral("grid"), QStringLiteral("image"), QStringLiteral("diff")};
 
 int usageError(const QString &message)

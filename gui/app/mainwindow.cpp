@@ -207,6 +207,7 @@ MainWindow::MainWindow(EngineClient *engine, QWidget *parent)
     wireRun();
     buildChecksAndPresets();
     buildSweep();
+    buildAnalysis();
     buildMenus();
     fitToScreen();
     // Layouts and splitters as the user left them.

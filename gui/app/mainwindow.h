@@ -176,6 +176,8 @@ private:
     void buildChecksAndPresets();
     /** The Sweep dock (gui/sweep). */
     void buildSweep();
+    /** The Occupancy and Compare docks and the run history file (gui/analysis/analysisdocks.cpp). */
+    void buildAnalysis();
     void wireCompile();
     void wireRun();
     void openFileDialog();

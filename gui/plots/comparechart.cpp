@@ -14,8 +14,18 @@ namespace Kp {
 
 namespace {
 
-const QColor kBarColor(0x1f, 0x77, 0xb4);
-const QColor kWhiskerColor(0x30, 0x30, 0x30);
+QString plainNumber(double v)
+{
+    return QString::number(v, 'g', QLocale::FloatingPointShortest);
+}
+
+QString csvField(const QString &s)
+{
+    if (!s.contains(QLatin1Char(',')) && !s.contains(QLatin1Char('"')) && !s.contains(QLatin1Char('\n'))) {
+        return s;
+    }
+    return QLatin1Char('"') + QString(s).replace(QLatin1String("\""), QLatin1String("\"\"")) + QLatin1Char('"');
+}
 
 } // namespace
 
@@ -32,6 +42,7 @@ CompareChart::CompareChart(QWidget *parent)
 
 void CompareChart::clear(const QString &message)
 {
+    m_records.clear();
     m_medians = nullptr;
     m_numbers.clear();
     m_categories->clear();
@@ -64,11 +75,12 @@ void CompareChart::showRuns(const QList<RunRecord> &records)
     }
     m_unit = timeUnitFor(slowest);
     const double k = m_unit.perMs;
+    const ChartColors c = colors();
 
     auto *set = new QBarSet(QStringLiteral("median"));
-    set->setColor(kBarColor);
-    set->setBorderColor(kBarColor.darker(130));
-    set->setLabelColor(Qt::white);
+    set->setColor(c.primary);
+    set->setBorderColor(c.primary.darker(130));
+    set->setLabelColor(c.dark ? QColor(Qt::black) : QColor(Qt::white));
     QStringList categories;
     for (const RunRecord *r : shown) {
         set->append(r->stats().medianMs * k);
@@ -92,12 +104,13 @@ void CompareChart::showRuns(const QList<RunRecord> &records)
 
     m_categories->append(categories);
     m_categories->setVisible(true);
-    setUpAxis(m_valueAxis, QStringLiteral("time (%1)").arg(m_unit.name), 0, top * k * 1.1, false);
+    setUpAxis(m_valueAxis, QStringLiteral("time (%1)").arg(m_unit.name), 0, top * k * 1.1, false,
+              int(plotSize().height()));
     bars->attachAxis(m_categories);
     bars->attachAxis(m_valueAxis);
 
     // One path per run: bottom cap, the line from min to max, top cap.
-    QPen pen(kWhiskerColor, 1.5);
+    QPen pen(c.dark ? c.foreground : c.foreground.lighter(150), 1.5);
     const double cap = 0.08;
     for (qsizetype i = 0; i < shown.size(); ++i) {
         const TimingStats st = shown[i]->stats();
@@ -121,7 +134,46 @@ void CompareChart::showRuns(const QList<RunRecord> &records)
     }
     setTitle(QStringLiteral("%1 runs compared").arg(shown.size()), detail);
     m_medians = set;
+    m_records = records;
+    applyColors();
     layOutNow();
+}
+
+void CompareChart::applyColors()
+{
+    ChartWidget::applyColors();
+    if (m_categories) {
+        m_categories->setLabelsBrush(colors().foreground);
+        m_categories->setGridLineColor(colors().grid);
+    }
+    if (m_medians && m_medians->color() != colors().primary) {
+        // Another theme: draw the same runs in its colours.
+        const QList<RunRecord> records = m_records;
+        showRuns(records);
+    }
+}
+
+QByteArray CompareChart::csvData() const
+{
+    if (!m_medians) {
+        return {};
+    }
+    QStringList lines{QStringLiteral("run,label,samples,median_ms,min_ms,max_ms")};
+    const QStringList names = labels();
+    int i = 0;
+    for (const RunRecord &r : m_records) {
+        if (!m_numbers.contains(r.number) || i >= names.size()) {
+            continue;
+        }
+        const TimingStats st = r.stats();
+        lines << QStringLiteral("%1,%2,%3,%4,%5,%6")
+                     .arg(r.number)
+                     .arg(csvField(names[i]))
+                     .arg(st.count)
+                     .arg(plainNumber(st.medianMs), plainNumber(st.minMs), plainNumber(st.maxMs));
+        ++i;
+    }
+    return (lines.join(QLatin1Char('\n')) + QLatin1Char('\n')).toUtf8();
 }
 
 int CompareChart::entryCount() const

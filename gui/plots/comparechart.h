@@ -43,8 +43,14 @@ public:
     QList<int> runNumbers() const { return m_numbers; }
     /** The unit of the value axis: "ns", "us" or "ms" (chosen from the slowest median). */
     QString unit() const { return m_unit.name; }
+    /** One line per bar: run, label, samples, median, min, max (milliseconds). */
+    QByteArray csvData() const override;
+
+protected:
+    void applyColors() override;
 
 private:
+    QList<RunRecord> m_records;               ///< as last shown, to redraw in another theme
     QBarSet *m_medians = nullptr;             ///< owned by the chart
     QBarCategoryAxis *m_categories = nullptr; ///< owned by the chart
     QValueAxis *m_valueAxis = nullptr;        ///< owned by the chart

@@ -94,19 +94,27 @@ ResultsPanel::ResultsPanel(QWidget *parent)
     bar->addWidget(m_exportButton);
 
     // Side by side: the panel lives in a wide, short bottom dock, where a
-    // history above the charts would leave each too few pixels.
+    // history above the charts would leave each too few pixels. The buttons
+    // sit above the history only, so the charts get the dock's full height.
+    auto *history = new QWidget;
+    auto *historyLayout = new QVBoxLayout(history);
+    historyLayout->setContentsMargins(0, 0, 0, 0);
+    historyLayout->setSpacing(2);
+    historyLayout->addLayout(bar);
+    historyLayout->addWidget(m_table, 1);
     auto *splitter = new QSplitter(Qt::Horizontal);
-    splitter->addWidget(m_table);
+    splitter->addWidget(history);
     splitter->addWidget(m_tabs);
-    splitter->setStretchFactor(0, 1);
-    splitter->setStretchFactor(1, 1);
+    // The charts need the width more than the table, which scrolls.
+    splitter->setStretchFactor(0, 2);
+    splitter->setStretchFactor(1, 3);
     splitter->setChildrenCollapsible(false);
 
     auto *layout = new QVBoxLayout(this);
-    layout->setContentsMargins(4, 4, 4, 4);
-    layout->addLayout(bar);
+    layout->setContentsMargins(2, 2, 2, 2);
     layout->addWidget(splitter, 1);
 
+    connect(m_tabs, &QTabWidget::currentChanged, this, [this](int index) { refreshChart(Tab(index)); });
     connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this, &ResultsPanel::updateCharts);
     connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this, &ResultsPanel::updateCharts);
     updateCharts();
@@ -191,24 +199,9 @@ void ResultsPanel::updateCharts()
     m_shownRows = rows;
     m_shownCurrent = shown;
     m_shownRowCount = m_model->rowCount();
-    if (rows.isEmpty()) {
-        const QString hint = m_model->rowCount() == 0 ? tr("No runs yet: run a kernel to see its timing here")
-                                                      : tr("Select a run in the history to see its samples");
-        m_samples->clear(hint);
-        m_histogram->clear(hint);
-        m_compare->clear(tr("Select several runs (Ctrl+click, Shift+click) to compare them"));
-        m_timeline->clear(hint);
-    } else {
-        const RunRecord &record = m_model->record(shown);
-        m_timeline->showRun(record.result, record.displayLabel());
-        m_samples->showSamples(record);
-        m_histogram->showHistogram(record);
-        QList<RunRecord> records;
-        for (int row : rows) {
-            records << m_model->record(row);
-        }
-        m_compare->showRuns(records);
-    }
+    // Only the chart in view is drawn now; the others when their tab is
+    // chosen (a run of 100,000 samples costs each chart its own pass).
+    m_stale.fill(true);
     // Switch tabs only when the selection crosses between one run and several,
     // so a tab the user picked stays while they refine the selection.
     if (rows.size() > 1 && m_lastSelectionSize <= 1) {
@@ -217,7 +210,45 @@ void ResultsPanel::updateCharts()
         setCurrentTab(Tab::Samples);
     }
     m_lastSelectionSize = rows.size();
+    refreshChart(currentTab());
     Q_EMIT selectionChanged();
+}
+
+void ResultsPanel::refreshChart(Tab tab)
+{
+    if (!m_stale[size_t(tab)]) {
+        return;
+    }
+    m_stale[size_t(tab)] = false;
+    const QList<int> &rows = m_shownRows;
+    if (rows.isEmpty()) {
+        const QString hint = m_model->rowCount() == 0 ? tr("No runs yet: run a kernel to see its timing here")
+                                                      : tr("Select a run in the history to see its samples");
+        switch (tab) {
+        case Tab::Samples: m_samples->clear(hint); break;
+        case Tab::Histogram: m_histogram->clear(hint); break;
+        case Tab::Compare: m_compare->clear(tr("Select several runs (Ctrl+click, Shift+click) to compare them")); break;
+        case Tab::Timeline: m_timeline->clear(hint); break;
+        }
+        return;
+    }
+    switch (tab) {
+    case Tab::Samples: m_samples->showSamples(m_model->record(m_shownCurrent)); break;
+    case Tab::Histogram: m_histogram->showHistogram(m_model->record(m_shownCurrent)); break;
+    case Tab::Compare: {
+        QList<RunRecord> records;
+        for (int row : rows) {
+            records << m_model->record(row);
+        }
+        m_compare->showRuns(records);
+        break;
+    }
+    case Tab::Timeline: {
+        const RunRecord &record = m_model->record(m_shownCurrent);
+        m_timeline->showRun(record.result, record.displayLabel());
+        break;
+    }
+    }
 }
 
 ChartWidget *ResultsPanel::currentChart() const

@@ -8,6 +8,8 @@
 #include <QString>
 #include <QWidget>
 
+#include <array>
+
 class QSortFilterProxyModel;
 class QTabWidget;
 class QTableView;
@@ -88,6 +90,8 @@ private:
         Svg,
     };
     void updateCharts();
+    /** Draws the chart of tab if what it shows changed since it was last drawn. */
+    void refreshChart(Tab tab);
     void exportWithDialog(ExportKind kind);
     ChartWidget *currentChart() const;
 
@@ -105,7 +109,8 @@ private:
     QList<int> m_shownRows;
     int m_shownCurrent = -1;
     int m_shownRowCount = -1;
-    bool m_selecting = false; ///< selectRows() at work: update the charts once, at its end
+    bool m_selecting = false;                      ///< selectRows() at work: update the charts once, at its end
+    std::array<bool, 4> m_stale{true, true, true, true}; ///< per Tab: not drawn since the selection or the history changed
 };
 
 } // namespace Kp

@@ -2,19 +2,24 @@
 // exports read back, the charts' data, PNG/SVG exports, and the panel
 // switching charts as rows are selected.
 
+#include "client/engineclient.h"
 #include "core/format.h"
+#include "mainwindow.h"
 #include "plots/comparechart.h"
 #include "plots/timingchart.h"
 #include "results/resultspanel.h"
 #include "results/runhistory.h"
 #include "run/runjson.h"
+#include "theme.h"
 
 #include <QAbstractItemModelTester>
+#include <QDockWidget>
 #include <QFile>
 #include <QImage>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QMenu>
 #include <QRandomGenerator>
 #include <QSortFilterProxyModel>
 #include <QTabWidget>
@@ -350,6 +355,133 @@ private Q_SLOTS:
         QVERIFY(chart.message().isEmpty());
     }
 
+    /** Many samples are drawn as columns of min/max: every outlier stays in view, whatever the count. */
+    void samplesChartDecimates()
+    {
+        RunRecord run = realisticRun(256, 0.0077, 100000, 21);
+        // Two lone outliers, one fast and one slow, far from each other.
+        run.result.samplesMs[12345] = 0.0200;
+        run.result.samplesMs[87654] = 0.0010;
+        run.result.stats = computeStats(run.result.samplesMs);
+        TimingChart chart;
+        chart.resize(640, 300);
+        chart.showSamples(run);
+        QVERIFY(chart.decimated());
+        QCOMPARE(chart.pointCount(), 2 * TimingChart::kColumns);
+        const auto [lo, hi] = chart.timeAxisRangeMs();
+        QVERIFY(lo <= 0.0010 && hi >= 0.0200);
+        QVERIFY2(chart.title().contains("100000 samples"), qPrintable(chart.title()));
+
+        // Few samples: each one a dot.
+        chart.showSamples(realisticRun(256, 0.0077, TimingChart::kMaxMarkers, 22));
+        QVERIFY(!chart.decimated());
+        QCOMPARE(chart.pointCount(), TimingChart::kMaxMarkers);
+    }
+
+    void decimate()
+    {
+        const QList<double> samples{5, 1, 7, 3, 2, 9, 4, 8, 6, 0};
+        // Two columns of five: (2, min 1, max 7) and (7, min 0, max 9), times the scale.
+        const QList<QPointF> two = TimingChart::decimate(samples, 2, 10);
+        QCOMPARE(two, QList<QPointF>({{2, 10}, {2, 70}, {7, 0}, {7, 90}}));
+        // Three columns of 3, 3 and 4 samples.
+        const QList<QPointF> three = TimingChart::decimate(samples, 3);
+        QCOMPARE(three, QList<QPointF>({{1, 1}, {1, 7}, {4, 2}, {4, 9}, {7.5, 0}, {7.5, 8}}));
+        // No more samples than columns: every sample as it is.
+        QCOMPARE(TimingChart::decimate(samples, 10).size(), 10);
+        QCOMPARE(TimingChart::decimate(samples, 10)[5], QPointF(5, 9));
+        QVERIFY(TimingChart::decimate({}, 10).isEmpty());
+        // Random samples: the drawn extremes are the samples' extremes.
+        QRandomGenerator rng(5);
+        QList<double> many;
+        for (int i = 0; i < 54321; ++i) {
+            many << rng.generateDouble();
+        }
+        const QList<QPointF> drawn = TimingChart::decimate(many, 1000);
+        QCOMPARE(drawn.size(), 2000);
+        double lo = 2;
+        double hi = -1;
+        for (const QPointF &p : drawn) {
+            lo = std::min(lo, p.y());
+            hi = std::max(hi, p.y());
+        }
+        QCOMPARE(lo, *std::min_element(many.cbegin(), many.cend()));
+        QCOMPARE(hi, *std::max_element(many.cbegin(), many.cend()));
+    }
+
+    /** Every chart's data as CSV: the samples (all of them), the bins, the bars. */
+    void chartCsv()
+    {
+        QTemporaryDir dir;
+        const RunRecord a = realisticRun(128, 0.008, 3000, 5);
+        TimingChart samples;
+        samples.showSamples(a);
+        KP_VERIFY_RESULT(samples.exportCsv(dir.filePath("s.csv")));
+        QFile s(dir.filePath("s.csv"));
+        QVERIFY(s.open(QIODevice::ReadOnly));
+        const QList<QByteArray> lines = s.readAll().trimmed().split('\n');
+        QCOMPARE(lines.size(), 3001);
+        QCOMPARE(lines[0], QByteArray("sample,time_ms"));
+        QCOMPARE(lines[2999].split(',')[1].toDouble(), a.result.samplesMs[2998]);
+
+        TimingChart histogram;
+        histogram.showHistogram(a);
+        const QList<QByteArray> bins = histogram.csvData().trimmed().split('\n');
+        QCOMPARE(bins.size(), histogram.binCounts().size() + 1);
+        int total = 0;
+        for (qsizetype i = 1; i < bins.size(); ++i) {
+            total += bins[i].split(',')[3].toInt();
+        }
+        QCOMPARE(total, 3000);
+
+        CompareChart compare;
+        RunRecord b = realisticRun(256, 0.0077, 200, 6);
+        b.number = 2;
+        RunRecord a1 = a;
+        a1.number = 1;
+        compare.showRuns({a1, failedRun(1024), b});
+        const QByteArray csv = compare.csvData();
+        QVERIFY2(csv.startsWith("run,label,samples,median_ms,min_ms,max_ms\n1,block=128,3000,"), csv.constData());
+        QCOMPARE(csv.count('\n'), 3);
+
+        // Nothing shown, nothing to write, and a message that says so.
+        TimingChart empty;
+        const Status none = empty.exportCsv(dir.filePath("none.csv"));
+        QVERIFY(!none.ok());
+        QVERIFY2(none.error().message.contains("no data"), qPrintable(none.error().message));
+        QVERIFY(!QFile::exists(dir.filePath("none.csv")));
+    }
+
+    /** The context menu offers PNG, SVG and CSV; CSV only while there is data. */
+    void chartContextMenu()
+    {
+        TimingChart chart;
+        chart.resize(500, 300);
+        chart.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&chart));
+        const auto menuTexts = [&chart] {
+            QStringList texts;
+            QTimer::singleShot(0, &chart, [&texts] {
+                auto *menu = qobject_cast<QMenu *>(QApplication::activePopupWidget());
+                if (menu) {
+                    for (QAction *a : menu->actions()) {
+                        if (!a->isSeparator()) {
+                            texts << QString("%1%2").arg(a->text(), a->isEnabled() ? "" : " (off)");
+                        }
+                    }
+                    menu->close();
+                }
+            });
+            QContextMenuEvent event(QContextMenuEvent::Mouse, QPoint(100, 100), chart.mapToGlobal(QPoint(100, 100)));
+            QApplication::sendEvent(&chart, &event);
+            return texts;
+        };
+        QCOMPARE(menuTexts(), QStringList({"Save Chart as PNG... (off)", "Save Chart as SVG... (off)",
+                                           "Save Data as CSV... (off)"}));
+        chart.showHistogram(realisticRun(128, 0.008, 300, 5));
+        QCOMPARE(menuTexts(), QStringList({"Save Chart as PNG...", "Save Chart as SVG...", "Save Data as CSV..."}));
+    }
+
     void samplesChartOfFailedRun()
     {
         TimingChart chart;
@@ -513,7 +645,13 @@ private Q_SLOTS:
         QCOMPARE(panel.currentTab(), ResultsPanel::Tab::Samples);
         QCOMPARE(panel.timingChart()->mode(), TimingChart::Mode::Samples);
         QCOMPARE(panel.timingChart()->runNumber(), 4);
+        // Charts out of view are drawn when their tab is chosen, not with every run.
+        QCOMPARE(panel.histogramChart()->mode(), TimingChart::Mode::Empty);
+        QCOMPARE(panel.compareChart()->entryCount(), 0);
+        panel.setCurrentTab(ResultsPanel::Tab::Histogram);
         QCOMPARE(panel.histogramChart()->mode(), TimingChart::Mode::Histogram);
+        QCOMPARE(panel.histogramChart()->runNumber(), 4);
+        panel.setCurrentTab(ResultsPanel::Tab::Samples);
 
         // Click row 1, then Ctrl+click rows 2 and 4: three selected, compare.
         QTableView *table = panel.table();
@@ -531,7 +669,9 @@ private Q_SLOTS:
         QCOMPARE(panel.compareChart()->entryCount(), 3);
         QCOMPARE(panel.compareChart()->runNumbers(), QList<int>({1, 2, 4}));
         // Samples show the run clicked last.
+        panel.setCurrentTab(ResultsPanel::Tab::Samples);
         QCOMPARE(panel.timingChart()->runNumber(), 4);
+        panel.setCurrentTab(ResultsPanel::Tab::Compare);
 
         // A run added while comparing joins the comparison.
         panel.addRun(realisticRun(512, 0.0079, 200, 4));
@@ -583,6 +723,66 @@ private Q_SLOTS:
         QFile svg(dir.filePath("c.svg"));
         QVERIFY(svg.open(QIODevice::ReadOnly));
         QVERIFY(svg.readAll().startsWith("<?xml"));
+    }
+
+    /**
+     * The Results dock of a 1280x800 window after runs of 2,000 samples, in
+     * both themes: no axis title or tick label is cut short ("ti...", "..."),
+     * and the dark theme draws dark charts. KPG_SCREENSHOT_DIR=dir keeps
+     * window-results-light.png and window-results-dark.png.
+     */
+    void readableInTheWindowAt1280x800_data()
+    {
+        QTest::addColumn<QString>("theme");
+        QTest::newRow("light") << "light";
+        QTest::newRow("dark") << "dark";
+    }
+    void readableInTheWindowAt1280x800()
+    {
+        QFETCH(QString, theme);
+        applyTheme(theme);
+        EngineClient engine;
+        MainWindow w(&engine);
+        KP_VERIFY_RESULT(w.openProject(":/presets/heat/heat.kpg"));
+        w.resize(1280, 800);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        auto *panel = w.findChild<ResultsPanel *>("results");
+        QVERIFY(panel);
+        panel->addRun(realisticRun(128, 0.24, 2000, 7));
+        panel->addRun(realisticRun(256, 0.23, 2000, 8));
+        w.findChild<QDockWidget *>("resultsDock")->raise();
+        QTest::qWait(50);
+        const QString dir = qEnvironmentVariable("KPG_SCREENSHOT_DIR");
+        const QList<ResultsPanel::Tab> tabs{ResultsPanel::Tab::Samples, ResultsPanel::Tab::Histogram,
+                                            ResultsPanel::Tab::Compare};
+        for (ResultsPanel::Tab tab : tabs) {
+            if (tab == ResultsPanel::Tab::Compare) {
+                panel->selectRows({0, 1});
+            }
+            panel->setCurrentTab(tab);
+            QTest::qWait(20);
+            auto *chart = qobject_cast<ChartWidget *>(panel->chartTabs()->currentWidget());
+            QVERIFY(chart);
+            if (!dir.isEmpty()) {
+                QVERIFY(w.grab().save(QString("%1/window-results-%2-%3.png").arg(dir, theme).arg(int(tab))));
+            }
+            const QStringList texts = chart->visibleTexts();
+            QVERIFY2(texts.size() > 5, qPrintable(texts.join(" | ")));
+            for (const QString &t : texts) {
+                QVERIFY2(!t.endsWith("...") && !t.endsWith(QChar(0x2026)),
+                         qPrintable(QString("tab %1 at %2x%3: '%4' is cut short; all texts: %5")
+                                        .arg(int(tab))
+                                        .arg(chart->width())
+                                        .arg(chart->height())
+                                        .arg(t, texts.join(" | "))));
+            }
+            // The chart's background follows the theme: dark in the dark one.
+            const QImage image = chart->grab().toImage();
+            const int lightness = QColor(image.pixel(4, image.height() / 2)).lightness();
+            QVERIFY2(theme == "dark" ? lightness < 100 : lightness > 150, qPrintable(QString::number(lightness)));
+        }
+        applyTheme("light");
     }
 
     /** Renders the panel as a user sees it; KPG_SCREENSHOT_DIR=dir keeps results.png and compare.png. */
