@@ -45,7 +45,7 @@ QColor kindColor(const QString &kind, const QString &direction)
 
 Error viewError(const QString &message)
 {
-    return Error{QStringLiteral("timeline"), Error::Code::Io, {}, message};
+    return Error{QStringLiteral("timeline"), Error::Code::BadInput, {}, message};
 }
 
 } // namespace
@@ -271,15 +271,15 @@ void TimelineView::contextMenuEvent(QContextMenuEvent *event)
             QMessageBox::warning(this, caption, s.error().message);
         }
     };
-    menu.addAction(tr("Timeline as PNG..."), this, [=] {
+    menu.addAction(tr("Timeline as PNG..."), this, [this, save] {
         save(tr("Export timeline as PNG"), QStringLiteral("timeline.png"), tr("PNG images (*.png)"),
              [this](const QString &p) { return exportPng(p); });
     });
-    menu.addAction(tr("Timeline as SVG..."), this, [=] {
+    menu.addAction(tr("Timeline as SVG..."), this, [this, save] {
         save(tr("Export timeline as SVG"), QStringLiteral("timeline.svg"), tr("SVG images (*.svg)"),
              [this](const QString &p) { return exportSvg(p); });
     });
-    menu.addAction(tr("Chrome trace (Perfetto)..."), this, [=] {
+    menu.addAction(tr("Chrome trace (Perfetto)..."), this, [this, save] {
         save(tr("Export timeline as a Chrome trace"), QStringLiteral("trace.json"), tr("JSON files (*.json)"),
              [this](const QString &p) { return exportTrace(p); });
     });

@@ -149,7 +149,7 @@ private Q_SLOTS:
         QVERIFY2(g.value("differs").toArray().isEmpty(),
                  qPrintable(QJsonDocument(g.value("differs").toArray()).toJson()));
         // The step-by-step run's buffers are the ones saved; a replay left the same bytes (compared above).
-        QVERIFY(!saved("graph_replay", "x").isEmpty());
+        QVERIFY(!saved("graph_replay", "v").isEmpty());
     }
 };
 

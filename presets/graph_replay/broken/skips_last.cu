@@ -1,4 +1,4 @@
-// kpg-expect: fail "x = a + steps" first 4095
+// kpg-expect: fail "v = a + steps" first 4095
 // The bounds guard is off by one: the last element is never updated.
 extern "C" __global__ void addOne(int *x, int n)
 {
