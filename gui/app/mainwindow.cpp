@@ -49,6 +49,7 @@
 #include <QMouseEvent>
 #include <QProgressBar>
 #include <QScreen>
+#include <QScrollArea>
 #include <QSettings>
 #include <QShowEvent>
 #include <QStackedWidget>
@@ -1151,7 +1152,12 @@ void MainWindow::buildSweep()
     // The Sweep panel (gui/sweep): its own runner and workers; it reads the document at Run.
     m_sweep = new SweepPanel(this);
     m_sweep->setDocument(m_doc);
-    QDockWidget *dock = addDock(tr("Sweep"), QStringLiteral("sweepDock"), m_sweep, Qt::BottomDockWidgetArea);
+    // In a scroll area, so its controls never raise the window's minimum size.
+    auto *scroll = new QScrollArea(this);
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    scroll->setWidget(m_sweep);
+    QDockWidget *dock = addDock(tr("Sweep"), QStringLiteral("sweepDock"), scroll, Qt::BottomDockWidgetArea);
     if (QDockWidget *log = findChild<QDockWidget *>(QStringLiteral("logDock"))) {
         tabifyDockWidget(log, dock);
     }

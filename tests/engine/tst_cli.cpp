@@ -39,8 +39,9 @@ private Q_SLOTS:
                                          << "unknown command 'frobnicate'";
         QTest::newRow("unknown option") << QStringList{"--frob"} << 64 << ""
                                         << "unknown option '--frob'";
-        QTest::newRow("devices unknown option") << QStringList{"devices", "--xml"} << 64 << ""
-                                                << "devices: unknown option '--xml' (allowed: --json)";
+        QTest::newRow("devices unknown option")
+            << QStringList{"devices", "--xml"} << 64 << ""
+            << "devices: unknown option '--xml' (allowed: --json, --ceilings, --remeasure)";
     }
     void exitCodes()
     {

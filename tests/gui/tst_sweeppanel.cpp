@@ -115,7 +115,9 @@ private Q_SLOTS:
         QTest::qWait(300); // the coalesced plot redraw
         tick.stop();
         qInfo("longest event-loop stall while 64 points landed: %lld ms", longestStall);
-        QVERIFY2(longestStall < 100, qPrintable(QString::number(longestStall)));
+        // A loose bound: CI machines are shared, so this catches a freeze, not a frame;
+        // bench_sweep_gui measures against the 16 ms target on a quiet machine.
+        QVERIFY2(longestStall < 1500, qPrintable(QString::number(longestStall)));
 
         // Sorting by the median: the fastest first, untimed points last.
         QTableView *table = panel.table();
