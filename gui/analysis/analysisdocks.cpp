@@ -11,6 +11,7 @@
 #include "results/resultspanel.h"
 #include "runcontroller.h"
 
+#include <QApplication>
 #include <QDockWidget>
 #include <QFile>
 #include <QPointer>
@@ -72,9 +73,10 @@ void MainWindow::buildAnalysis()
         QPointer<MainWindow> self(this);
         historyWriter().start([path, records, self] {
             const Status s = saveHistory(path, records);
-            if (!s && self) {
+            if (!s) {
                 const QString message = s.error().message;
-                QMetaObject::invokeMethod(self, [self, message] {
+                // Through the application object, which outlives any window: the window may be gone by now.
+                QMetaObject::invokeMethod(qApp, [self, message] {
                     if (self) {
                         self->log(tr("The run history could not be saved: %1").arg(message));
                     }
