@@ -1,14 +1,37 @@
-// MainWindow's analysis docks (Occupancy, and Compare): built here rather
-// than in mainwindow.cpp so the window's own file stays as it is.
+// MainWindow's analysis docks (Occupancy, Compare) and the run history file
+// beside the project: built here rather than in mainwindow.cpp so the
+// window's own file stays as it is.
 
 #include "mainwindow.h"
 
+#include "analysis/comparepanel.h"
 #include "analysis/occupancyview.h"
 #include "devicestatus.h"
+#include "projectdocument.h"
+#include "results/resultspanel.h"
+#include "runcontroller.h"
 
+#include <QApplication>
 #include <QDockWidget>
+#include <QFile>
+#include <QPointer>
+#include <QThreadPool>
+
+#include <memory>
 
 namespace Kp {
+
+namespace {
+
+/** One thread: history files are written in the order of the runs, off the GUI thread. */
+QThreadPool &historyWriter()
+{
+    static QThreadPool pool;
+    pool.setMaxThreadCount(1);
+    return pool;
+}
+
+} // namespace
 
 void MainWindow::buildAnalysis()
 {
@@ -22,6 +45,76 @@ void MainWindow::buildAnalysis()
     }
     occupancy->follow(m_doc, m_run, m_launch);
     connect(m_device, &DeviceStatus::deviceFound, occupancy, &OccupancyView::setDevice);
+
+    auto *compare = new ComparePanel(m_results->model(), this);
+    compare->setObjectName(QStringLiteral("compare"));
+    QDockWidget *compareDock = addDock(tr("Compare"), QStringLiteral("compareDock"), compare, Qt::BottomDockWidgetArea);
+    if (auto *results = findChild<QDockWidget *>(QStringLiteral("resultsDock"))) {
+        tabifyDockWidget(results, compareDock);
+    }
+    if (auto *problems = findChild<QDockWidget *>(QStringLiteral("problemsDock"))) {
+        problems->raise();
+    }
+    connect(m_results, &ResultsPanel::compareRequested, this, [compare, compareDock](int a, int b) {
+        compare->compareRows(a, b);
+        compareDock->show();
+        compareDock->raise();
+    });
+
+    // The history beside the project: loaded with it, written after every
+    // change, so runs of earlier sessions (and earlier sources) can be compared.
+    auto loading = std::make_shared<bool>(false);
+    const auto save = [this, loading](const QString &projectPath) {
+        const QString path = historyPathFor(projectPath);
+        if (*loading || path.isEmpty()) {
+            return;
+        }
+        const QList<RunRecord> records = m_results->model()->records();
+        QPointer<MainWindow> self(this);
+        historyWriter().start([path, records, self] {
+            const Status s = saveHistory(path, records);
+            if (!s) {
+                const QString message = s.error().message;
+                // Through the application object, which outlives any window: the window may be gone by now.
+                QMetaObject::invokeMethod(qApp, [self, message] {
+                    if (self) {
+                        self->log(tr("The run history could not be saved: %1").arg(message));
+                    }
+                });
+            }
+        });
+    };
+    connect(m_doc, &ProjectDocument::loaded, this, [this, loading] {
+        *loading = true;
+        const QString path = historyPathFor(m_doc->path());
+        Result<QList<RunRecord>> history =
+            path.isEmpty() ? Result<QList<RunRecord>>(QList<RunRecord>{}) : loadHistory(path);
+        if (history) {
+            m_results->model()->setRecords(*history);
+            if (!history->isEmpty()) {
+                log(tr("Run history: %1 runs from %2").arg(history->size()).arg(path));
+            }
+        } else {
+            // The project opens all the same; the unreadable file is kept under another name, not overwritten.
+            m_results->model()->setRecords({});
+            const QString aside = path + QStringLiteral(".unreadable");
+            QFile::remove(aside);
+            const bool kept = QFile::rename(path, aside);
+            log(tr("The run history was not loaded: %1. %2")
+                    .arg(history.error().message,
+                         kept ? tr("It was kept as %1, and a new history starts.").arg(aside)
+                              : tr("It is left as it is, and runs of this session are not saved over it.")));
+            if (!kept) {
+                // Nothing may replace a file we could not move aside.
+                *loading = true;
+                return;
+            }
+        }
+        *loading = false;
+    });
+    connect(m_results->model(), &QAbstractItemModel::rowsInserted, this, [this, save] { save(m_doc->path()); });
+    connect(m_results->model(), &QAbstractItemModel::modelReset, this, [this, save] { save(m_doc->path()); });
+    connect(m_doc, &ProjectDocument::saved, this, [save](const QString &path) { save(path); });
 }
 
 } // namespace Kp

@@ -221,6 +221,12 @@ void RunController::finish(const RunResult &r, bool play)
         }
         rec.defines = project.compile.defines;
         rec.result = r;
+        // What ran, for comparing runs later (the Compare panel, the history file).
+        rec.source = m_lastRunProject.sourceText;
+        rec.compileOptions = m_doc->compiled().nvrtcOptions;
+        for (const KernelInfo &k : m_doc->compiled().kernels) {
+            rec.resources.insert(k.name, k.resources);
+        }
         Q_EMIT recorded(rec);
     }
     if (r.error) {

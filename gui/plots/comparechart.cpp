@@ -6,6 +6,7 @@
 #include <QChart>
 #include <QLegend>
 #include <QLineSeries>
+#include <QPen>
 #include <QValueAxis>
 
 #include <algorithm>
@@ -193,6 +194,136 @@ QList<double> CompareChart::mediansMs() const
         medians << m_medians->at(i) / m_unit.perMs;
     }
     return medians;
+}
+
+DistributionChart::DistributionChart(QWidget *parent)
+    : ChartWidget(parent)
+{
+    m_xAxis = addValueAxis(Qt::AlignBottom);
+    m_yAxis = addValueAxis(Qt::AlignLeft);
+    m_a = new QLineSeries;
+    m_b = new QLineSeries;
+    m_medianA = new QLineSeries;
+    m_medianB = new QLineSeries;
+    for (QLineSeries *s : {m_a, m_b, m_medianA, m_medianB}) {
+        chart()->addSeries(s);
+        s->attachAxis(m_xAxis);
+        s->attachAxis(m_yAxis);
+    }
+    DistributionChart::applyColors();
+    showMessage(tr("Choose two runs to compare"));
+}
+
+void DistributionChart::applyColors()
+{
+    ChartWidget::applyColors();
+    if (!m_a) {
+        return;
+    }
+    const ChartColors c = colors();
+    m_a->setPen(QPen(c.primary, 2));
+    m_b->setPen(QPen(c.secondary, 2));
+    m_medianA->setPen(QPen(c.primary, 1.5, Qt::DashLine));
+    m_medianB->setPen(QPen(c.secondary, 1.5, Qt::DashLine));
+}
+
+void DistributionChart::clear(const QString &message)
+{
+    m_edgesMs.clear();
+    m_countsA.clear();
+    m_countsB.clear();
+    for (QLineSeries *s : {m_a, m_b, m_medianA, m_medianB}) {
+        s->clear();
+    }
+    setTitle({}, {});
+    showMessage(message);
+}
+
+void DistributionChart::showPair(const RunRecord &a, const RunRecord &b)
+{
+    clear();
+    const QList<double> &sa = a.result.samplesMs;
+    const QList<double> &sb = b.result.samplesMs;
+    if (sa.isEmpty() || sb.isEmpty()) {
+        showMessage(tr("Both runs need timing samples: %1 has %2, %3 has %4")
+                        .arg(a.displayLabel())
+                        .arg(sa.size())
+                        .arg(b.displayLabel())
+                        .arg(sb.size()));
+        return;
+    }
+    const TimingStats stA = a.stats();
+    const TimingStats stB = b.stats();
+    double lo = std::min(stA.minMs, stB.minMs);
+    double hi = std::max(stA.maxMs, stB.maxMs);
+    if (!(hi > lo)) {
+        lo -= std::max(std::abs(lo) * 0.005, 1e-9);
+        hi += std::max(std::abs(hi) * 0.005, 1e-9);
+    }
+    const int bins = std::clamp(std::max(TimingChart::binCountFor(sa), TimingChart::binCountFor(sb)) * 3 / 2, 10, 60);
+    const double width = (hi - lo) / bins;
+    m_countsA = QList<int>(bins, 0);
+    m_countsB = QList<int>(bins, 0);
+    for (double v : sa) {
+        m_countsA[std::clamp(int((v - lo) / width), 0, bins - 1)] += 1;
+    }
+    for (double v : sb) {
+        m_countsB[std::clamp(int((v - lo) / width), 0, bins - 1)] += 1;
+    }
+    for (int i = 0; i <= bins; ++i) {
+        m_edgesMs << lo + i * width;
+    }
+    m_unit = timeUnitFor(std::max(stA.medianMs, stB.medianMs));
+    const double k = m_unit.perMs;
+    // Fractions of each run's samples, so runs of different lengths compare.
+    const auto outline = [&](const QList<int> &counts, double total) {
+        QList<QPointF> xy;
+        xy << QPointF(m_edgesMs.first() * k, 0);
+        for (int i = 0; i < bins; ++i) {
+            const double f = 100.0 * counts[i] / total;
+            xy << QPointF(m_edgesMs[i] * k, f) << QPointF(m_edgesMs[i + 1] * k, f);
+        }
+        xy << QPointF(m_edgesMs.last() * k, 0);
+        return xy;
+    };
+    const QList<QPointF> pa = outline(m_countsA, double(sa.size()));
+    const QList<QPointF> pb = outline(m_countsB, double(sb.size()));
+    double top = 1;
+    for (const QPointF &p : pa + pb) {
+        top = std::max(top, p.y());
+    }
+    top *= 1.1;
+    m_a->replace(pa);
+    m_b->replace(pb);
+    m_a->setName(QStringLiteral("A %1").arg(a.displayLabel()));
+    m_b->setName(QStringLiteral("B %1").arg(b.displayLabel()));
+    m_medianA->replace({QPointF(stA.medianMs * k, 0), QPointF(stA.medianMs * k, top)});
+    m_medianB->replace({QPointF(stB.medianMs * k, 0), QPointF(stB.medianMs * k, top)});
+    m_medianA->setName(QStringLiteral("median A %1").arg(formatDuration(stA.medianMs)));
+    m_medianB->setName(QStringLiteral("median B %1").arg(formatDuration(stB.medianMs)));
+    setUpAxis(m_xAxis, QStringLiteral("time (%1)").arg(m_unit.name), lo * k, hi * k, false, int(plotSize().width()));
+    setUpAxis(m_yAxis, QStringLiteral("% of samples"), 0, top, false, int(plotSize().height()));
+    setTitle(QStringLiteral("#%1 against #%2").arg(b.number).arg(a.number),
+             QStringLiteral("A median %1, B median %2, %3 and %4 samples")
+                 .arg(formatDuration(stA.medianMs), formatDuration(stB.medianMs))
+                 .arg(sa.size())
+                 .arg(sb.size()));
+    showMessage(QString());
+    layOutNow();
+}
+
+QByteArray DistributionChart::csvData() const
+{
+    if (m_countsA.isEmpty()) {
+        return {};
+    }
+    QByteArray csv = "bin,from_ms,to_ms,a,b\n";
+    for (qsizetype i = 0; i < m_countsA.size(); ++i) {
+        csv += QByteArray::number(i) + ',' + plainNumber(m_edgesMs[i]).toLatin1() + ',' +
+               plainNumber(m_edgesMs[i + 1]).toLatin1() + ',' + QByteArray::number(m_countsA[i]) + ',' +
+               QByteArray::number(m_countsB[i]) + '\n';
+    }
+    return csv;
 }
 
 } // namespace Kp

@@ -114,6 +114,18 @@ ResultsPanel::ResultsPanel(QWidget *parent)
     layout->setContentsMargins(2, 2, 2, 2);
     layout->addWidget(splitter, 1);
 
+    m_table->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(m_table, &QWidget::customContextMenuRequested, this, [this](const QPoint &at) {
+        QList<int> rows = selectedRows();
+        const QModelIndex under = m_table->indexAt(at);
+        if (under.isValid() && !rows.contains(m_proxy->mapToSource(under).row())) {
+            rows = {m_proxy->mapToSource(under).row()};
+        }
+        if (QMenu *menu = contextMenuFor(rows)) {
+            menu->exec(m_table->viewport()->mapToGlobal(at));
+            menu->deleteLater();
+        }
+    });
     connect(m_tabs, &QTabWidget::currentChanged, this, [this](int index) { refreshChart(Tab(index)); });
     connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this, &ResultsPanel::updateCharts);
     connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this, &ResultsPanel::updateCharts);
@@ -139,6 +151,33 @@ void ResultsPanel::clearHistory()
 {
     m_model->clear();
     updateCharts();
+}
+
+QMenu *ResultsPanel::contextMenuFor(const QList<int> &rows)
+{
+    if (rows.isEmpty()) {
+        return nullptr;
+    }
+    auto *menu = new QMenu(this);
+    if (rows.size() == 2) {
+        const RunRecord &a = m_model->record(rows[0]);
+        const RunRecord &b = m_model->record(rows[1]);
+        menu->addAction(tr("Compare #%1 with #%2").arg(b.number).arg(a.number), this,
+                        [this, rows] { Q_EMIT compareRequested(rows[0], rows[1]); });
+    }
+    // The run clicked (the last of the selection) against any other: it is the candidate.
+    const int row = rows.last();
+    QMenu *with = menu->addMenu(tr("Compare #%1 with...").arg(m_model->record(row).number));
+    for (int other = 0; other < m_model->rowCount(); ++other) {
+        if (other == row) {
+            continue;
+        }
+        const RunRecord &r = m_model->record(other);
+        with->addAction(QStringLiteral("#%1 %2 (%3)").arg(r.number).arg(r.kernel, r.displayLabel()), this,
+                        [this, other, row] { Q_EMIT compareRequested(other, row); });
+    }
+    with->setEnabled(m_model->rowCount() > 1);
+    return menu;
 }
 
 ResultsPanel::Tab ResultsPanel::currentTab() const

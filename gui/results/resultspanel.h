@@ -14,6 +14,7 @@ class QSortFilterProxyModel;
 class QTabWidget;
 class QTableView;
 class QToolButton;
+class QMenu;
 
 namespace Kp {
 
@@ -78,9 +79,15 @@ public:
     /** Writes the chart of the current tab as SVG at size (its size on screen when empty). */
     Status exportChartSvg(const QString &path, QSize size = {});
 
+    /** The table's context menu for these model rows: "Compare with..." (each other run) and, for two rows, "Compare #a
+     * with #b". */
+    QMenu *contextMenuFor(const QList<int> &rows);
+
 Q_SIGNALS:
     /** The selected runs changed and the charts show them. */
     void selectionChanged();
+    /** Compare the runs in these model rows: a the baseline, b the candidate (the Compare panel). */
+    void compareRequested(int a, int b);
 
 private:
     enum class ExportKind {

@@ -6,10 +6,13 @@
 #include "core/safefile.h"
 #include <QBrush>
 #include <QColor>
+#include <QCryptographicHash>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -263,7 +266,7 @@ QVariant RunHistoryModel::headerData(int section, Qt::Orientation orientation, i
 
 int RunHistoryModel::append(RunRecord record)
 {
-    if (record.number <= 0) {
+    if (record.number <= 0 || record.number < m_nextNumber) {
         record.number = m_nextNumber;
     }
     m_nextNumber = std::max(m_nextNumber, record.number + 1);
@@ -290,6 +293,16 @@ void RunHistoryModel::clear()
     }
     beginResetModel();
     m_records.clear();
+    endResetModel();
+}
+
+void RunHistoryModel::setRecords(const QList<RunRecord> &records)
+{
+    beginResetModel();
+    m_records = records;
+    for (const RunRecord &r : records) {
+        m_nextNumber = std::max(m_nextNumber, r.number + 1);
+    }
     endResetModel();
 }
 
@@ -364,6 +377,151 @@ Status RunHistoryModel::exportCsv(const QString &path) const
 Status RunHistoryModel::exportJson(const QString &path) const
 {
     return writeAtomically(path, toJson());
+}
+
+QString historyPathFor(const QString &projectPath)
+{
+    if (projectPath.isEmpty() || projectPath.startsWith(QLatin1Char(':')) || !QFileInfo(projectPath).isFile()) {
+        return {};
+    }
+    return projectPath + QStringLiteral(".history.json");
+}
+
+QByteArray historyToJson(const QList<RunRecord> &records)
+{
+    QJsonObject sources;
+    QJsonArray runs;
+    // The newest runs, as many as the run and sample limits allow.
+    qsizetype first = records.size();
+    qint64 samples = 0;
+    while (first > 0 && records.size() - first < kMaxHistoryRuns &&
+           samples + records[first - 1].result.samplesMs.size() <= kMaxHistorySamples) {
+        samples += records[--first].result.samplesMs.size();
+    }
+    for (qsizetype i = first; i < records.size(); ++i) {
+        const RunRecord &r = records[i];
+        // Most runs share their source with the one before: each text once, by its hash.
+        QString sourceId;
+        if (!r.source.isEmpty()) {
+            sourceId = QString::fromLatin1(
+                QCryptographicHash::hash(r.source.toUtf8(), QCryptographicHash::Sha1).toHex().left(16));
+            sources.insert(sourceId, r.source);
+        }
+        QJsonObject resources;
+        for (auto it = r.resources.cbegin(); it != r.resources.cend(); ++it) {
+            resources.insert(it.key(), QJsonObject::fromVariantMap(it.value().toVariant()));
+        }
+        runs.append(QJsonObject{
+            {QStringLiteral("number"), r.number},
+            {QStringLiteral("time"), r.when.toString(Qt::ISODateWithMs)},
+            {QStringLiteral("kernel"), r.kernel},
+            {QStringLiteral("label"), r.label},
+            {QStringLiteral("grid"), dimJson(r.grid)},
+            {QStringLiteral("block"), dimJson(r.block)},
+            {QStringLiteral("defines"), QJsonArray::fromStringList(r.defines)},
+            {QStringLiteral("source"), sourceId},
+            {QStringLiteral("compileOptions"), QJsonArray::fromStringList(r.compileOptions)},
+            {QStringLiteral("resources"), resources},
+            {QStringLiteral("result"), QJsonObject::fromVariantMap(r.result.toVariant())},
+        });
+    }
+    const QJsonObject root{{QStringLiteral("format"), QStringLiteral("kpg-run-history")},
+                           {QStringLiteral("version"), 1},
+                           {QStringLiteral("sources"), sources},
+                           {QStringLiteral("runs"), runs}};
+    return QJsonDocument(root).toJson(QJsonDocument::Compact);
+}
+
+Result<QList<RunRecord>> historyFromJson(const QByteArray &json, const QString &path)
+{
+    const auto bad = [&path](const QString &what) { return historyError(QStringLiteral("%1: %2").arg(path, what)); };
+    QJsonParseError parseError{};
+    const QJsonDocument doc = QJsonDocument::fromJson(json, &parseError);
+    if (parseError.error != QJsonParseError::NoError) {
+        return bad(QStringLiteral("not JSON (%1 at byte %2)").arg(parseError.errorString()).arg(parseError.offset));
+    }
+    const QJsonObject root = doc.object();
+    if (!doc.isObject() || root.value(QStringLiteral("format")).toString() != QLatin1String("kpg-run-history")) {
+        return bad(QStringLiteral("not a run history (\"format\": \"kpg-run-history\" is missing)"));
+    }
+    if (root.value(QStringLiteral("version")).toInt() != 1) {
+        return bad(QStringLiteral("history version %1; this program reads version 1")
+                       .arg(root.value(QStringLiteral("version")).toVariant().toString()));
+    }
+    const QJsonObject sources = root.value(QStringLiteral("sources")).toObject();
+    const QJsonValue runsValue = root.value(QStringLiteral("runs"));
+    if (!runsValue.isArray()) {
+        return bad(QStringLiteral("\"runs\" must be an array"));
+    }
+    const QJsonArray runs = runsValue.toArray();
+    QList<RunRecord> records;
+    for (qsizetype i = 0; i < runs.size(); ++i) {
+        const QJsonObject o = runs[i].toObject();
+        const QString where = QStringLiteral("runs[%1]").arg(i);
+        if (!runs[i].isObject() || !o.value(QStringLiteral("number")).isDouble() ||
+            o.value(QStringLiteral("number")).toInt() < 1) {
+            return bad(QStringLiteral("%1.number must be a whole number from 1").arg(where));
+        }
+        if (!o.value(QStringLiteral("result")).isObject()) {
+            return bad(QStringLiteral("%1.result must be an object").arg(where));
+        }
+        RunRecord r;
+        r.number = o.value(QStringLiteral("number")).toInt();
+        r.when = QDateTime::fromString(o.value(QStringLiteral("time")).toString(), Qt::ISODateWithMs);
+        r.kernel = o.value(QStringLiteral("kernel")).toString();
+        r.label = o.value(QStringLiteral("label")).toString();
+        for (const char *key : {"grid", "block"}) {
+            const QJsonArray d = o.value(QLatin1String(key)).toArray();
+            Dim3 &dim = qstrcmp(key, "grid") == 0 ? r.grid : r.block;
+            for (int k = 0; k < 3 && k < d.size(); ++k) {
+                dim[size_t(k)] = std::max<qint64>(1, d[k].toInteger(1));
+            }
+        }
+        for (const QJsonValue &v : o.value(QStringLiteral("defines")).toArray()) {
+            r.defines << v.toString();
+        }
+        const QString sourceId = o.value(QStringLiteral("source")).toString();
+        if (!sourceId.isEmpty()) {
+            if (!sources.value(sourceId).isString()) {
+                return bad(QStringLiteral("%1.source names \"%2\", which \"sources\" lacks").arg(where, sourceId));
+            }
+            r.source = sources.value(sourceId).toString();
+        }
+        for (const QJsonValue &v : o.value(QStringLiteral("compileOptions")).toArray()) {
+            r.compileOptions << v.toString();
+        }
+        const QJsonObject resources = o.value(QStringLiteral("resources")).toObject();
+        for (auto it = resources.constBegin(); it != resources.constEnd(); ++it) {
+            r.resources.insert(it.key(), KernelResources::fromVariant(it.value().toObject().toVariantMap()));
+        }
+        r.result = RunResult::fromVariant(o.value(QStringLiteral("result")).toObject().toVariantMap());
+        for (double v : std::as_const(r.result.samplesMs)) {
+            if (!(v >= 0) || !std::isfinite(v)) {
+                return bad(QStringLiteral("%1.result.samplesMs holds %2; samples are times of 0 ms or more")
+                               .arg(where)
+                               .arg(v));
+            }
+        }
+        records << r;
+    }
+    return records;
+}
+
+Status saveHistory(const QString &path, const QList<RunRecord> &records)
+{
+    return writeAtomically(path, historyToJson(records));
+}
+
+Result<QList<RunRecord>> loadHistory(const QString &path)
+{
+    if (!QFileInfo::exists(path)) {
+        return QList<RunRecord>{};
+    }
+    Result<QByteArray> bytes = readRegularFile(path, kMaxHistoryBytes, QStringLiteral("the run history"));
+    if (!bytes) {
+        return historyError(bytes.error().message);
+    }
+    return historyFromJson(*bytes, path);
 }
 
 } // namespace Kp

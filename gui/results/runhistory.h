@@ -1,11 +1,13 @@
 #pragma once
 
+#include "compile/compiletypes.h"
 #include "core/result.h"
 #include "run/runtypes.h"
 
 #include <QAbstractTableModel>
 #include <QDateTime>
 #include <QList>
+#include <QMap>
 #include <QString>
 #include <QStringList>
 
@@ -19,9 +21,12 @@ struct RunRecord
     QString kernel; ///< the launched kernel (several steps: "a, b")
     Dim3 grid{1, 1, 1};
     Dim3 block{1, 1, 1};
-    QStringList defines; ///< the compile defines ("N=16", "USE_X")
-    QString label;       ///< a short name for charts, e.g. "block=128"; empty = "#number"
-    RunResult result;    ///< kept whole, failed runs included
+    QStringList defines;                      ///< the compile defines ("N=16", "USE_X")
+    QString label;                            ///< a short name for charts, e.g. "block=128"; empty = "#number"
+    RunResult result;                         ///< kept whole, failed runs included
+    QString source;                           ///< the kernel source as it ran; empty when not known
+    QStringList compileOptions;               ///< what NVRTC was given for it
+    QMap<QString, KernelResources> resources; ///< ptxas' registers, spills and shared memory per kernel
 
     /** label, or "#number" when there is none. */
     QString displayLabel() const;
@@ -30,6 +35,27 @@ struct RunRecord
     /** True when the run failed (result.error is set). */
     bool failed() const { return result.error.has_value(); }
 };
+
+/**
+ * The run history saved beside a project: PROJECT.kpg.history.json holds the
+ * last kMaxHistoryRuns runs (each source text stored once) and is read only
+ * up to kMaxHistoryBytes. Written atomically (core/safefile).
+ */
+constexpr int kMaxHistoryRuns = 200;
+constexpr qint64 kMaxHistoryBytes = 64ll << 20;
+/** Samples kept in the file at most: older runs are left out beyond it (about 40 MiB of JSON). */
+constexpr qint64 kMaxHistorySamples = 2'000'000;
+
+/** PROJECT.kpg.history.json for PROJECT.kpg; empty for a project that is not a file (a preset, a new one). */
+QString historyPathFor(const QString &projectPath);
+/** The history file's JSON: {"format", "version", "sources", "runs"}, the last kMaxHistoryRuns runs. */
+QByteArray historyToJson(const QList<RunRecord> &records);
+/** Parses historyToJson()'s form; the error names the file (path), the run and the field. */
+Result<QList<RunRecord>> historyFromJson(const QByteArray &json, const QString &path);
+/** Writes historyToJson(records) to path, atomically. */
+Status saveHistory(const QString &path, const QList<RunRecord> &records);
+/** Reads path; a missing file is an empty history. Files over kMaxHistoryBytes are refused unread. */
+Result<QList<RunRecord>> loadHistory(const QString &path);
 
 /** "256", "16x16", "8x8x4": a Dim3 without its trailing 1s, for tables and labels. */
 QString compactDim3(const Dim3 &d);
@@ -69,8 +95,9 @@ public:
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
     /**
-     * Adds a run as the last row. A record without a number gets the next
-     * one, a record without a time gets the current time. Returns its row.
+     * Adds a run as the last row. A record without a number, or with one
+     * below the next (a loaded history already used it), gets the next one;
+     * a record without a time gets the current time. Returns its row.
      */
     int append(RunRecord record);
     /** The run in row; row must be valid. */
@@ -79,6 +106,8 @@ public:
     const QList<RunRecord> &records() const { return m_records; }
     /** Forgets every run; numbering goes on from where it was. */
     void clear();
+    /** Replaces the history with records (a loaded history file); numbering goes on after the highest. */
+    void setRecords(const QList<RunRecord> &records);
 
     /**
      * One line per run, a header line first; numbers are plain and in base
