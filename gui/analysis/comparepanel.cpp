@@ -94,10 +94,15 @@ ComparePanel::ComparePanel(RunHistoryModel *model, QWidget *parent)
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     layout->setSpacing(3);
+    // The bottom dock is short at 1280x800: verdict and its numbers share a line, the tabs may shrink.
+    auto *verdictRow = new QHBoxLayout;
+    verdictRow->addWidget(m_verdict);
+    verdictRow->addWidget(m_reason, 1);
+    m_reason->setWordWrap(false);
     layout->addLayout(pick);
-    layout->addWidget(m_verdict);
-    layout->addWidget(m_reason);
+    layout->addLayout(verdictRow);
     layout->addWidget(m_tabs, 1);
+    m_tabs->setMinimumHeight(60);
 
     connect(m_a, &QComboBox::currentIndexChanged, this, [this] { update(); });
     connect(m_b, &QComboBox::currentIndexChanged, this, [this] { update(); });
