@@ -422,7 +422,7 @@ bool GpuSession::setupStreams(const RunRequest &request, Plan &plan, RunResult &
 Status GpuSession::issueStreamed(Plan &plan)
 {
     StreamExec::Access access;
-    access.device = [this, &plan](int b) { return Cuda::address(m_buffers[size_t(plan.perm[size_t(b)])]->dev); };
+    access.device = [this, &plan](int b) { return m_buffers[size_t(plan.perm[size_t(b)])]->ptr(); };
     access.host = [this](int b) { return m_buffers[size_t(b)]->host.data(); };
     access.launch = [this, &plan](int i, CUstream s) { return launch(plan.steps[size_t(i)], plan.perm, s); };
     return m_exec->issue(m_stream.get(), access, false, true);
@@ -464,7 +464,7 @@ bool GpuSession::streamedRun(Plan &plan, RunResult &result)
         result.steps << sr;
     }
     StreamExec::Access access;
-    access.device = [this, &plan](int b) { return Cuda::address(m_buffers[size_t(plan.perm[size_t(b)])]->dev); };
+    access.device = [this, &plan](int b) { return m_buffers[size_t(plan.perm[size_t(b)])]->ptr(); };
     access.host = [this](int b) { return m_buffers[size_t(b)]->host.data(); };
     access.launch = [this, &plan](int i, CUstream s) { return launch(plan.steps[size_t(i)], plan.perm, s); };
     for (int rep = 0; rep < result.repeat; ++rep) {
@@ -524,7 +524,7 @@ void GpuSession::streamPasses(const RunRequest &request, Plan &plan, RunResult &
         return;
     }
     StreamExec::Access access;
-    access.device = [this, &plan](int b) { return Cuda::address(m_buffers[size_t(plan.perm[size_t(b)])]->dev); };
+    access.device = [this, &plan](int b) { return m_buffers[size_t(plan.perm[size_t(b)])]->ptr(); };
     access.host = [this](int b) { return m_buffers[size_t(b)]->host.data(); };
     access.launch = [this, &plan](int i, CUstream s) { return launch(plan.steps[size_t(i)], plan.perm, s); };
     plan.resetPerm();
@@ -577,7 +577,7 @@ void GpuSession::streamPasses(const RunRequest &request, Plan &plan, RunResult &
                     continue;
                 }
                 QByteArray after(b.bytes, Qt::Uninitialized);
-                if (m_api->cuMemcpyDtoHAsync(after.data(), Cuda::address(b.dev), size_t(b.bytes), m_stream.get()) !=
+                if (m_api->cuMemcpyDtoHAsync(after.data(), b.ptr(), size_t(b.bytes), m_stream.get()) !=
                         CUDA_SUCCESS ||
                     m_api->cuStreamSynchronize(m_stream.get()) != CUDA_SUCCESS) {
                     m_mustExit = true;
