@@ -3,8 +3,8 @@
 #include "buffers/sharedmemory.h"
 #include "core/result.h"
 #include "cuda/handles.h"
-#include "run/guardzonesdevice.h"
 #include "run/ceilings.h"
+#include "run/guardzonesdevice.h"
 #include "run/runrequest.h"
 #include "run/runtypes.h"
 
@@ -156,7 +156,7 @@ private:
     std::vector<std::unique_ptr<DeviceBuffer>> m_buffers;
     GuardZonesDevice m_guards;
     qint64 m_guardBytes = Guard::kGuardBytes; ///< for buffers allocated from now on; 0 under the sanitizer
-    std::unique_ptr<StreamExec> m_exec; ///< streams and events of the current request
+    std::unique_ptr<StreamExec> m_exec;       ///< streams and events of the current request
     LaunchLimits m_deviceLimits;
     QString m_deviceName;
     int m_printfFd = -1;

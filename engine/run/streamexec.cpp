@@ -577,8 +577,7 @@ void GpuSession::streamPasses(const RunRequest &request, Plan &plan, RunResult &
                     continue;
                 }
                 QByteArray after(b.bytes, Qt::Uninitialized);
-                if (m_api->cuMemcpyDtoHAsync(after.data(), b.ptr(), size_t(b.bytes), m_stream.get()) !=
-                        CUDA_SUCCESS ||
+                if (m_api->cuMemcpyDtoHAsync(after.data(), b.ptr(), size_t(b.bytes), m_stream.get()) != CUDA_SUCCESS ||
                     m_api->cuStreamSynchronize(m_stream.get()) != CUDA_SUCCESS) {
                     m_mustExit = true;
                     fail(result, execError(Error::Code::Fault, QStringLiteral("graph mode: reading the buffers back "

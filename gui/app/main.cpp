@@ -31,8 +31,7 @@ const QStringList kPanels = {QStringLiteral("problems"),  QStringLiteral("kernel
                              QStringLiteral("sass"),      QStringLiteral("launch"),      QStringLiteral("buffers"),
                              QStringLiteral("inspector"), QStringLiteral("results"),     QStringLiteral("log"),
                              QStringLiteral("checks"),    QStringLiteral("description"), QStringLiteral("timeline"),
-                             QStringLiteral("sweep"),
-                             QStringLiteral("occupancy"), QStringLiteral("compare")};
+                             QStringLiteral("sweep"),     QStringLiteral("occupancy"),   QStringLiteral("compare")};
 const QStringList kViews = {QStringLiteral("grid"), QStringLiteral("image"), QStringLiteral("diff")};
 
 int usageError(const QString &message)

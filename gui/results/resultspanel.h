@@ -116,8 +116,9 @@ private:
     QList<int> m_shownRows;
     int m_shownCurrent = -1;
     int m_shownRowCount = -1;
-    bool m_selecting = false;                      ///< selectRows() at work: update the charts once, at its end
-    std::array<bool, 4> m_stale{true, true, true, true}; ///< per Tab: not drawn since the selection or the history changed
+    bool m_selecting = false; ///< selectRows() at work: update the charts once, at its end
+    std::array<bool, 4> m_stale{true, true, true,
+                                true}; ///< per Tab: not drawn since the selection or the history changed
 };
 
 } // namespace Kp
