@@ -328,6 +328,7 @@ Status GpuSession::setupBuffers(const QList<RunBuffer> &list)
     // and registering 256 MiB costs tens of milliseconds.
     std::vector<std::unique_ptr<DeviceBuffer>> next;
     qint64 newBytes = 0;
+    qint64 newGuardBytes = 0;
     for (const RunBuffer &rb : list) {
         const QString &path = rb.path;
         const qint64 bytes = rb.bytes;
@@ -343,7 +344,8 @@ Status GpuSession::setupBuffers(const QList<RunBuffer> &list)
             b->id = id;
             b->bytes = bytes;
             b->guard = m_guardBytes;
-            newBytes += bytes + 2 * m_guardBytes;
+            newBytes += bytes;
+            newGuardBytes += 2 * m_guardBytes;
             next.push_back(std::move(b));
         }
     }
@@ -353,17 +355,22 @@ Status GpuSession::setupBuffers(const QList<RunBuffer> &list)
 
     size_t freeBytes = 0, totalBytes = 0;
     KP_CU(m_api->cuMemGetInfo(&freeBytes, &totalBytes));
-    if (newBytes > qint64(freeBytes)) {
+    if (newBytes + newGuardBytes > qint64(freeBytes)) {
         m_buffers.clear();
-        return runError(Error::Code::BadInput,
-                        QStringLiteral("the buffers need %1 bytes (%2 MiB) of device memory, but %3 has only %4 bytes "
-                                       "(%5 MiB) free of %6 MiB")
-                            .arg(newBytes)
-                            .arg(newBytes / 1048576.0, 0, 'f', 1)
-                            .arg(m_deviceName)
-                            .arg(qint64(freeBytes))
-                            .arg(double(freeBytes) / 1048576.0, 0, 'f', 1)
-                            .arg(double(totalBytes) / 1048576.0, 0, 'f', 1));
+        // The buffers' own size first, as the project gives it; the guard
+        // zones (docs/memory-checking.md) are named apart.
+        return runError(
+            Error::Code::BadInput,
+            QStringLiteral("the buffers need %1 bytes (%2 MiB) of device memory%7, but %3 has only %4 bytes "
+                           "(%5 MiB) free of %6 MiB")
+                .arg(newBytes)
+                .arg(newBytes / 1048576.0, 0, 'f', 1)
+                .arg(m_deviceName)
+                .arg(qint64(freeBytes))
+                .arg(double(freeBytes) / 1048576.0, 0, 'f', 1)
+                .arg(double(totalBytes) / 1048576.0, 0, 'f', 1)
+                .arg(newGuardBytes > 0 ? QStringLiteral(" plus %1 bytes of guard zones").arg(newGuardBytes)
+                                       : QString()));
     }
     for (size_t i = 0; i < m_buffers.size(); ++i) {
         DeviceBuffer &b = *m_buffers[i];
