@@ -21,6 +21,21 @@
 
 namespace Kp {
 
+Occupancy stepOccupancy(const DriverApi &api, CUfunction function, const LaunchLimits &limits, int threads,
+                        qint64 shared)
+{
+    Occupancy occupancy = estimateOccupancy(limits, threads, shared);
+    int blocks = 0;
+    if (api.cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, function, threads, static_cast<size_t>(shared)) ==
+        CUDA_SUCCESS) {
+        occupancy.blocksPerSm = blocks;
+        const int warps = (threads + limits.warpSize - 1) / limits.warpSize;
+        occupancy.activeWarps = blocks * warps;
+        occupancy.ratio = occupancy.maxWarps > 0 ? double(occupancy.activeWarps) / occupancy.maxWarps : 0;
+    }
+    return occupancy;
+}
+
 using Clock = std::chrono::steady_clock;
 
 namespace {
@@ -803,16 +818,7 @@ bool GpuSession::correctnessRun(Plan &plan, RunResult &result)
         sr.sharedBytes = steps[i].shared;
         sr.limits = steps[i].limits;
         const int threads = int(steps[i].block[0] * steps[i].block[1] * steps[i].block[2]);
-        sr.occupancy = estimateOccupancy(steps[i].limits, threads, steps[i].shared);
-        int blocks = 0;
-        if (m_api->cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, steps[i].function, threads,
-                                                               static_cast<size_t>(steps[i].shared)) == CUDA_SUCCESS) {
-            sr.occupancy.blocksPerSm = blocks;
-            const int warps = (threads + sr.limits.warpSize - 1) / sr.limits.warpSize;
-            sr.occupancy.activeWarps = blocks * warps;
-            sr.occupancy.ratio =
-                sr.occupancy.maxWarps > 0 ? double(sr.occupancy.activeWarps) / sr.occupancy.maxWarps : 0;
-        }
+        sr.occupancy = stepOccupancy(*m_api, steps[i].function, steps[i].limits, threads, steps[i].shared);
         result.steps << sr;
     }
     for (int rep = 0; rep < result.repeat; ++rep) {

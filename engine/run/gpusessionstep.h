@@ -7,6 +7,14 @@
 
 namespace Kp {
 
+/**
+ * A step's theoretical occupancy with the driver's answer
+ * (cuOccupancyMaxActiveBlocksPerMultiprocessor) where it gives one; used by
+ * the one-stream path (gpusession.cpp) and the streams path (streamexec.cpp).
+ */
+Occupancy stepOccupancy(const DriverApi &api, CUfunction function, const LaunchLimits &limits, int threads,
+                        qint64 shared);
+
 struct GpuSession::Step
 {
     QString kernel;

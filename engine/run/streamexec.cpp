@@ -450,16 +450,7 @@ bool GpuSession::streamedRun(Plan &plan, RunResult &result)
         sr.limits = st.limits;
         if (st.function) {
             const int threads = int(st.block[0] * st.block[1] * st.block[2]);
-            sr.occupancy = estimateOccupancy(st.limits, threads, st.shared);
-            int blocks = 0;
-            if (m_api->cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, st.function, threads, size_t(st.shared)) ==
-                CUDA_SUCCESS) {
-                sr.occupancy.blocksPerSm = blocks;
-                const int warps = (threads + sr.limits.warpSize - 1) / sr.limits.warpSize;
-                sr.occupancy.activeWarps = blocks * warps;
-                sr.occupancy.ratio =
-                    sr.occupancy.maxWarps > 0 ? double(sr.occupancy.activeWarps) / sr.occupancy.maxWarps : 0;
-            }
+            sr.occupancy = stepOccupancy(*m_api, st.function, st.limits, threads, st.shared);
         }
         result.steps << sr;
     }
