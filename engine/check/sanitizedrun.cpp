@@ -69,7 +69,14 @@ SanitizedRun runProjectSanitized(Project project, CheckedRunOptions options, con
     for (const BufferSpec &b : project.buffers) {
         elementBytes.insert(b.name, int(dtypeInfo(b.dtype).elementBytes()));
     }
-    Sanitizer::mapAddresses(report.value(), out.checked.run.deviceBuffers, elementBytes);
+    int reservedShared = 0;
+    for (const StepResult &st : out.checked.run.steps) {
+        if (st.kind == QLatin1String("kernel")) {
+            reservedShared = st.limits.reservedSharedPerBlock;
+            break;
+        }
+    }
+    Sanitizer::mapAddresses(report.value(), out.checked.run.deviceBuffers, elementBytes, reservedShared);
     out.report = std::move(report).value();
     return out;
 }

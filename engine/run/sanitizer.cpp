@@ -286,7 +286,7 @@ QString Finding::summary() const
         return QStringLiteral("%1 hazard on shared memory offset %2: thread %3 %4 (line %5), thread %6 %7 (line %8), "
                               "block %9")
             .arg(hazardType)
-            .arg(address)
+            .arg(sharedOffset >= 0 ? sharedOffset : qint64(address))
             .arg(thread.text(), ownDirection)
             .arg(where.line)
             .arg(otherThread.text(), otherDirection)
@@ -333,7 +333,8 @@ QJsonObject Finding::toJson() const
     }
     if (kind == Kind::Hazard) {
         o.insert(QStringLiteral("type"), hazardType);
-        o.insert(QStringLiteral("sharedOffset"), qint64(address));
+        o.insert(QStringLiteral("sharedOffset"), sharedOffset >= 0 ? sharedOffset : qint64(address));
+        o.insert(QStringLiteral("sharedAddress"), QStringLiteral("0x%1").arg(address, 0, 16));
         o.insert(QStringLiteral("otherThread"), coordJson(otherThread));
     }
     if (kind == Kind::Api) {
@@ -426,9 +427,15 @@ Result<Report> parseXml(const QByteArray &xml)
     return report;
 }
 
-void mapAddresses(Report &report, const QList<DeviceAllocation> &allocations, const QHash<QString, int> &elementBytes)
+void mapAddresses(Report &report, const QList<DeviceAllocation> &allocations, const QHash<QString, int> &elementBytes,
+                  int reservedShared)
 {
     for (Finding &f : report.findings) {
+        if (f.kind == Finding::Kind::Hazard) {
+            f.sharedOffset =
+                f.address >= quint64(reservedShared) ? qint64(f.address) - reservedShared : qint64(f.address);
+            continue;
+        }
         if (f.address == 0 || f.kind == Finding::Kind::Hazard || f.kind == Finding::Kind::Race ||
             (!f.space.isEmpty() && f.space != QLatin1String("__global__"))) {
             continue;

@@ -94,7 +94,9 @@ struct Finding
     QString buffer; ///< the buffer the address falls in or just past
     qint64 element = -1;
     qint64 bytesPast = -1; ///< >= 0: this many bytes past the buffer's last byte
-    QString api;           ///< Api records: the call
+    /** Hazards: the byte offset into the block's own shared memory (static, then dynamic). */
+    qint64 sharedOffset = -1;
+    QString api; ///< Api records: the call
 
     /** "invalid write of 4 bytes by thread (232,0,0) block (3,0,0), just past the end of `c` (element 1000)". */
     QString summary() const;
@@ -123,9 +125,14 @@ Result<Report> parseXml(const QByteArray &xml);
 /**
  * Names the buffer and element of every access whose address falls in an
  * allocation, or in the kGuardBytes after one; elementBytes by buffer name
- * (1 when missing).
+ * (1 when missing). Hazards get their sharedOffset: racecheck gives the
+ * address in the block's shared window, which on sm_80 and newer starts
+ * with reservedShared bytes the driver keeps for itself
+ * (CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK, 1 KiB on the H200),
+ * so `sdata[0]` is at 0x400 there.
  */
-void mapAddresses(Report &report, const QList<DeviceAllocation> &allocations, const QHash<QString, int> &elementBytes);
+void mapAddresses(Report &report, const QList<DeviceAllocation> &allocations, const QHash<QString, int> &elementBytes,
+                  int reservedShared = 0);
 
 } // namespace Sanitizer
 

@@ -5,8 +5,11 @@
 #include "mainwindow.h"
 
 #include "analysis/comparepanel.h"
+#include "analysis/memorypanel.h"
 #include "analysis/occupancyview.h"
 #include "devicestatus.h"
+#include "editor/codeeditor.h"
+#include "inspector/bufferinspector.h"
 #include "projectdocument.h"
 #include "results/resultspanel.h"
 #include "runcontroller.h"
@@ -115,6 +118,63 @@ void MainWindow::buildAnalysis()
     connect(m_results->model(), &QAbstractItemModel::rowsInserted, this, [this, save] { save(m_doc->path()); });
     connect(m_results->model(), &QAbstractItemModel::modelReset, this, [this, save] { save(m_doc->path()); });
     connect(m_doc, &ProjectDocument::saved, this, [save](const QString &path) { save(path); });
+}
+
+void MainWindow::buildMemory()
+{
+    m_memory = new MemoryPanel(this);
+    m_memory->setObjectName(QStringLiteral("memory"));
+    QDockWidget *memoryDock = addDock(tr("Memory"), QStringLiteral("memoryDock"), m_memory, Qt::BottomDockWidgetArea);
+    if (auto *log = findChild<QDockWidget *>(QStringLiteral("logDock"))) {
+        tabifyDockWidget(log, memoryDock);
+        log->raise();
+    }
+    connect(m_doc, &ProjectDocument::loaded, m_memory, &MemoryPanel::clear);
+    // Every run's guard zones: the panel lists the writes outside a buffer,
+    // and the Inspector marks the buffer's edge element they went past.
+    connect(m_run, &RunController::finished, this, [this, memoryDock](const RunResult &r, bool play) {
+        m_memory->setGuardViolations(r.guardViolations);
+        if (r.guardViolations.isEmpty()) {
+            return;
+        }
+        const QString label = tr("Guard zones (last run)");
+        QHash<QString, QByteArray> masks;
+        for (const GuardViolation &v : r.guardViolations) {
+            const HostBuffer *b = m_doc->hostBuffers().find(v.buffer);
+            const qint64 n = b ? b->elementCount() : 0;
+            if (n <= 0) {
+                continue;
+            }
+            QByteArray &m = masks[v.buffer];
+            if (m.isEmpty()) {
+                m = QByteArray(n, '\0');
+            }
+            m[v.side == GuardViolation::Side::After ? n - 1 : 0] = 1;
+        }
+        for (auto it = masks.cbegin(); it != masks.cend(); ++it) {
+            m_inspector->setFailedCells(it.key(), label, std::make_shared<const QByteArray>(it.value()));
+        }
+        if (!play) {
+            memoryDock->show();
+            memoryDock->raise();
+        }
+    });
+    connect(m_memory, &MemoryPanel::sourceLineActivated, this, [this](int line, int otherLine) {
+        m_editor->setCursorPosition(line - 1, 0);
+        m_editor->ensureLineVisible(line - 1);
+        // A race's two lines, marked together.
+        m_editor->highlightLines(otherLine > 0 ? qMin(line, otherLine) : line,
+                                 otherLine > 0 ? qMax(line, otherLine) : line);
+    });
+    connect(m_memory, &MemoryPanel::elementActivated, this, [this](const QString &buffer, qint64 element) {
+        const HostBuffer *b = m_doc->hostBuffers().find(buffer);
+        if (!b) {
+            return;
+        }
+        inspectBuffer(buffer, QStringLiteral("grid"));
+        // Past the end there is no cell: the last one is the nearest.
+        m_inspector->goTo(QString::number(qBound<qint64>(0, element, b->elementCount() - 1)));
+    });
 }
 
 } // namespace Kp

@@ -27,11 +27,11 @@ using namespace Kp;
 
 namespace {
 // The panels --show brings forward: the name on the command line, the dock's object name.
-const QStringList kPanels = {QStringLiteral("problems"),  QStringLiteral("kernels"),     QStringLiteral("ptx"),
-                             QStringLiteral("sass"),      QStringLiteral("launch"),      QStringLiteral("buffers"),
-                             QStringLiteral("inspector"), QStringLiteral("results"),     QStringLiteral("log"),
-                             QStringLiteral("checks"),    QStringLiteral("description"), QStringLiteral("timeline"),
-                             QStringLiteral("sweep"),     QStringLiteral("occupancy"),   QStringLiteral("compare")};
+const QStringList kPanels = {
+    QStringLiteral("problems"), QStringLiteral("kernels"),   QStringLiteral("ptx"),         QStringLiteral("sass"),
+    QStringLiteral("launch"),   QStringLiteral("buffers"),   QStringLiteral("inspector"),   QStringLiteral("results"),
+    QStringLiteral("log"),      QStringLiteral("checks"),    QStringLiteral("description"), QStringLiteral("timeline"),
+    QStringLiteral("sweep"),    QStringLiteral("occupancy"), QStringLiteral("compare"),     QStringLiteral("memory")};
 const QStringList kViews = {QStringLiteral("grid"), QStringLiteral("image"), QStringLiteral("diff")};
 
 int usageError(const QString &message)
@@ -94,6 +94,12 @@ int main(int argc, char **argv)
                                    QStringLiteral("name"));
     parser.addOption(theme);
     parser.addOption(runOnce);
+    const QCommandLineOption checkMemoryOnce(
+        QStringLiteral("check-memory"),
+        QStringLiteral("Check the project's memory once it has compiled, as Build > Check Memory does: memcheck, "
+                       "racecheck, racecheck:hazards, initcheck or synccheck (a screenshot then waits for the check)."),
+        QStringLiteral("tool"));
+    parser.addOption(checkMemoryOnce);
     parser.addOption(inspect);
     const QCommandLineOption selectLines(QStringLiteral("select-lines"),
                                          QStringLiteral("Select source lines FIRST[-LAST] (shows their PTX)."),
@@ -129,6 +135,21 @@ int main(int argc, char **argv)
     if (parser.isSet(theme) && !themeNames().contains(parser.value(theme))) {
         return usageError(QStringLiteral("--theme: unknown theme '%1'; allowed: %2")
                               .arg(parser.value(theme), themeNames().join(QStringLiteral(", "))));
+    }
+    Sanitizer::Tool checkTool = Sanitizer::Tool::Memcheck;
+    bool checkHazards = false;
+    if (parser.isSet(checkMemoryOnce)) {
+        QString name = parser.value(checkMemoryOnce);
+        if (name == QLatin1String("racecheck:hazards")) {
+            name = QStringLiteral("racecheck");
+            checkHazards = true;
+        }
+        const Result<Sanitizer::Tool> tool = Sanitizer::parseTool(name);
+        if (!tool) {
+            return usageError(QStringLiteral("--check-memory: %1 (or racecheck:hazards for the thread pairs)")
+                                  .arg(tool.error().message));
+        }
+        checkTool = *tool;
     }
     if (parser.isSet(showDock) && !kPanels.contains(parser.value(showDock))) {
         return usageError(QStringLiteral("--show: no panel '%1'; panels: %2")
@@ -253,6 +274,19 @@ int main(int argc, char **argv)
         QObject::connect(&window, &MainWindow::compileFinished, &window, maybeRun);
         QObject::connect(&window, &MainWindow::deviceStatusChanged, &window, maybeRun);
     }
+    const bool waitForCheck = parser.isSet(checkMemoryOnce);
+    if (waitForCheck) {
+        // Once, after the first compile with the GPU known, as --run does.
+        auto *started = new bool(false);
+        auto maybeCheck = [&window, started, checkTool, checkHazards] {
+            if (!*started && window.deviceStatusKnown() && window.lastCompile().ok) {
+                *started = true;
+                window.checkMemory(checkTool, checkHazards);
+            }
+        };
+        QObject::connect(&window, &MainWindow::compileFinished, &window, maybeCheck);
+        QObject::connect(&window, &MainWindow::deviceStatusChanged, &window, maybeCheck);
+    }
     if (parser.isSet(inspect)) {
         const QStringList parts = parser.value(inspect).split(QLatin1Char(':'));
         const QStringList at = parser.value(hover).split(QLatin1Char(','));
@@ -316,10 +350,11 @@ int main(int argc, char **argv)
             });
         }
         QObject::connect(&window,
-                         waitForSweep  ? &MainWindow::compileFinished // then the sweep, above
-                         : waitForRun  ? &MainWindow::checksSettled
-                         : waitForSass ? &MainWindow::sassFinished
-                                       : &MainWindow::compileFinished,
+                         waitForSweep   ? &MainWindow::compileFinished // then the sweep, above
+                         : waitForCheck ? &MainWindow::memoryCheckFinished
+                         : waitForRun   ? &MainWindow::checksSettled
+                         : waitForSass  ? &MainWindow::sassFinished
+                                        : &MainWindow::compileFinished,
                          &window, [&] {
                              if (!waitForSweep) {
                                  compiled = true;
@@ -327,9 +362,10 @@ int main(int argc, char **argv)
                              }
                          });
         // A worker that never answers must not keep a screenshot run alive.
-        QTimer::singleShot(waitForSweep ? 540000
-                           : waitForRun ? 120000
-                                        : 30000,
+        QTimer::singleShot(waitForSweep   ? 540000
+                           : waitForCheck ? 300000
+                           : waitForRun   ? 120000
+                                          : 30000,
                            &window, [&] {
                                if (!shot) {
                                    shot = true;

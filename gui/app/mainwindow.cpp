@@ -1,4 +1,5 @@
 #include "mainwindow.h"
+#include "analysis/memorypanel.h"
 #include "sweep/sweeppanel.h"
 
 #include "compile/sandbox.h"
@@ -209,6 +210,7 @@ MainWindow::MainWindow(EngineClient *engine, QWidget *parent)
     buildChecksAndPresets();
     buildSweep();
     buildAnalysis();
+    buildMemory();
     buildMenus();
     fitToScreen();
     // Layouts and splitters as the user left them.
@@ -1054,12 +1056,18 @@ void MainWindow::checkMemory(Sanitizer::Tool tool, bool hazards)
     }
     statusBar()->showMessage(
         tr("Checking memory with %1 (one run under compute-sanitizer)…").arg(Sanitizer::toolName(tool)));
+    m_memory->setChecking(tool);
 }
 
 void MainWindow::showMemoryCheck(const SanitizedRun &run, Sanitizer::Tool tool)
 {
     for (const QString &line : sanitizerLogLines(run, tool)) {
         log(line);
+    }
+    m_memory->setCheck(run, tool);
+    if (auto *dock = findChild<QDockWidget *>(QStringLiteral("memoryDock"))) {
+        dock->show();
+        dock->raise();
     }
     if (run.report) {
         const QString name = m_doc->sourceFileName();
@@ -1088,6 +1096,7 @@ void MainWindow::showMemoryCheck(const SanitizedRun &run, Sanitizer::Tool tool)
         const std::optional<Error> &e = run.reportError ? run.reportError : run.checked.error;
         statusBar()->showMessage(tr("Check memory failed: %1").arg(e ? e->message : tr("no report")));
     }
+    Q_EMIT memoryCheckFinished();
 }
 
 void MainWindow::abortRun()

@@ -36,6 +36,7 @@ class EngineClient;
 class KernelsTable;
 class LaunchPanel;
 class LogPanel;
+class MemoryPanel;
 class ProblemsPanel;
 class ProjectDocument;
 class PtxView;
@@ -83,6 +84,7 @@ public:
     void checkMemory(Sanitizer::Tool tool, bool hazards = false);
     /** Shows a memory check's findings in the editor, Problems and the Log. */
     void showMemoryCheck(const SanitizedRun &run, Sanitizer::Tool tool);
+    MemoryPanel *memoryPanel() const { return m_memory; }
     bool isRunning() const;
     HostBuffers &hostBuffers();
     const QList<RunResult> &runs() const;
@@ -153,6 +155,8 @@ Q_SIGNALS:
     void runFinished();
     /** After a Run: its checks are judged, or it has none, or it failed (screenshots wait for this). */
     void checksSettled();
+    /** A Check Memory finished and its findings are shown. */
+    void memoryCheckFinished();
     /** The project changed (an edit in a panel was accepted, undone or redone). */
     void projectChanged();
 
@@ -178,6 +182,8 @@ private:
     void buildSweep();
     /** The Occupancy and Compare docks and the run history file (gui/analysis/analysisdocks.cpp). */
     void buildAnalysis();
+    /** The Memory dock: guard-zone hits of each run and Check Memory's findings (gui/analysis/analysisdocks.cpp). */
+    void buildMemory();
     void wireCompile();
     void wireRun();
     void openFileDialog();
@@ -211,6 +217,7 @@ private:
     BufferInspector *m_inspector = nullptr;
     ResultsPanel *m_results = nullptr;
     SweepPanel *m_sweep = nullptr;
+    MemoryPanel *m_memory = nullptr;
     LogPanel *m_log = nullptr;
     QWidget *m_busy = nullptr; ///< status-bar progress, shown for runs longer than half a second
     QMenu *m_recentMenu = nullptr;

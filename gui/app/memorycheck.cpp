@@ -10,9 +10,7 @@
 
 namespace Kp {
 
-namespace {
-
-QString kindWords(Sanitizer::Finding::Kind kind)
+QString sanitizerKindWords(Sanitizer::Finding::Kind kind)
 {
     using K = Sanitizer::Finding::Kind;
     switch (kind) {
@@ -26,8 +24,6 @@ QString kindWords(Sanitizer::Finding::Kind kind)
     }
     return QObject::tr("other findings");
 }
-
-} // namespace
 
 QList<Diagnostic> sanitizerDiagnostics(const Sanitizer::Report &report, const QString &fileName)
 {
@@ -125,7 +121,7 @@ QStringList sanitizerLogLines(const SanitizedRun &run, Sanitizer::Tool tool, int
     }
     QStringList parts;
     for (auto it = counts.cbegin(); it != counts.cend(); ++it) {
-        parts << QStringLiteral("%1 %2").arg(it.value()).arg(kindWords(Sanitizer::Finding::Kind(it.key())));
+        parts << QStringLiteral("%1 %2").arg(it.value()).arg(sanitizerKindWords(Sanitizer::Finding::Kind(it.key())));
     }
     lines << QObject::tr("Check memory (%1): %2").arg(name, parts.join(QStringLiteral(", ")));
     QHash<int, int> shown;
@@ -140,7 +136,7 @@ QStringList sanitizerLogLines(const SanitizedRun &run, Sanitizer::Tool tool, int
         if (firstN >= 0 && it.value() > firstN) {
             lines << QObject::tr("  ... and %1 more %2 (kpg run --sanitize %3 --all-findings shows all)")
                          .arg(it.value() - firstN)
-                         .arg(kindWords(Sanitizer::Finding::Kind(it.key())), name);
+                         .arg(sanitizerKindWords(Sanitizer::Finding::Kind(it.key())), name);
         }
     }
     return lines;

@@ -30,6 +30,9 @@ QList<Diagnostic> sanitizerDiagnostics(const Sanitizer::Report &report, const QS
  */
 QHash<QString, QByteArray> sanitizerMasks(const Sanitizer::Report &report, const QHash<QString, qint64> &elementCounts);
 
+/** A kind of finding in words, plural: "invalid accesses", "hazards", "uninitialised reads". */
+QString sanitizerKindWords(Sanitizer::Finding::Kind kind);
+
 /** The Log's lines: a summary with counts per kind, then the first firstN findings of each kind. */
 QStringList sanitizerLogLines(const SanitizedRun &run, Sanitizer::Tool tool, int firstN = 10);
 

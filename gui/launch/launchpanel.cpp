@@ -14,6 +14,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QLocale>
+#include <QMenu>
 #include <QPushButton>
 #include <QRegularExpression>
 #include <QSignalBlocker>
@@ -22,6 +23,8 @@
 #include <QTimer>
 #include <QToolButton>
 #include <QVBoxLayout>
+
+#include <functional>
 
 namespace Kp {
 
@@ -233,6 +236,57 @@ LaunchPanel::LaunchPanel(QWidget *parent)
     stepRow->addWidget(m_moveUp);
     stepRow->addWidget(m_moveDown);
     form->addRow(tr("Launch step"), stepRow);
+    m_form = form;
+
+    // Every kind of step runs on a stream and may wait for events first (docs/streams.md).
+    m_stream = new QComboBox(this);
+    m_stream->setObjectName(QStringLiteral("stepStream"));
+    m_stream->setEditable(true);
+    m_stream->setInsertPolicy(QComboBox::NoInsert);
+    m_stream->setToolTip(tr("The stream this step runs on: \"default\" (a stream of the run's own), \"legacy\" "
+                            "(the legacy default stream, which serialises with every other), a stream of the "
+                            "project's \"streams\", or a new name"));
+    m_stream->setProperty("defaultToolTip", m_stream->toolTip());
+    form->addRow(tr("Stream"), m_stream);
+    const auto commitStream = [this] {
+        if (m_updating || m_step >= m_project.launches.size()) {
+            return;
+        }
+        const QString text = m_stream->currentText().trimmed();
+        if (text == m_project.launches[m_step].stream ||
+            (text == QLatin1String("default") && m_project.launches[m_step].stream.isEmpty())) {
+            return;
+        }
+        Q_EMIT streamChanged(m_step, text == QLatin1String("default") ? QString() : text);
+    };
+    connect(m_stream, &QComboBox::activated, this, [commitStream, this] { QTimer::singleShot(0, this, commitStream); });
+    connect(m_stream->lineEdit(), &QLineEdit::editingFinished, this,
+            [commitStream, this] { QTimer::singleShot(0, this, commitStream); });
+    m_waitFor = new QLineEdit(this);
+    m_waitFor->setObjectName(QStringLiteral("stepWaitFor"));
+    m_waitFor->setPlaceholderText(tr("nothing: events, comma-separated"));
+    m_waitFor->setToolTip(tr("Events this step's stream waits for before the step starts: names recorded by "
+                             "\"record\" steps earlier in the list, comma-separated"));
+    m_waitFor->setProperty("defaultToolTip", m_waitFor->toolTip());
+    form->addRow(tr("Waits for"), m_waitFor);
+    connect(m_waitFor, &QLineEdit::editingFinished, this, [this] {
+        if (m_updating || m_step >= m_project.launches.size()) {
+            return;
+        }
+        const QStringList names =
+            m_waitFor->text().split(QRegularExpression(QStringLiteral("[,;\\s]+")), Qt::SkipEmptyParts);
+        if (names == m_project.launches[m_step].waitFor) {
+            return;
+        }
+        QJsonArray a;
+        for (const QString &n : names) {
+            a.append(n);
+        }
+        Q_EMIT edited(m_step, QStringLiteral("waitFor"),
+                      names.isEmpty()     ? QJsonValue(QJsonValue::Undefined)
+                      : names.size() == 1 ? QJsonValue(names.first())
+                                          : QJsonValue(a));
+    });
     connect(m_stepChooser, &QComboBox::currentIndexChanged, this, [this](int i) {
         if (!m_updating && i >= 0) {
             m_step = i;
@@ -250,6 +304,30 @@ LaunchPanel::LaunchPanel(QWidget *parent)
         }
         Q_EMIT addStepRequested(defaultStep(*k, m_project));
     });
+    // The other kinds of step, from the + button's menu.
+    auto *addMenu = new QMenu(m_addStep);
+    addMenu->setObjectName(QStringLiteral("addStepMenu"));
+    addMenu->addAction(tr("Kernel launch"), m_addStep, &QToolButton::click);
+    addMenu->addSeparator();
+    const std::pair<QString, QString> otherKinds[] = {{QStringLiteral("copy-to-device"), tr("Copy host → device")},
+                                                      {QStringLiteral("copy-to-host"), tr("Copy device → host")},
+                                                      {QStringLiteral("memset"), tr("Memset")},
+                                                      {QStringLiteral("record"), tr("Record an event")},
+                                                      {QStringLiteral("wait"), tr("Wait for an event")}};
+    for (const auto &[kind, text] : otherKinds) {
+        QAction *a = addMenu->addAction(text, this, [this, kind = kind] {
+            QString why;
+            const QJsonObject step = defaultOtherStep(kind, m_project, &why);
+            if (step.isEmpty()) {
+                m_message->setText(why);
+                return;
+            }
+            Q_EMIT addStepRequested(step);
+        });
+        a->setObjectName(QStringLiteral("add-") + kind);
+    }
+    m_addStep->setMenu(addMenu);
+    m_addStep->setPopupMode(QToolButton::MenuButtonPopup);
     connect(m_removeStep, &QToolButton::clicked, this, [this] {
         if (m_step < m_project.launches.size()) {
             Q_EMIT removeStepRequested(m_step);
@@ -311,9 +389,10 @@ LaunchPanel::LaunchPanel(QWidget *parent)
             grid->setColumnStretch(col + 1, 1);
         }
         form->addRow(label, grid);
+        return grid;
     };
-    dimRow(tr("Block"), m_block, QStringLiteral("block"), false);
-    dimRow(tr("Grid"), m_grid, QStringLiteral("grid"), true);
+    m_blockRow = dimRow(tr("Block"), m_block, QStringLiteral("block"), false);
+    m_gridRow = dimRow(tr("Grid"), m_grid, QStringLiteral("grid"), true);
     m_shared = new QLineEdit(this);
     m_shared->setObjectName(QStringLiteral("sharedBytes"));
     m_shared->setPlaceholderText(QStringLiteral("0"));
@@ -337,6 +416,90 @@ LaunchPanel::LaunchPanel(QWidget *parent)
     m_occupancy->setToolTip(tr("Resident warps per multiprocessor for this block size, from the kernel's "
                                "registers and shared memory on the GPU of the last run, and what limits it"));
     form->addRow(tr("Occupancy"), m_occupancy);
+
+    // Copies, memsets, events and chunk groups: the fields of each kind, shown for a step of that kind.
+    const auto textField = [this, form](const QString &name, const QString &label, const QString &placeholder,
+                                        const QString &tip, const QString &key, bool number) {
+        auto *f = new QLineEdit(this);
+        f->setObjectName(name);
+        f->setPlaceholderText(placeholder);
+        f->setToolTip(tip);
+        f->setProperty("defaultToolTip", tip);
+        form->addRow(label, f);
+        connect(f, &QLineEdit::editingFinished, this, [this, f, key, number] {
+            if (!m_updating && f->isModified()) {
+                f->setModified(false);
+                emitStepText(key, f->text(), number);
+            }
+        });
+        return f;
+    };
+    m_stepBuffer = new QComboBox(this);
+    m_stepBuffer->setObjectName(QStringLiteral("stepBuffer"));
+    m_stepBuffer->setToolTip(tr("The buffer this step copies or sets"));
+    m_stepBuffer->setProperty("defaultToolTip", m_stepBuffer->toolTip());
+    form->addRow(tr("Buffer"), m_stepBuffer);
+    connect(m_stepBuffer, &QComboBox::activated, this, [this] {
+        if (!m_updating) {
+            Q_EMIT edited(m_step, QStringLiteral("buffer"), m_stepBuffer->currentText());
+        }
+    });
+    m_copyTo = new QComboBox(this);
+    m_copyTo->setObjectName(QStringLiteral("copyDirection"));
+    m_copyTo->addItem(tr("host → device"), QStringLiteral("device"));
+    m_copyTo->addItem(tr("device → host"), QStringLiteral("host"));
+    m_copyTo->setToolTip(tr("Which way the copy goes; copies use the pinned host buffer, so they overlap with "
+                            "kernels on other streams"));
+    m_copyTo->setProperty("defaultToolTip", m_copyTo->toolTip());
+    form->addRow(tr("Direction"), m_copyTo);
+    connect(m_copyTo, &QComboBox::activated, this, [this] {
+        if (!m_updating) {
+            Q_EMIT edited(m_step, QStringLiteral("to"), m_copyTo->currentData().toString());
+        }
+    });
+    m_memsetValue = new QSpinBox(this);
+    m_memsetValue->setObjectName(QStringLiteral("memsetValue"));
+    m_memsetValue->setRange(0, 255);
+    m_memsetValue->setToolTip(tr("The byte every byte of the range is set to (0 to 255), as cuMemsetD8 does"));
+    m_memsetValue->setProperty("defaultToolTip", m_memsetValue->toolTip());
+    form->addRow(tr("Byte value"), m_memsetValue);
+    connect(m_memsetValue, &QSpinBox::editingFinished, this, [this] {
+        if (!m_updating && m_step < m_project.launches.size() &&
+            m_memsetValue->value() != m_project.launches[m_step].memsetValue) {
+            Q_EMIT edited(m_step, QStringLiteral("value"), m_memsetValue->value());
+        }
+    });
+    m_offset = textField(QStringLiteral("stepOffset"), tr("First element"), QStringLiteral("0"),
+                         tr("The first element of the range: a number or an expression over the scalars; empty: 0 "
+                            "(in a chunk group: chunk.offset)"),
+                         QStringLiteral("offset"), true);
+    m_count = textField(QStringLiteral("stepCount"), tr("Elements"), tr("to the end"),
+                        tr("How many elements: a number or an expression; empty: to the end of the buffer (in a "
+                           "chunk group: chunk.n)"),
+                        QStringLiteral("count"), true);
+    m_event = textField(QStringLiteral("stepEvent"), tr("Event"), tr("a name, e.g. produced"),
+                        tr("The event recorded once the work queued on this stream so far is done; other steps "
+                           "wait for it by name"),
+                        QStringLiteral("event"), false);
+    m_chunkCount = textField(QStringLiteral("chunkCount"), tr("Chunks"), QStringLiteral("4"),
+                             tr("How many chunks the elements are split into: a number or an expression (a scalar "
+                                "a sweep can vary)"),
+                             QStringLiteral("count"), true);
+    m_chunkStreams = textField(QStringLiteral("chunkStreams"), tr("Streams"), QStringLiteral("1"),
+                               tr("Chunk i runs on stream NAME.(i % streams): a number or an expression"),
+                               QStringLiteral("streams"), true);
+    m_chunkElements =
+        textField(QStringLiteral("chunkElements"), tr("Split elements"), QStringLiteral("n"),
+                  tr("How many elements the chunks split between them, e.g. n"), QStringLiteral("elements"), true);
+    m_chunkName = textField(QStringLiteral("chunkName"), tr("Stream name"), QStringLiteral("chunk"),
+                            tr("The generated streams' name: NAME.0, NAME.1, ..."), QStringLiteral("name"), false);
+    m_chunkSteps = new QLabel(this);
+    m_chunkSteps->setObjectName(QStringLiteral("chunkSteps"));
+    m_chunkSteps->setWordWrap(true);
+    m_chunkSteps->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_chunkSteps->setToolTip(tr("The steps run for every chunk, with chunk.offset and chunk.n as their range; "
+                                "they are edited in the project file (\"steps\" of the chunks step)"));
+    form->addRow(tr("Per chunk"), m_chunkSteps);
 
     // Repeat: the steps run this many times, exchanging buffers between repetitions (time stepping).
     m_repeat = new QSpinBox(this);
@@ -459,7 +622,7 @@ void LaunchPanel::setProject(const Project &project)
     m_stepChooser->clear();
     for (qsizetype i = 0; i < project.launches.size(); ++i) {
         m_stepChooser->addItem(
-            tr("%1 of %2: %3").arg(i + 1).arg(project.launches.size()).arg(project.launches[i].kernel));
+            tr("%1 of %2: %3").arg(i + 1).arg(project.launches.size()).arg(stepTitle(project.launches[i])));
     }
     if (project.launches.isEmpty()) {
         m_stepChooser->addItem(tr("none yet: choose a kernel below"));
@@ -484,6 +647,7 @@ void LaunchPanel::setProject(const Project &project)
     }
     m_shared->setEnabled(has);
     m_shared->setText(step.sharedBytes == QLatin1String("0") ? QString() : step.sharedBytes);
+    showStepKind(step, has);
     m_repeat->setValue(project.repeat.count);
     QStringList pairs;
     for (const auto &pair : project.repeat.swaps) {
@@ -495,6 +659,179 @@ void LaunchPanel::setProject(const Project &project)
     m_minSamples->setValue(t.minSamples);
     m_updating = false;
     rebuildArgs();
+}
+
+bool LaunchPanel::isRowShown(QWidget *field) const
+{
+    QFormLayout::ItemRole role;
+    int row = -1;
+    m_form->getWidgetPosition(field, &row, &role);
+    if (row < 0) {
+        return false;
+    }
+    const QLayoutItem *label = m_form->itemAt(row, QFormLayout::LabelRole);
+    return label && label->widget() && !label->widget()->isHidden();
+}
+
+QString LaunchPanel::stepTitle(const LaunchStep &step)
+{
+    const auto range = [&step] {
+        if (step.offset.isEmpty() && step.count.isEmpty()) {
+            return QString();
+        }
+        return QStringLiteral("[%1 +%2]")
+            .arg(step.offset.isEmpty() ? QStringLiteral("0") : step.offset,
+                 step.count.isEmpty() ? tr("to end") : step.count);
+    };
+    QString t;
+    switch (step.kind) {
+    case LaunchStep::Kind::Kernel: t = step.kernel.isEmpty() ? tr("kernel (none chosen)") : step.kernel; break;
+    case LaunchStep::Kind::Copy:
+        t = tr("copy %1%2 → %3").arg(step.buffer, range(), step.toDevice ? tr("device") : tr("host"));
+        break;
+    case LaunchStep::Kind::Memset: t = tr("memset %1%2 = %3").arg(step.buffer, range()).arg(step.memsetValue); break;
+    case LaunchStep::Kind::Record: t = tr("record event %1").arg(step.event); break;
+    case LaunchStep::Kind::Wait: t = tr("wait for %1").arg(step.waitFor.join(QStringLiteral(", "))); break;
+    case LaunchStep::Kind::Chunks: {
+        QStringList inner;
+        for (const LaunchStep &s : step.steps) {
+            inner << stepTitle(s);
+        }
+        t = tr("%1 chunks of %2: %3").arg(step.chunkCount, step.elements, inner.join(QStringLiteral(", ")));
+        break;
+    }
+    }
+    if (!step.stream.isEmpty()) {
+        t += tr(" (stream %1)").arg(step.stream);
+    }
+    return t;
+}
+
+QJsonObject LaunchPanel::defaultOtherStep(const QString &kind, const Project &project, QString *why)
+{
+    const bool copy = kind.startsWith(QLatin1String("copy"));
+    if (copy || kind == QLatin1String("memset")) {
+        if (project.buffers.isEmpty()) {
+            *why = tr("No buffer to %1 yet: add one in the Buffers panel first.").arg(copy ? tr("copy") : tr("set"));
+            return {};
+        }
+        // A copy back to the host most likely fetches what a kernel wrote: the last buffer.
+        const QString buffer =
+            kind == QLatin1String("copy-to-host") ? project.buffers.last().name : project.buffers.first().name;
+        if (copy) {
+            return QJsonObject{{QStringLiteral("kind"), QStringLiteral("copy")},
+                               {QStringLiteral("buffer"), buffer},
+                               {QStringLiteral("to"), kind == QLatin1String("copy-to-device")
+                                                          ? QStringLiteral("device")
+                                                          : QStringLiteral("host")}};
+        }
+        return QJsonObject{{QStringLiteral("kind"), QStringLiteral("memset")},
+                           {QStringLiteral("buffer"), buffer},
+                           {QStringLiteral("value"), 0}};
+    }
+    QStringList recorded;
+    const std::function<void(const QList<LaunchStep> &)> collect = [&](const QList<LaunchStep> &steps) {
+        for (const LaunchStep &s : steps) {
+            if (s.kind == LaunchStep::Kind::Record && !recorded.contains(s.event)) {
+                recorded << s.event;
+            }
+            collect(s.steps);
+        }
+    };
+    collect(project.launches);
+    if (kind == QLatin1String("record")) {
+        QString name;
+        for (int i = 1; name.isEmpty() || recorded.contains(name); ++i) {
+            name = QStringLiteral("event%1").arg(i);
+        }
+        return QJsonObject{{QStringLiteral("kind"), QStringLiteral("record")}, {QStringLiteral("event"), name}};
+    }
+    if (kind == QLatin1String("wait")) {
+        if (recorded.isEmpty()) {
+            *why = tr("No event to wait for yet: add a \"Record an event\" step first (on the stream to wait for).");
+            return {};
+        }
+        return QJsonObject{{QStringLiteral("kind"), QStringLiteral("wait")},
+                           {QStringLiteral("waitFor"), recorded.last()}};
+    }
+    *why = tr("unknown kind of step '%1'").arg(kind);
+    return {};
+}
+
+void LaunchPanel::emitStepText(const QString &key, const QString &text, bool number)
+{
+    const QString t = text.trimmed();
+    Q_EMIT edited(m_step, key,
+                  t.isEmpty() ? QJsonValue(QJsonValue::Undefined)
+                  : number    ? numberOrText(t)
+                              : QJsonValue(t));
+}
+
+void LaunchPanel::showStepKind(const LaunchStep &step, bool has)
+{
+    using K = LaunchStep::Kind;
+    const K kind = has ? step.kind : K::Kernel;
+    const bool kernel = kind == K::Kernel;
+    const bool ranged = kind == K::Copy || kind == K::Memset;
+    const bool chunks = kind == K::Chunks;
+    m_form->setRowVisible(m_kernel, kernel);
+    m_form->setRowVisible(m_blockRow, kernel);
+    m_form->setRowVisible(m_gridRow, kernel);
+    m_form->setRowVisible(m_shared, kernel);
+    m_form->setRowVisible(m_resolved, kernel);
+    m_form->setRowVisible(m_occupancy, kernel);
+    m_args->setVisible(kernel);
+    m_form->setRowVisible(m_stream, has && !chunks);
+    m_form->setRowVisible(m_waitFor, has); // a wait step is nothing but this field
+    m_form->setRowVisible(m_stepBuffer, ranged);
+    m_form->setRowVisible(m_copyTo, kind == K::Copy);
+    m_form->setRowVisible(m_memsetValue, kind == K::Memset);
+    m_form->setRowVisible(m_offset, ranged);
+    m_form->setRowVisible(m_count, ranged);
+    m_form->setRowVisible(m_event, kind == K::Record);
+    for (QWidget *w : {static_cast<QWidget *>(m_chunkCount), static_cast<QWidget *>(m_chunkStreams),
+                       static_cast<QWidget *>(m_chunkElements), static_cast<QWidget *>(m_chunkName),
+                       static_cast<QWidget *>(m_chunkSteps)}) {
+        m_form->setRowVisible(w, chunks);
+    }
+
+    // The streams on offer: the built-in two, the project's, and any a step names.
+    QStringList streams{QStringLiteral("default"), QStringLiteral("legacy")};
+    for (const StreamSpec &sp : m_project.streams) {
+        streams << sp.name;
+    }
+    for (const LaunchStep &l : m_project.launches) {
+        if (!l.stream.isEmpty() && !streams.contains(l.stream)) {
+            streams << l.stream;
+        }
+    }
+    m_stream->clear();
+    m_stream->addItems(streams);
+    m_stream->setCurrentText(step.stream.isEmpty() ? QStringLiteral("default") : step.stream);
+    m_waitFor->setText(step.waitFor.join(QStringLiteral(", ")));
+    m_stepBuffer->clear();
+    for (const BufferSpec &b : m_project.buffers) {
+        m_stepBuffer->addItem(b.name);
+    }
+    if (ranged && m_stepBuffer->findText(step.buffer) < 0) {
+        m_stepBuffer->addItem(step.buffer);
+    }
+    m_stepBuffer->setCurrentText(step.buffer);
+    m_copyTo->setCurrentIndex(step.toDevice ? 0 : 1);
+    m_memsetValue->setValue(step.memsetValue);
+    // In a chunk group an empty range means the chunk's own.
+    m_offset->setText(step.offset);
+    m_count->setText(kind == K::Chunks ? QString() : step.count);
+    m_event->setText(step.event);
+    m_chunkCount->setText(chunks ? step.chunkCount : QString());
+    m_chunkStreams->setText(step.chunkStreams);
+    m_chunkElements->setText(step.elements);
+    m_chunkName->setText(step.groupName);
+    QStringList inner;
+    for (qsizetype i = 0; i < step.steps.size(); ++i) {
+        inner << QStringLiteral("%1. %2").arg(i + 1).arg(stepTitle(step.steps[i]));
+    }
+    m_chunkSteps->setText(inner.join(QLatin1Char('\n')));
 }
 
 void LaunchPanel::setKernels(const QList<KernelInfo> &kernels)
@@ -838,6 +1175,25 @@ void LaunchPanel::setValidation(const QString &error, const QString &errorPath, 
     }
     markField(m_shared, at(QStringLiteral(".sharedBytes")) ? error : QString());
     markField(m_kernel, at(QStringLiteral(".kernel")) ? error : QString());
+    const bool chunks =
+        m_step < m_project.launches.size() && m_project.launches[m_step].kind == LaunchStep::Kind::Chunks;
+    const std::pair<QWidget *, const char *> stepFields[] = {{m_stream, ".stream"},
+                                                             {m_stepBuffer, ".buffer"},
+                                                             {m_copyTo, ".to"},
+                                                             {m_memsetValue, ".value"},
+                                                             {m_offset, ".offset"},
+                                                             {m_count, chunks ? "" : ".count"},
+                                                             {m_event, ".event"},
+                                                             {m_chunkCount, chunks ? ".count" : ""},
+                                                             {m_chunkStreams, ".streams"},
+                                                             {m_chunkElements, ".elements"},
+                                                             {m_chunkName, ".name"}};
+    for (const auto &[w, key] : stepFields) {
+        markField(w, *key && at(QLatin1String(key)) ? error : QString());
+    }
+    markField(m_waitFor, at(QStringLiteral(".waitFor")) || errorPath.startsWith(prefix + QStringLiteral(".waitFor["))
+                             ? error
+                             : QString());
     // "args" (the count: every row), "args[k]" or "args[k].offset" (row k),
     // "args.NAME..." (the row of parameter NAME).
     static const QRegularExpression argRe(
@@ -957,12 +1313,13 @@ void LaunchPanel::setDocument(ProjectDocument *doc)
     connect(this, &LaunchPanel::addStepRequested, doc, [this, doc, refused](const QJsonObject &step) {
         const int at = doc->project().launches.isEmpty() ? 0 : m_step + 1;
         m_step = at; // the new step is shown once the document has it
-        refused(doc->edit(tr("Add launch step %1").arg(step.value(QStringLiteral("kernel")).toString()),
-                          [&](QJsonObject &o) {
-                              QJsonArray launches = o.value(QStringLiteral("launches")).toArray();
-                              launches.insert(qMin<qsizetype>(at, launches.size()), step);
-                              o.insert(QStringLiteral("launches"), launches);
-                          }));
+        const QString what = step.contains(QStringLiteral("kernel")) ? step.value(QStringLiteral("kernel")).toString()
+                                                                     : step.value(QStringLiteral("kind")).toString();
+        refused(doc->edit(tr("Add launch step %1").arg(what), [&](QJsonObject &o) {
+            QJsonArray launches = o.value(QStringLiteral("launches")).toArray();
+            launches.insert(qMin<qsizetype>(at, launches.size()), step);
+            o.insert(QStringLiteral("launches"), launches);
+        }));
     });
     connect(this, &LaunchPanel::removeStepRequested, doc, [doc, refused](int step) {
         refused(doc->edit(tr("Remove launch step %1").arg(step + 1), [&](QJsonObject &o) {
@@ -992,6 +1349,34 @@ void LaunchPanel::setDocument(ProjectDocument *doc)
         }
         refused(doc->edit(params.size() == 1 ? tr("Create %1").arg(params.first()) : tr("Create missing arguments"),
                           [&](QJsonObject &o) { createMissing(o, step, *kernel, params); }));
+    });
+    connect(this, &LaunchPanel::streamChanged, doc, [doc, refused](int step, const QString &stream) {
+        refused(doc->edit(tr("Set stream of step %1").arg(step + 1), [&](QJsonObject &o) {
+            QJsonArray launches = o.value(QStringLiteral("launches")).toArray();
+            if (step < 0 || step >= launches.size()) {
+                return;
+            }
+            QJsonObject l = launches[step].toObject();
+            if (stream.isEmpty()) {
+                l.remove(QStringLiteral("stream"));
+            } else {
+                l.insert(QStringLiteral("stream"), stream);
+            }
+            launches[step] = l;
+            o.insert(QStringLiteral("launches"), launches);
+            // A name typed for the first time is a new stream: declared here, so the user need not.
+            if (stream.isEmpty() || stream == QLatin1String("default") || stream == QLatin1String("legacy")) {
+                return;
+            }
+            QJsonArray streams = o.value(QStringLiteral("streams")).toArray();
+            for (const QJsonValue &s : streams) {
+                if (s.toObject().value(QStringLiteral("name")).toString() == stream) {
+                    return;
+                }
+            }
+            streams.append(QJsonObject{{QStringLiteral("name"), stream}});
+            o.insert(QStringLiteral("streams"), streams);
+        }));
     });
     connect(this, &LaunchPanel::repeatEdited, doc, [doc, refused](const QJsonObject &repeat) {
         refused(doc->edit(tr("Set repeat"), [&](QJsonObject &o) { o.insert(QStringLiteral("repeat"), repeat); }));

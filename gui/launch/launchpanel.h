@@ -9,6 +9,8 @@
 #include <QWidget>
 
 class QComboBox;
+class QFormLayout;
+class QLayout;
 class QLabel;
 class QLineEdit;
 class QPushButton;
@@ -87,6 +89,29 @@ public:
     QToolButton *moveStepUpButton() const { return m_moveUp; }
     QToolButton *moveStepDownButton() const { return m_moveDown; }
     QSpinBox *repeatCount() const { return m_repeat; }
+    // The fields of the other kinds of step (docs/streams.md).
+    QComboBox *streamField() const { return m_stream; }
+    QLineEdit *waitForField() const { return m_waitFor; }
+    QComboBox *stepBufferField() const { return m_stepBuffer; }
+    QComboBox *copyDirectionField() const { return m_copyTo; }
+    QSpinBox *memsetValueField() const { return m_memsetValue; }
+    QLineEdit *offsetField() const { return m_offset; }
+    QLineEdit *countField() const { return m_count; }
+    QLineEdit *eventField() const { return m_event; }
+    QLineEdit *chunkCountField() const { return m_chunkCount; }
+    QLineEdit *chunkStreamsField() const { return m_chunkStreams; }
+    QLineEdit *chunkElementsField() const { return m_chunkElements; }
+    QLabel *chunkStepsLabel() const { return m_chunkSteps; }
+    /** Whether the form row holding field is shown (kernel rows hide for a copy step, and so on). */
+    bool isRowShown(QWidget *field) const;
+    /** "copy x → device", "record event done", "saxpy": a step in words, as the step list shows it. */
+    static QString stepTitle(const LaunchStep &step);
+    /**
+     * A new step of kind ("copy-to-device", "copy-to-host", "memset",
+     * "record", "wait") for project: on its first buffer, with an event name
+     * not yet used. Empty (why in *why) when the project lacks what it needs.
+     */
+    static QJsonObject defaultOtherStep(const QString &kind, const Project &project, QString *why);
     QLineEdit *swapField() const { return m_swaps; }
 
     /**
@@ -121,6 +146,8 @@ Q_SIGNALS:
     void kernelChanged(int step, const QString &kernel, const QJsonValue &args);
     /** Create buffers and scalars for the parameters of step named in params (all unbound ones when empty). */
     void createMissingRequested(int step, const QStringList &params);
+    /** The stream of step changed (empty: the default stream); a new name is declared in "streams" with it. */
+    void streamChanged(int step, const QString &stream);
     /** The "repeat" object changed: count and swap pairs. */
     void repeatEdited(const QJsonObject &repeat);
 
@@ -135,6 +162,10 @@ private:
     /** The binding of each parameter of kernel (by name), from the step's args; missing ones absent. */
     QMap<QString, QJsonValue> bindingsByName(const LaunchStep &step, const KernelInfo *kernel) const;
     QStringList unboundParams() const;
+    /** Shows the rows of the current step's kind and fills the fields of a step that is no kernel launch. */
+    void showStepKind(const LaunchStep &step, bool has);
+    /** A text field of the step: empty removes the key (its default applies). */
+    void emitStepText(const QString &key, const QString &text, bool number);
 
     Project m_project;
     QList<KernelInfo> m_kernels;
@@ -163,6 +194,22 @@ private:
     QToolButton *m_moveDown = nullptr;
     QSpinBox *m_repeat = nullptr;
     QLineEdit *m_swaps = nullptr;
+    QFormLayout *m_form = nullptr;
+    QLayout *m_blockRow = nullptr;
+    QLayout *m_gridRow = nullptr;
+    QComboBox *m_stream = nullptr;
+    QLineEdit *m_waitFor = nullptr;
+    QComboBox *m_stepBuffer = nullptr;
+    QComboBox *m_copyTo = nullptr;
+    QSpinBox *m_memsetValue = nullptr;
+    QLineEdit *m_offset = nullptr;
+    QLineEdit *m_count = nullptr;
+    QLineEdit *m_event = nullptr;
+    QLineEdit *m_chunkCount = nullptr;
+    QLineEdit *m_chunkStreams = nullptr;
+    QLineEdit *m_chunkElements = nullptr;
+    QLineEdit *m_chunkName = nullptr;
+    QLabel *m_chunkSteps = nullptr;
     bool m_running = false;
     bool m_runAvailable = true;
     QString m_runUnavailable;

@@ -234,6 +234,14 @@ private Q_SLOTS:
         QVERIFY(m.findings.first().buffer.isEmpty());
         const QJsonObject j = m.findings.first().toJson();
         QCOMPARE(j.value(QStringLiteral("sharedOffset")).toInteger(), 0x500);
+        // With the driver's reserved kilobyte at the start of the window, the offset is into the block's own memory.
+        Report reserved = *r;
+        mapAddresses(reserved, {}, {}, 1024);
+        QCOMPARE(reserved.findings.first().sharedOffset, qint64(0x100));
+        QCOMPARE(reserved.findings.first().toJson().value(QStringLiteral("sharedOffset")).toInteger(), 0x100);
+        QCOMPARE(reserved.findings.first().toJson().value(QStringLiteral("sharedAddress")).toString(),
+                 QStringLiteral("0x500"));
+        QVERIFY(reserved.findings.first().summary().contains(QStringLiteral("shared memory offset 256")));
     }
 
     void initcheck()

@@ -3,11 +3,15 @@
 // markers on the right editor lines, Problems entries, and a Log summary
 // with counts per kind and the first N of each.
 
+#include "analysis/memorypanel.h"
 #include "core/safefile.h"
 #include "editor/codeeditor.h"
 #include "memorycheck.h"
 #include "problemspanel.h"
 
+#include <QLabel>
+#include <QSignalSpy>
+#include <QTreeWidget>
 #include <QtTest>
 
 using namespace Kp;
@@ -135,6 +139,130 @@ private Q_SLOTS:
         QVERIFY(sanitizerLogLines(broken, Sanitizer::Tool::Memcheck)
                     .first()
                     .contains(QStringLiteral("ends in the middle")));
+    }
+    void panelListsTheFirstFewOfEachKindAndShowsAll()
+    {
+        // 25 invalid writes (the recording's four, repeated) and the launch failure's API records.
+        Sanitizer::Report r = report(QStringLiteral("memcheck_oob.xml"));
+        Sanitizer::mapAddresses(r, {DeviceAllocation{QStringLiteral("c"), 0x7f0acb802000ull, 4000, 0}},
+                                {{QStringLiteral("c"), 4}});
+        QList<Sanitizer::Finding> writes;
+        for (const Sanitizer::Finding &f : r.findings) {
+            if (f.kind == Sanitizer::Finding::Kind::InvalidAccess) {
+                writes << f;
+            }
+        }
+        QCOMPARE(writes.size(), 4);
+        while (r.findings.size() < 40) {
+            r.findings << writes[r.findings.size() % 4];
+        }
+        int invalid = 0;
+        for (const Sanitizer::Finding &f : r.findings) {
+            invalid += f.kind == Sanitizer::Finding::Kind::InvalidAccess;
+        }
+        SanitizedRun run;
+        run.report = r;
+        MemoryPanel panel;
+        panel.resize(700, 500);
+        panel.setCheck(run, Sanitizer::Tool::Memcheck);
+        QVERIFY2(panel.summary()->text().contains(QStringLiteral("%1 invalid accesses").arg(invalid)),
+                 qPrintable(panel.summary()->text()));
+        QTreeWidgetItem *top = nullptr;
+        for (int i = 0; i < panel.tree()->topLevelItemCount(); ++i) {
+            if (panel.tree()->topLevelItem(i)->text(0).startsWith(QStringLiteral("invalid accesses"))) {
+                top = panel.tree()->topLevelItem(i);
+            }
+        }
+        QVERIFY(top);
+        QCOMPARE(top->text(0), QStringLiteral("invalid accesses: %1").arg(invalid));
+        QCOMPARE(top->childCount(), MemoryPanel::kFirstN + 1);
+        QTreeWidgetItem *more = top->child(MemoryPanel::kFirstN);
+        QCOMPARE(more->text(0),
+                 QStringLiteral("Show all %1 (%2 more)").arg(invalid).arg(invalid - MemoryPanel::kFirstN));
+
+        // A finding goes to its line and the element it touched.
+        QSignalSpy lines(&panel, &MemoryPanel::sourceLineActivated);
+        QSignalSpy cells(&panel, &MemoryPanel::elementActivated);
+        Q_EMIT panel.tree()->itemActivated(top->child(0), 0);
+        QCOMPARE(lines.size(), 1);
+        QCOMPARE(lines.first().at(0).toInt(), 13);
+        QCOMPARE(cells.size(), 1);
+        QCOMPARE(cells.first().at(0).toString(), QStringLiteral("c"));
+        QVERIFY(cells.first().at(1).toLongLong() >= 1000); // past the end: the inspector clamps to the last cell
+
+        // "Show all" lists every one.
+        Q_EMIT panel.tree()->itemActivated(more, 0);
+        top = nullptr;
+        for (int i = 0; i < panel.tree()->topLevelItemCount(); ++i) {
+            if (panel.tree()->topLevelItem(i)->text(0).startsWith(QStringLiteral("invalid accesses"))) {
+                top = panel.tree()->topLevelItem(i);
+            }
+        }
+        QVERIFY(top);
+        QCOMPARE(top->childCount(), invalid);
+        QVERIFY(panel.sharedGrid()->isHidden() || !panel.sharedGrid()->isVisibleTo(&panel));
+    }
+
+    void hazardsFillTheSharedMemoryGrid()
+    {
+        Sanitizer::Report r = report(QStringLiteral("racecheck_hazard_race.xml"));
+        // The recording's addresses 0x500..0x502 are 0x100.. into the block's memory past the reserved 1 KiB.
+        Sanitizer::mapAddresses(r, {}, {}, 1024);
+        r.findings[2].address = 0x400 + 4 * 37; // one hazard on another word: float index 37, bank 5
+        Sanitizer::mapAddresses(r, {}, {}, 1024);
+        SanitizedRun run;
+        run.report = r;
+        MemoryPanel panel;
+        panel.resize(800, 600);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        panel.setCheck(run, Sanitizer::Tool::Racecheck);
+        SharedMemoryGrid *grid = panel.sharedGrid();
+        QVERIFY(grid->isVisible());
+        QCOMPARE(grid->counts().value(64), 2); // bytes 256 and 257
+        QCOMPARE(grid->counts().value(37), 1);
+        QCOMPARE(grid->counts().size(), 2);
+        QCOMPARE(grid->words(), qint64(96)); // whole rows of 32 banks up to word 64
+        // The busiest word is chosen first, with its two pairs listed.
+        QCOMPARE(grid->selectedWord(), qint64(64));
+        QCOMPARE(panel.pairs()->topLevelItemCount(), 2);
+        QVERIFY(panel.pairs()->topLevelItem(0)->text(1).contains(QStringLiteral("(64,0,0) write")));
+        // A click on word 37 lists its one pair.
+        const QPoint at = grid->cellRect(37).center();
+        QCOMPARE(grid->wordAt(at), qint64(37));
+        QTest::mouseClick(grid, Qt::LeftButton, {}, at);
+        QCOMPARE(grid->selectedWord(), qint64(37));
+        QCOMPARE(panel.pairs()->topLevelItemCount(), 1);
+        QCOMPARE(grid->wordAt(QPoint(1, 1)), qint64(-1)); // the offsets' label column
+        // The summary names the offset into the block's memory, not the raw shared address.
+        QVERIFY(r.findings[0].summary().contains(QStringLiteral("offset 256")));
+    }
+
+    void guardHitsAreListedAndGoToTheBuffersEdge()
+    {
+        GuardViolation v;
+        v.step = 1;
+        v.kernel = QStringLiteral("shifted_copy");
+        v.buffer = QStringLiteral("c");
+        v.side = GuardViolation::Side::After;
+        v.bufferBytes = 4000;
+        v.elementBytes = 4;
+        v.firstByte = 4000;
+        v.lastByte = 4095;
+        v.changedBytes = 96;
+        MemoryPanel panel;
+        panel.setGuardViolations({v});
+        QCOMPARE(panel.tree()->topLevelItemCount(), 1);
+        QTreeWidgetItem *item = panel.tree()->topLevelItem(0)->child(0);
+        QVERIFY2(item->text(0).contains(QStringLiteral("step 2 (shifted_copy) wrote past the end of `c`: 96 bytes, "
+                                                       "elements 1000..1023 of the guard")),
+                 qPrintable(item->text(0)));
+        QSignalSpy cells(&panel, &MemoryPanel::elementActivated);
+        Q_EMIT panel.tree()->itemActivated(item, 0);
+        QCOMPARE(cells.size(), 1);
+        QCOMPARE(cells.first().at(1).toLongLong(), 999);
+        panel.clear();
+        QCOMPARE(panel.tree()->topLevelItemCount(), 0);
     }
 };
 

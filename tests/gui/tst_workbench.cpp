@@ -19,11 +19,14 @@
 #include <QComboBox>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSignalSpy>
+#include <QSpinBox>
 #include <QTableWidget>
 #include <QTemporaryDir>
+#include <QToolButton>
 #include <QtTest>
 
 using namespace Kp;
@@ -234,6 +237,120 @@ private Q_SLOTS:
         QTRY_VERIFY(w.editor()->cudaLexer()->paper(0).lightness() < 128);
         QVERIFY(w.editor()->cudaLexer()->color(0).lightness() > 128);
         applyTheme("system");
+    }
+
+    void chunkGroupShowsItsFieldsNotAnEmptyKernel()
+    {
+        EngineClient engine;
+        MainWindow w(&engine);
+        KP_VERIFY_RESULT(w.openProject(":/presets/overlap_4/overlap_4.kpg"));
+        QVERIFY(waitCompiled(w));
+        LaunchPanel *lp = w.launchPanel();
+        // The only step is a chunk group: its fields, not the kernel rows of no kernel.
+        QCOMPARE(lp->stepChooser()->currentText(),
+                 QString("1 of 1: chunks chunks of n: copy a → device, newtonSqrt, copy c → host"));
+        QVERIFY(!lp->isRowShown(lp->kernelChooser()));
+        QVERIFY(!lp->isRowShown(lp->gridField(0)));
+        QVERIFY(!lp->argumentTable()->isVisibleTo(lp));
+        QVERIFY(lp->isRowShown(lp->chunkCountField()));
+        QCOMPARE(lp->chunkCountField()->text(), QString("chunks"));
+        QCOMPARE(lp->chunkStreamsField()->text(), QString("streams"));
+        QCOMPARE(lp->chunkElementsField()->text(), QString("n"));
+        QCOMPARE(lp->chunkStepsLabel()->text(), QString("1. copy a → device\n2. newtonSqrt\n3. copy c → host"));
+        typeAndEnter(lp->chunkStreamsField(), "2");
+        QTRY_COMPARE(w.project().launches[0].chunkStreams, QString("2"));
+        QVERIFY(lp->messageLabel()->text().isEmpty());
+        // A negative count is refused on its field; the project keeps its value.
+        typeAndEnter(lp->chunkCountField(), "-3");
+        QTRY_VERIFY(lp->chunkCountField()->toolTip().contains("-3"));
+        QCOMPARE(w.project().launches[0].chunkCount, QString("chunks"));
+    }
+
+    void copyMemsetAndEventStepsAreAddedAndEdited()
+    {
+        EngineClient engine;
+        MainWindow w(&engine);
+        KP_VERIFY_RESULT(w.openProject(":/presets/vector_add/vector_add.kpg"));
+        QVERIFY(waitCompiled(w));
+        LaunchPanel *lp = w.launchPanel();
+        QMenu *menu = lp->addStepButton()->menu();
+        QVERIFY(menu);
+        const auto add = [menu](const char *kind) {
+            QAction *a = menu->findChild<QAction *>(QStringLiteral("add-") + QLatin1String(kind));
+            QVERIFY2(a, kind);
+            a->trigger();
+        };
+        // Waiting needs an event first: said in the panel, nothing added.
+        add("wait");
+        QVERIFY(lp->messageLabel()->text().contains("Record an event"));
+        QCOMPARE(w.project().launches.size(), 1);
+
+        add("copy-to-host");
+        QTRY_COMPARE(w.project().launches.size(), 2);
+        const LaunchStep copy = w.project().launches[1];
+        QCOMPARE(copy.kind, LaunchStep::Kind::Copy);
+        QCOMPARE(copy.buffer, QString("c"));
+        QVERIFY(!copy.toDevice);
+        QCOMPARE(lp->currentStep(), 1);
+        QCOMPARE(lp->stepChooser()->currentText(), QString("2 of 2: copy c → host"));
+        QVERIFY(!lp->isRowShown(lp->kernelChooser()));
+        QVERIFY(lp->isRowShown(lp->stepBufferField()));
+        QVERIFY(lp->isRowShown(lp->copyDirectionField()));
+        QVERIFY(!lp->isRowShown(lp->memsetValueField()));
+        QCOMPARE(lp->copyDirectionField()->currentIndex(), 1);
+        // A range: the first 10 elements.
+        typeAndEnter(lp->countField(), "10");
+        QTRY_COMPARE(w.project().launches[1].count, QString("10"));
+        QCOMPARE(lp->stepChooser()->currentText(), QString("2 of 2: copy c[0 +10] → host"));
+        // A range past the end is refused where it was typed.
+        typeAndEnter(lp->offsetField(), "n");
+        QTRY_VERIFY(!lp->messageLabel()->text().isEmpty());
+        // The range as a whole is past the end: its count says so.
+        QVERIFY2(lp->countField()->styleSheet().contains("border"), qPrintable(lp->messageLabel()->text()));
+        typeAndEnter(lp->offsetField(), "");
+        QTRY_VERIFY(lp->messageLabel()->text().isEmpty());
+
+        add("record");
+        QTRY_COMPARE(w.project().launches.size(), 3);
+        QCOMPARE(w.project().launches[2].kind, LaunchStep::Kind::Record);
+        QCOMPARE(w.project().launches[2].event, QString("event1"));
+        QVERIFY(lp->isRowShown(lp->eventField()));
+        typeAndEnter(lp->eventField(), "copied");
+        QTRY_COMPARE(w.project().launches[2].event, QString("copied"));
+        typeAndEnter(lp->streamField()->lineEdit(), "side");
+        QTRY_COMPARE(w.project().launches[2].stream, QString("side"));
+        QCOMPARE(w.project().streams.size(), 1); // a new name is declared with it
+        QCOMPARE(w.project().streams[0].name, QString("side"));
+        QCOMPARE(lp->stepChooser()->currentText(), QString("3 of 3: record event copied (stream side)"));
+
+        add("wait");
+        QTRY_COMPARE(w.project().launches.size(), 4);
+        QCOMPARE(w.project().launches[3].kind, LaunchStep::Kind::Wait);
+        QCOMPARE(w.project().launches[3].waitFor, QStringList{"copied"});
+        QCOMPARE(lp->waitForField()->text(), QString("copied"));
+        // An event nobody records is refused on the field.
+        typeAndEnter(lp->waitForField(), "never");
+        QTRY_VERIFY(lp->waitForField()->styleSheet().contains("border"));
+        QCOMPARE(w.project().launches[3].waitFor, QStringList{"copied"});
+
+        add("memset");
+        QTRY_COMPARE(w.project().launches.size(), 5);
+        QCOMPARE(w.project().launches[4].kind, LaunchStep::Kind::Memset);
+        QVERIFY(lp->isRowShown(lp->memsetValueField()));
+        lp->memsetValueField()->setFocus();
+        lp->memsetValueField()->selectAll();
+        QTest::keyClicks(lp->memsetValueField(), "255");
+        QTest::keyClick(lp->memsetValueField(), Qt::Key_Return);
+        QTRY_COMPARE(w.project().launches[4].memsetValue, 255);
+
+        // Back on the kernel step, the kernel rows are back.
+        lp->stepChooser()->setCurrentIndex(0);
+        QVERIFY(lp->isRowShown(lp->kernelChooser()));
+        QVERIFY(!lp->isRowShown(lp->stepBufferField()));
+        QVERIFY(lp->argumentTable()->isVisibleTo(lp));
+        QCOMPARE(lp->kernelChooser()->currentText(), QString("vectorAdd"));
+        // Undo takes the steps back one by one.
+        QVERIFY(w.isProjectModified());
     }
 
     void plainKernelHasNoLaunchYet()

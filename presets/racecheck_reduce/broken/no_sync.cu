@@ -1,8 +1,9 @@
 // kpg-expect: fail "partial sums match the reference" first any
-// Bug: no __syncthreads() between the rounds. A thread adds sdata[tid + s]
-// that another warp may not have written yet: a read-after-write race on
-// shared memory, and which blocks come out wrong changes from run to run.
-// racecheck reports it on the marked line (a read and a write there).
+// Bug: no __syncthreads() between the rounds. A thread reads sdata[tid + s]
+// that another warp may not have written yet: a race on shared memory, and
+// which blocks come out wrong changes from run to run. racecheck reports it
+// as the two lines marked below: the read of one round against the write of
+// the round before.
 
 __global__ void reduce_racy(const float *in, float *partial, int n)
 {
@@ -13,7 +14,8 @@ __global__ void reduce_racy(const float *in, float *partial, int n)
     __syncthreads();
     for (unsigned int s = blockDim.x / 2; s > 0; s >>= 1) {
         if (tid < s) {
-            sdata[tid] += sdata[tid + s]; // the racing line without the barrier below
+            const float other = sdata[tid + s]; // the racing read: written by another thread last round
+            sdata[tid] += other;                // the racing write: read by another thread next round
         }
     }
     if (tid == 0) {
