@@ -21,8 +21,12 @@
 #include <QJsonObject>
 #include <QTextStream>
 
+#include <csignal>
 #include <memory>
 #include <optional>
+
+#include <execinfo.h>
+#include <unistd.h>
 
 using namespace Kp;
 using namespace Kp::Cli;
@@ -564,8 +568,33 @@ int compile(const QStringList &args)
 
 } // namespace
 
+namespace {
+/**
+ * KPG_CRASH_TRACE=1: a crash prints the stack (module+offset per frame) to
+ * stderr before the default action, for crashes that only happen under
+ * other tools (a profiler's injection) where no debugger can be attached.
+ */
+void crashTrace(int sig)
+{
+    void *frames[64];
+    const int n = backtrace(frames, 64);
+    const char head[] = "kpg: crashed; stack:\n";
+    (void)!::write(2, head, sizeof head - 1);
+    backtrace_symbols_fd(frames, n, 2);
+    std::signal(sig, SIG_DFL);
+    std::raise(sig);
+}
+} // namespace
+
 int main(int argc, char **argv)
 {
+    if (qEnvironmentVariableIntValue("KPG_CRASH_TRACE") == 1) {
+        void *warm[1];
+        backtrace(warm, 1); // loads libgcc's unwinder now, not inside the handler
+        for (int sig : {SIGSEGV, SIGBUS, SIGILL, SIGABRT, SIGFPE}) {
+            std::signal(sig, crashTrace);
+        }
+    }
     // Plots draw text, which needs Qt Gui's fonts: kpg sweep --plot gets a
     // QGuiApplication on the offscreen platform (no display is needed).
     bool plots = false;

@@ -58,6 +58,14 @@ void withoutProfilerInjection(QProcessEnvironment &env)
     }
 }
 
+bool underProfilerInjection()
+{
+    // The driver loads CUDA_INJECTION64_PATH; the tools that follow child
+    // processes also preload their launcher into every process they start.
+    return qEnvironmentVariableIsSet("CUDA_INJECTION64_PATH") ||
+           qEnvironmentVariable("LD_PRELOAD").contains(QLatin1String("Injection"), Qt::CaseInsensitive);
+}
+
 namespace {
 
 // Replies carry PTX and cubins; a 10,000-kernel source makes tens of MiB.
@@ -200,11 +208,6 @@ Status CompilerProcess::start(const QStringList &userDirs)
         return processError(Error::Code::WorkerStart,
                             QStringLiteral("cannot start kpg-compiler: socketpair: %1").arg(std::strerror(errno)));
     }
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_adddup2(&actions, fds[1], 0);
-    posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
-
     QList<QByteArray> argBytes{QFile::encodeName(program)};
     for (const QString &a : args) {
         argBytes << QFile::encodeName(a);
@@ -225,8 +228,29 @@ Status CompilerProcess::start(const QStringList &userDirs)
     envp.push_back(nullptr);
 
     pid_t pid = 0;
-    const int spawned = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), envp.data());
-    posix_spawn_file_actions_destroy(&actions);
+    int spawned = 0;
+    if (underProfilerInjection()) {
+        // A profiler's preloaded library interposes on this process's exec
+        // calls; glibc's posix_spawn runs the child on a small stack that
+        // shares our memory (CLONE_VM), where that interposer crashed the
+        // spawn. A plain fork has a stack of its own. Only async-signal-safe
+        // calls between fork and exec: everything was prepared above.
+        pid = ::fork();
+        if (pid == 0) {
+            ::dup2(fds[1], 0);
+            ::dup2(fds[1], 1);
+            ::execve(argv[0], argv.data(), envp.data());
+            ::_exit(127);
+        }
+        spawned = pid < 0 ? errno : 0;
+    } else {
+        posix_spawn_file_actions_t actions;
+        posix_spawn_file_actions_init(&actions);
+        posix_spawn_file_actions_adddup2(&actions, fds[1], 0);
+        posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
+        spawned = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), envp.data());
+        posix_spawn_file_actions_destroy(&actions);
+    }
     ::close(fds[1]);
     if (spawned != 0) {
         ::close(fds[0]);

@@ -59,6 +59,15 @@ namespace {
 // store keeps ptxas from dropping the loads, and no line is ever dirtied.
 //
 // kpg_empty is the empty kernel the event overhead is measured around.
+//
+// kpg_guard_check (GuardZonesDevice::check) compares guard zones with their
+// pattern on the device: one block of 256 threads per 4 KiB guard, whose
+// address it reads from a table in mapped pinned memory; each thread reads
+// 16 bytes 256 apart (coalesced), whose expected byte is the same (the
+// pattern repeats every 4 bytes), the block ORs its answers with bar.red, and
+// thread 0 writes 0 or 1 into the guard's flag, also in mapped memory. A
+// check is then one launch and one synchronisation, with no copy.
+// kpg_guard_fill writes the pattern into the guards the same way.
 const char *kTimingPtx = R"(
 .version 7.0
 .target sm_52
@@ -121,6 +130,104 @@ FLUSH_END:
 }
 .visible .entry kpg_empty()
 {
+    ret;
+}
+.visible .entry kpg_guard_check(.param .u64 guards, .param .u32 pattern, .param .u64 flags)
+{
+    .reg .pred %p<4>;
+    .reg .b32 %r<8>;
+    .reg .b64 %rd<10>;
+    ld.param.u64 %rd1, [guards];
+    ld.param.u32 %r1, [pattern];
+    ld.param.u64 %rd2, [flags];
+    mov.u32 %r2, %ctaid.x;
+    mov.u32 %r3, %tid.x;
+    mul.wide.u32 %rd3, %r2, 8;
+    add.s64 %rd4, %rd1, %rd3;
+    ld.u64 %rd5, [%rd4];
+    cvta.to.global.u64 %rd5, %rd5;
+    and.b32 %r4, %r3, 3;
+    shl.b32 %r4, %r4, 3;
+    shr.u32 %r5, %r1, %r4;
+    and.b32 %r5, %r5, 255;
+    cvt.u64.u32 %rd6, %r3;
+    add.s64 %rd7, %rd5, %rd6;
+    setp.ne.u32 %p1, %r3, %r3;
+    ld.global.u8 %r6, [%rd7+0];
+    setp.ne.or.u32 %p1, %r6, %r5, %p1;
+    ld.global.u8 %r6, [%rd7+256];
+    setp.ne.or.u32 %p1, %r6, %r5, %p1;
+    ld.global.u8 %r6, [%rd7+512];
+    setp.ne.or.u32 %p1, %r6, %r5, %p1;
+    ld.global.u8 %r6, [%rd7+768];
+    setp.ne.or.u32 %p1, %r6, %r5, %p1;
+    ld.global.u8 %r6, [%rd7+1024];
+    setp.ne.or.u32 %p1, %r6, %r5, %p1;
+    ld.global.u8 %r6, [%rd7+1280];
+    setp.ne.or.u32 %p1, %r6, %r5, %p1;
+    ld.global.u8 %r6, [%rd7+1536];
+    setp.ne.or.u32 %p1, %r6, %r5, %p1;
+    ld.global.u8 %r6, [%rd7+1792];
+    setp.ne.or.u32 %p1, %r6, %r5, %p1;
+    ld.global.u8 %r6, [%rd7+2048];
+    setp.ne.or.u32 %p1, %r6, %r5, %p1;
+    ld.global.u8 %r6, [%rd7+2304];
+    setp.ne.or.u32 %p1, %r6, %r5, %p1;
+    ld.global.u8 %r6, [%rd7+2560];
+    setp.ne.or.u32 %p1, %r6, %r5, %p1;
+    ld.global.u8 %r6, [%rd7+2816];
+    setp.ne.or.u32 %p1, %r6, %r5, %p1;
+    ld.global.u8 %r6, [%rd7+3072];
+    setp.ne.or.u32 %p1, %r6, %r5, %p1;
+    ld.global.u8 %r6, [%rd7+3328];
+    setp.ne.or.u32 %p1, %r6, %r5, %p1;
+    ld.global.u8 %r6, [%rd7+3584];
+    setp.ne.or.u32 %p1, %r6, %r5, %p1;
+    ld.global.u8 %r6, [%rd7+3840];
+    setp.ne.or.u32 %p1, %r6, %r5, %p1;
+    bar.red.or.pred %p2, 0, %p1;
+    setp.ne.u32 %p3, %r3, 0;
+    @%p3 bra GUARD_END;
+    selp.u32 %r7, 1, 0, %p2;
+    mul.wide.u32 %rd8, %r2, 4;
+    add.s64 %rd9, %rd2, %rd8;
+    st.volatile.u32 [%rd9], %r7;
+GUARD_END:
+    ret;
+}
+.visible .entry kpg_guard_fill(.param .u64 guards, .param .u32 pattern)
+{
+    .reg .b32 %r<6>;
+    .reg .b64 %rd<8>;
+    ld.param.u64 %rd1, [guards];
+    ld.param.u32 %r1, [pattern];
+    mov.u32 %r2, %ctaid.x;
+    mov.u32 %r3, %tid.x;
+    mul.wide.u32 %rd3, %r2, 8;
+    add.s64 %rd4, %rd1, %rd3;
+    ld.u64 %rd5, [%rd4];
+    cvta.to.global.u64 %rd5, %rd5;
+    and.b32 %r4, %r3, 3;
+    shl.b32 %r4, %r4, 3;
+    shr.u32 %r5, %r1, %r4;
+    cvt.u64.u32 %rd6, %r3;
+    add.s64 %rd7, %rd5, %rd6;
+    st.global.u8 [%rd7+0], %r5;
+    st.global.u8 [%rd7+256], %r5;
+    st.global.u8 [%rd7+512], %r5;
+    st.global.u8 [%rd7+768], %r5;
+    st.global.u8 [%rd7+1024], %r5;
+    st.global.u8 [%rd7+1280], %r5;
+    st.global.u8 [%rd7+1536], %r5;
+    st.global.u8 [%rd7+1792], %r5;
+    st.global.u8 [%rd7+2048], %r5;
+    st.global.u8 [%rd7+2304], %r5;
+    st.global.u8 [%rd7+2560], %r5;
+    st.global.u8 [%rd7+2816], %r5;
+    st.global.u8 [%rd7+3072], %r5;
+    st.global.u8 [%rd7+3328], %r5;
+    st.global.u8 [%rd7+3584], %r5;
+    st.global.u8 [%rd7+3840], %r5;
     ret;
 }
 )";
@@ -289,6 +396,11 @@ Status GpuSession::ensureContext(int ordinal)
     KP_CU(m_api->cuModuleGetFunction(&m_blocker, blocker, "kpg_block_stream"));
     KP_CU(m_api->cuModuleGetFunction(&m_flushKernel, blocker, "kpg_l2_flush"));
     KP_CU(m_api->cuModuleGetFunction(&m_emptyKernel, blocker, "kpg_empty"));
+    CUfunction guardCheck = nullptr;
+    CUfunction guardFill = nullptr;
+    KP_CU(m_api->cuModuleGetFunction(&guardCheck, blocker, "kpg_guard_check"));
+    KP_CU(m_api->cuModuleGetFunction(&guardFill, blocker, "kpg_guard_fill"));
+    m_guards.setKernels(guardCheck, guardFill);
     m_smCount = qMax(1, attr(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT));
     void *flag = nullptr;
     KP_CU(m_api->cuMemHostAlloc(&flag, 64, CU_MEMHOSTALLOC_DEVICEMAP | CU_MEMHOSTALLOC_PORTABLE));
@@ -561,22 +673,32 @@ Result<QVariantMap> GpuSession::prepare(const RunRequest &request)
                        {QStringLiteral("ms"), msSince(t)}};
 }
 
-bool GpuSession::checkGuards(const Plan &plan, int step, int repetition, RunResult &result)
+std::vector<GuardZonesDevice::Zone> GpuSession::guardZones(std::vector<size_t> *owner) const
+{
+    std::vector<GuardZonesDevice::Zone> zones;
+    for (size_t a = 0; a < m_buffers.size(); ++a) {
+        if (m_buffers[a]->guard > 0) {
+            zones.push_back({Cuda::address(m_buffers[a]->dev), m_buffers[a]->bytes, m_buffers[a]->elementBytes});
+            if (owner) {
+                owner->push_back(a);
+            }
+        }
+    }
+    return zones;
+}
+
+bool GpuSession::checkGuards(const Plan &plan, int step, int repetition, RunResult &result, bool enqueued)
 {
     if (!result.guards) {
         return true;
     }
-    std::vector<GuardZonesDevice::Zone> zones;
     std::vector<size_t> owner; // zone -> allocation
-    for (size_t a = 0; a < m_buffers.size(); ++a) {
-        if (m_buffers[a]->guard > 0) {
-            zones.push_back({Cuda::address(m_buffers[a]->dev), m_buffers[a]->bytes, m_buffers[a]->elementBytes});
-            owner.push_back(a);
-        }
-    }
+    const std::vector<GuardZonesDevice::Zone> zones = guardZones(&owner);
     QList<GuardViolation> found;
     QList<int> zoneOf;
-    if (Status s = m_guards.check(m_stream.get(), zones, &found, &zoneOf); !s) {
+    if (Status s = enqueued ? m_guards.collect(m_stream.get(), zones, &found, &zoneOf)
+                            : m_guards.check(m_stream.get(), zones, &found, &zoneOf);
+        !s) {
         m_mustExit = true;
         return fail(result, s.error(), step);
     }
@@ -836,6 +958,10 @@ bool GpuSession::correctnessRun(Plan &plan, RunResult &result)
                 return fail(result, e, int(i));
             }
             m_api->cuEventRecord(m_ev[1].get(), stream);
+            // The guard check queued behind the step (after its end event, so
+            // the step's time is its own): the synchronisation below, there
+            // for printf anyway, waits for it too.
+            const bool guardsQueued = result.guards && m_guards.enqueueCheck(stream, guardZones(nullptr)).ok();
             const auto deadline = Clock::now() + std::chrono::microseconds(qint64(plan.killMs * 1000));
             if (Status st = waitEvent(m_ev[1].get(), deadline,
                                       QStringLiteral("%1 ran past the time-out of %2 s; it was stopped")
@@ -855,7 +981,7 @@ bool GpuSession::correctnessRun(Plan &plan, RunResult &result)
             m_api->cuStreamSynchronize(stream);
             float ms = 0;
             m_api->cuEventElapsedTime(&ms, m_ev[0].get(), m_ev[1].get());
-            if (!checkGuards(plan, int(i), rep, result)) {
+            if (!checkGuards(plan, int(i), rep, result, guardsQueued)) {
                 return false;
             }
             StepResult &sr = result.steps[qsizetype(i)];

@@ -14,10 +14,12 @@ class DriverApi;
 
 /**
  * The device half of the guard zones (run/guardzones.h), inside kpg-worker:
- * fills each allocation's two guards from a pinned copy of the pattern and
- * reads them back into pinned staging memory after a step, both on the run's
- * stream, so a check is two small copies per buffer and one synchronisation.
- * A changed guard is filled again, so the next check reports only new writes.
+ * fills each allocation's two guards from a pinned copy of the pattern, and
+ * after a step compares them with it on the device (kpg_guard_check, one
+ * launch writing a flag per guard into mapped pinned memory, and one
+ * synchronisation); only a changed guard is copied back, to find which bytes
+ * changed, and filled again, so the next check reports only new writes.
+ * Without the check kernel every guard is copied back and compared here.
  */
 class GuardZonesDevice
 {
@@ -31,6 +33,12 @@ public:
     };
 
     void setApi(const DriverApi *api) { m_api = api; }
+    /** kpg_guard_check and kpg_guard_fill of the session's own module (gpusession.cpp); nullptr: on the host. */
+    void setKernels(CUfunction check, CUfunction fill)
+    {
+        m_checkKernel = check;
+        m_fillKernel = fill;
+    }
 
     /** Queues the pattern into both guards of every zone. */
     Status fill(CUstream stream, const std::vector<Zone> &zones);
@@ -40,6 +48,16 @@ public:
      * index is the zone's position. Changed guards are filled again.
      */
     Status check(CUstream stream, const std::vector<Zone> &zones, QList<GuardViolation> *found, QList<int> *zoneIndex);
+    /**
+     * check() in two halves, so the comparison can ride on a synchronisation
+     * the caller makes anyway: enqueueCheck() queues the comparison kernel;
+     * after the stream has been synchronised, collect() reads its flags
+     * (and copies back only changed guards). Without the kernel, collect()
+     * does the whole check.
+     */
+    Status enqueueCheck(CUstream stream, const std::vector<Zone> &zones);
+    Status collect(CUstream stream, const std::vector<Zone> &zones, QList<GuardViolation> *found,
+                   QList<int> *zoneIndex);
 
     /** Host milliseconds spent in fill() and check() since the last resetCost(). */
     double costMs() const { return m_costMs; }
@@ -49,15 +67,29 @@ public:
     {
         (void)m_pattern.release();
         (void)m_staging.release();
+        (void)m_mapped.release();
     }
 
 private:
     Status ensurePinned(qint64 stagingBytes);
+    /** Mapped pinned memory for the guard table and flags of `guards` guards. */
+    Status ensureMapped(qint64 guards);
+    /** Copies guards back and scans them on the host (all, or those whose flag is set). */
+    Status copyBackAndScan(CUstream stream, const std::vector<Zone> &zones, const std::vector<int> &guards,
+                           QList<GuardViolation> *found, QList<int> *zoneIndex);
 
     const DriverApi *m_api = nullptr;
     Cuda::PinnedHostMemory m_pattern;
     Cuda::PinnedHostMemory m_staging;
     qint64 m_stagingBytes = 0;
+    CUfunction m_checkKernel = nullptr;
+    CUfunction m_fillKernel = nullptr;
+    bool m_enqueued = false; ///< a comparison is queued and collect() may read its flags
+    /** Writes the guards' addresses into the mapped table (and, resetFlags, the flags to "no answer"). */
+    Status writeTable(const std::vector<Zone> &zones, bool resetFlags);
+    Cuda::PinnedHostMemory m_mapped; ///< guards' addresses (u64 each), then their flags (u32 each)
+    CUdeviceptr m_mappedDev = 0;
+    qint64 m_mappedGuards = 0;
     double m_costMs = 0;
 };
 

@@ -440,18 +440,32 @@ void mapAddresses(Report &report, const QList<DeviceAllocation> &allocations, co
             (!f.space.isEmpty() && f.space != QLatin1String("__global__"))) {
             continue;
         }
+        // Inside a buffer first: allocations may lie back to back (the
+        // sanitizer's runs have no guard zones), so "within a guard's width
+        // past the end of a" is only the answer when no buffer holds it.
+        const DeviceAllocation *inside = nullptr;
+        const DeviceAllocation *past = nullptr;
         for (const DeviceAllocation &a : allocations) {
             const quint64 end = a.address + quint64(a.bytes);
-            // Inside, or within a guard's width past the end (where off-by-N writes land).
-            if (f.address < a.address || f.address >= end + quint64(Guard::kGuardBytes)) {
-                continue;
+            if (f.address >= a.address && f.address < end) {
+                inside = &a;
+                break;
             }
-            const int eb = qMax(1, elementBytes.value(a.buffer, 1));
-            f.buffer = a.buffer;
-            f.element = qint64((f.address - a.address) / quint64(eb));
-            f.bytesPast = f.address >= end ? qint64(f.address - end) : -1;
-            break;
+            // Within a guard's width past the end, where off-by-N writes land: the nearest end wins.
+            if (f.address >= end && f.address < end + quint64(Guard::kGuardBytes) &&
+                (!past || end > past->address + quint64(past->bytes))) {
+                past = &a;
+            }
         }
+        const DeviceAllocation *a = inside ? inside : past;
+        if (!a) {
+            continue;
+        }
+        const quint64 end = a->address + quint64(a->bytes);
+        const int eb = qMax(1, elementBytes.value(a->buffer, 1));
+        f.buffer = a->buffer;
+        f.element = qint64((f.address - a->address) / quint64(eb));
+        f.bytesPast = f.address >= end ? qint64(f.address - end) : -1;
     }
 }
 

@@ -49,11 +49,11 @@ SharedMemoryGrid::SharedMemoryGrid(QWidget *parent)
     setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Preferred);
 }
 
-void SharedMemoryGrid::setHazards(const QList<Sanitizer::Finding> &hazards)
+void SharedMemoryGrid::setHazards(const QList<Sanitizer::Finding> &hazards, qint64 sharedBytes)
 {
     m_counts.clear();
     m_max = 0;
-    m_words = 0;
+    m_words = (std::max<qint64>(0, sharedBytes) + kWordBytes - 1) / kWordBytes;
     for (const Finding &f : hazards) {
         if (f.kind != Finding::Kind::Hazard) {
             continue;
@@ -210,7 +210,7 @@ MemoryPanel::MemoryPanel(QWidget *parent)
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
     layout->addWidget(m_summary);
 
-    m_split = new QSplitter(Qt::Vertical, this);
+    m_split = new QSplitter(Qt::Horizontal, this);
     layout->addWidget(m_split, 1);
     m_tree = new QTreeWidget(m_split);
     m_tree->setObjectName(QStringLiteral("memoryFindings"));
@@ -245,18 +245,21 @@ MemoryPanel::MemoryPanel(QWidget *parent)
     m_sharedLabel = new QLabel(m_sharedBox);
     m_sharedLabel->setWordWrap(true);
     shared->addWidget(m_sharedLabel);
-    auto *gridAndPairs = new QSplitter(Qt::Horizontal, m_sharedBox);
+    // The grid over the pairs of the chosen word; beside the findings, so a short dock shows both.
+    auto *gridAndPairs = new QSplitter(Qt::Vertical, m_sharedBox);
     m_grid = new SharedMemoryGrid(gridAndPairs);
     m_grid->setObjectName(QStringLiteral("sharedMemoryGrid"));
     m_pairs = new QTreeWidget(gridAndPairs);
     m_pairs->setObjectName(QStringLiteral("hazardPairs"));
-    m_pairs->setColumnCount(4);
-    m_pairs->setHeaderLabels({tr("Type"), tr("Thread"), tr("Other thread"), tr("Block")});
+    m_pairs->setColumnCount(5);
+    m_pairs->setHeaderLabels({tr("Type"), tr("Thread"), tr("Other thread"), tr("Block"), tr("Bytes")});
     m_pairs->setRootIsDecorated(false);
     m_pairs->setUniformRowHeights(true);
-    gridAndPairs->setStretchFactor(0, 3);
-    gridAndPairs->setStretchFactor(1, 2);
+    gridAndPairs->setStretchFactor(0, 1);
+    gridAndPairs->setStretchFactor(1, 1);
     shared->addWidget(gridAndPairs, 1);
+    m_split->setStretchFactor(0, 3);
+    m_split->setStretchFactor(1, 2);
     connect(m_grid, &SharedMemoryGrid::wordSelected, this, &MemoryPanel::showPairs);
     m_sharedBox->hide();
     rebuild();
@@ -288,12 +291,20 @@ void MemoryPanel::setCheck(const SanitizedRun &run, Sanitizer::Tool tool)
             }
         }
     }
-    m_grid->setHazards(hazards);
+    // The block's whole shared memory, so untouched words show too: the largest kernel step's.
+    qint64 sharedBytes = 0;
+    for (const StepResult &st : run.checked.run.steps) {
+        if (st.kind == QLatin1String("kernel")) {
+            sharedBytes = std::max(sharedBytes, st.sharedBytes + st.limits.staticSharedBytes);
+        }
+    }
+    m_grid->setHazards(hazards, sharedBytes);
     m_pairs->clear();
     m_sharedBox->setVisible(!hazards.isEmpty());
     if (!hazards.isEmpty()) {
-        m_sharedLabel->setText(tr("Shared memory of one block, 4 bytes a cell, 32 banks a row: %1 hazards on %2 "
-                                  "words. Click a cell for its thread pairs.")
+        m_sharedLabel->setText(tr("Shared memory of one block (%1 bytes), 4 bytes a cell, 32 banks a row: %2 "
+                                  "hazards on %3 words. Click a cell for its thread pairs.")
+                                   .arg(m_grid->words() * SharedMemoryGrid::kWordBytes)
                                    .arg(hazards.size())
                                    .arg(m_grid->counts().size()));
         // The busiest word first, so the pairs list is never empty when the grid shows.
@@ -359,7 +370,7 @@ void MemoryPanel::rebuild()
             QStringList parts;
             for (auto it = counts.cbegin(); it != counts.cend(); ++it) {
                 const auto kind = Finding::Kind(it.key());
-                parts << QStringLiteral("%1 %2").arg(it.value()).arg(sanitizerKindWords(kind));
+                parts << sanitizerKindCount(kind, it.value());
                 auto *top = new QTreeWidgetItem(
                     m_tree, {QStringLiteral("%1: %2").arg(sanitizerKindWords(kind)).arg(it.value())});
                 top->setExpanded(true);
@@ -410,16 +421,34 @@ void MemoryPanel::showPairs(qint64 word)
     if (!m_run || !m_run->report) {
         return;
     }
-    for (qsizetype i = 0; i < m_run->report->findings.size(); ++i) {
-        const Finding &f = m_run->report->findings[i];
+    // racecheck reports a hazard per byte: a float's four bytes are one pair of accesses.
+    struct Pair
+    {
+        const Finding *first = nullptr;
+        int bytes = 0;
+    };
+    QMap<QString, Pair> pairs;
+    for (const Finding &f : m_run->report->findings) {
         if (f.kind != Finding::Kind::Hazard || (f.sharedOffset >= 0 ? f.sharedOffset : qint64(f.address)) / 4 != word) {
             continue;
         }
+        const QString key = QStringLiteral("%1 %2 %3 %4 %5 %6")
+                                .arg(f.hazardType, f.thread.text(), f.otherThread.text(), f.block.text())
+                                .arg(f.where.line)
+                                .arg(f.other.line);
+        Pair &p = pairs[key];
+        if (!p.first) {
+            p.first = &f;
+        }
+        ++p.bytes;
+    }
+    for (const Pair &p : pairs) {
+        const Finding &f = *p.first;
         auto *item = new QTreeWidgetItem(
             m_pairs,
             {f.hazardType, QStringLiteral("%1 %2 (line %3)").arg(f.thread.text(), f.ownDirection).arg(f.where.line),
              QStringLiteral("%1 %2 (line %3)").arg(f.otherThread.text(), f.otherDirection).arg(f.other.line),
-             f.block.text()});
+             f.block.text(), QString::number(p.bytes)});
         item->setToolTip(0, f.summary());
     }
     for (int c = 0; c < m_pairs->columnCount(); ++c) {

@@ -29,8 +29,12 @@ public:
     static constexpr int kBanks = 32;
 
     explicit SharedMemoryGrid(QWidget *parent = nullptr);
-    /** The hazards to draw (other findings are ignored); the grid spans the highest offset seen. */
-    void setHazards(const QList<Sanitizer::Finding> &hazards);
+    /**
+     * The hazards to draw (other findings are ignored); the grid spans the
+     * block's shared memory (sharedBytes, static and dynamic) or the highest
+     * offset seen, whichever is more.
+     */
+    void setHazards(const QList<Sanitizer::Finding> &hazards, qint64 sharedBytes = 0);
     /** Hazards per word index (offset / 4). */
     const QHash<qint64, int> &counts() const { return m_counts; }
     qint64 words() const { return m_words; }

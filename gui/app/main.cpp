@@ -324,6 +324,12 @@ int main(int argc, char **argv)
         auto shoot = [&] {
             // Let layout and the lexer's styling finish before grabbing.
             QTimer::singleShot(300, &window, [&] {
+                // The panel asked for stays in front: a run's failed checks raise theirs meanwhile.
+                if (parser.isSet(showDock) && parser.value(showDock) != QLatin1String("timeline")) {
+                    if (auto *dock = window.findChild<QDockWidget *>(parser.value(showDock) + QStringLiteral("Dock"))) {
+                        dock->raise();
+                    }
+                }
                 if (!window.grab().save(path)) {
                     std::fprintf(stderr, "kernel-playground: cannot write screenshot %s\n", qPrintable(path));
                     rc = Exit::CannotWrite;

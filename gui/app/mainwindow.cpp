@@ -1087,11 +1087,13 @@ void MainWindow::showMemoryCheck(const SanitizedRun &run, Sanitizer::Tool tool)
         if (!masks.isEmpty()) {
             m_inspector->showFailedCells(label);
         }
-        statusBar()->showMessage(run.report->findings.isEmpty()
-                                     ? tr("Check memory (%1): no findings").arg(Sanitizer::toolName(tool))
-                                     : tr("Check memory (%1): %2 findings, marked in the editor")
-                                           .arg(Sanitizer::toolName(tool))
-                                           .arg(run.report->findings.size()));
+        statusBar()->showMessage(
+            run.report->findings.isEmpty() ? tr("Check memory (%1): no findings").arg(Sanitizer::toolName(tool))
+            : run.report->findings.size() == 1
+                ? tr("Check memory (%1): 1 finding, marked in the editor").arg(Sanitizer::toolName(tool))
+                : tr("Check memory (%1): %2 findings, marked in the editor")
+                      .arg(Sanitizer::toolName(tool))
+                      .arg(run.report->findings.size()));
     } else {
         const std::optional<Error> &e = run.reportError ? run.reportError : run.checked.error;
         statusBar()->showMessage(tr("Check memory failed: %1").arg(e ? e->message : tr("no report")));

@@ -25,6 +25,24 @@ QString sanitizerKindWords(Sanitizer::Finding::Kind kind)
     return QObject::tr("other findings");
 }
 
+QString sanitizerKindCount(Sanitizer::Finding::Kind kind, qsizetype n)
+{
+    using K = Sanitizer::Finding::Kind;
+    if (n != 1) {
+        return QStringLiteral("%1 %2").arg(n).arg(sanitizerKindWords(kind));
+    }
+    switch (kind) {
+    case K::InvalidAccess: return QObject::tr("1 invalid access");
+    case K::Race: return QObject::tr("1 race");
+    case K::Hazard: return QObject::tr("1 hazard");
+    case K::Uninitialized: return QObject::tr("1 uninitialised read");
+    case K::Sync: return QObject::tr("1 barrier error");
+    case K::Api: return QObject::tr("1 failed CUDA call");
+    case K::Other: break;
+    }
+    return QObject::tr("1 other finding");
+}
+
 QList<Diagnostic> sanitizerDiagnostics(const Sanitizer::Report &report, const QString &fileName)
 {
     const QString base = QFileInfo(fileName).fileName();
@@ -121,7 +139,7 @@ QStringList sanitizerLogLines(const SanitizedRun &run, Sanitizer::Tool tool, int
     }
     QStringList parts;
     for (auto it = counts.cbegin(); it != counts.cend(); ++it) {
-        parts << QStringLiteral("%1 %2").arg(it.value()).arg(sanitizerKindWords(Sanitizer::Finding::Kind(it.key())));
+        parts << sanitizerKindCount(Sanitizer::Finding::Kind(it.key()), it.value());
     }
     lines << QObject::tr("Check memory (%1): %2").arg(name, parts.join(QStringLiteral(", ")));
     QHash<int, int> shown;

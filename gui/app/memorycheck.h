@@ -32,6 +32,8 @@ QHash<QString, QByteArray> sanitizerMasks(const Sanitizer::Report &report, const
 
 /** A kind of finding in words, plural: "invalid accesses", "hazards", "uninitialised reads". */
 QString sanitizerKindWords(Sanitizer::Finding::Kind kind);
+/** "1 race", "3 races". */
+QString sanitizerKindCount(Sanitizer::Finding::Kind kind, qsizetype n);
 
 /** The Log's lines: a summary with counts per kind, then the first firstN findings of each kind. */
 QStringList sanitizerLogLines(const SanitizedRun &run, Sanitizer::Tool tool, int firstN = 10);

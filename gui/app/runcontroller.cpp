@@ -201,12 +201,25 @@ void RunController::finish(const RunResult &r, bool play)
         RunRecord rec;
         rec.number = int(m_runs.size());
         rec.when = QDateTime::currentDateTime();
-        rec.kernel = r.steps.isEmpty() ? (project.launches.isEmpty() ? QString() : project.launches.first().kernel)
-                                       : r.steps.first().kernel;
+        // The first kernel names the run (a streamed project may start with a copy).
+        const StepResult *firstKernel = nullptr;
+        for (const StepResult &st : r.steps) {
+            if (st.kind == QLatin1String("kernel")) {
+                firstKernel = &st;
+                break;
+            }
+        }
+        rec.kernel = firstKernel                  ? firstKernel->kernel
+                     : !r.steps.isEmpty()         ? r.steps.first().kernel
+                     : project.launches.isEmpty() ? QString()
+                                                  : project.launches.first().kernel;
         // A run that failed before any step reported (no driver, a dead worker)
         // still launched what was prepared: its row says that, not 1 x 1.
         const RunStep *sent = m_sentSteps.isEmpty() ? nullptr : &m_sentSteps.first();
-        if (!r.steps.isEmpty()) {
+        if (firstKernel) {
+            rec.grid = firstKernel->grid;
+            rec.block = firstKernel->block;
+        } else if (!r.steps.isEmpty()) {
             rec.grid = r.steps.first().grid;
             rec.block = r.steps.first().block;
         } else if (sent) {
@@ -216,7 +229,7 @@ void RunController::finish(const RunResult &r, bool play)
                 rec.kernel = sent->kernel;
             }
         }
-        if (!r.steps.isEmpty() || sent) {
+        if (firstKernel || (r.steps.isEmpty() && sent)) {
             rec.label = tr("block %1").arg(rec.block[0]);
         }
         rec.defines = project.compile.defines;
@@ -263,9 +276,10 @@ void RunController::finish(const RunResult &r, bool play)
         Q_EMIT message(tr("memory: %1").arg(v.message()));
     }
     if (!r.guardViolations.isEmpty()) {
-        Q_EMIT statusChanged(r.guardViolations.size() == 1
-                                 ? tr("Memory: %1").arg(r.guardViolations.first().message())
-                                 : tr("Memory: %1 writes outside buffers (see the Log)").arg(r.guardViolations.size()));
+        Q_EMIT statusChanged(
+            r.guardViolations.size() == 1
+                ? tr("Memory: %1").arg(r.guardViolations.first().message())
+                : tr("Memory: %1 writes outside buffers (see the Memory panel)").arg(r.guardViolations.size()));
     }
     Q_EMIT finished(r, play);
 }

@@ -196,6 +196,24 @@ private Q_SLOTS:
         QCOMPARE(r.findings[0].element, qint64(5));
         QCOMPARE(r.findings[0].bytesPast, qint64(-1));
         QVERIFY(r.findings[1].buffer.isEmpty());
+
+        // Back to back, as the sanitizer's runs allocate them (no guard zones):
+        // an address inside the second buffer is in it, not "past the end" of the first.
+        Report b2b;
+        Finding inSecond = inside;
+        inSecond.address = 0x2000 + 4 * 600;
+        Finding gap = inside;
+        gap.address = 0x1000 + 4000 + 8;
+        b2b.findings << inSecond << gap;
+        mapAddresses(b2b,
+                     {DeviceAllocation{QStringLiteral("a"), 0x1000, 4000, 0},
+                      DeviceAllocation{QStringLiteral("scratch"), 0x2000, 4000, 0}},
+                     {{QStringLiteral("a"), 4}, {QStringLiteral("scratch"), 4}});
+        QCOMPARE(b2b.findings[0].buffer, QStringLiteral("scratch"));
+        QCOMPARE(b2b.findings[0].element, qint64(600));
+        QCOMPARE(b2b.findings[0].bytesPast, qint64(-1));
+        QCOMPARE(b2b.findings[1].buffer, QStringLiteral("a"));
+        QCOMPARE(b2b.findings[1].bytesPast, qint64(8));
     }
 
     void racecheckAnalysis()
