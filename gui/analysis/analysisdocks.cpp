@@ -157,6 +157,12 @@ void MainWindow::buildMemory()
         if (!play) {
             memoryDock->show();
             memoryDock->raise();
+            // The first buffer written past, at the edge element the write went beyond.
+            const GuardViolation &v = r.guardViolations.first();
+            if (const HostBuffer *b = m_doc->hostBuffers().find(v.buffer); b && b->elementCount() > 0) {
+                inspectBuffer(v.buffer, QStringLiteral("grid"));
+                m_inspector->goTo(QString::number(v.side == GuardViolation::Side::After ? b->elementCount() - 1 : 0));
+            }
         }
     });
     connect(m_memory, &MemoryPanel::sourceLineActivated, this, [this](int line, int otherLine) {

@@ -353,7 +353,18 @@ void MemoryPanel::rebuild()
             item->setData(0, kRoleGuard, int(i));
             item->setToolTip(0, m_guards[i].message());
         }
-        summary << tr("The last run wrote outside %1 buffer(s).").arg(m_guards.size());
+        QStringList buffers;
+        for (const GuardViolation &v : m_guards) {
+            if (!buffers.contains(v.buffer)) {
+                buffers << v.buffer;
+            }
+        }
+        summary << (m_guards.size() == 1
+                        ? tr("The last run wrote outside `%1` once (its guard zone caught it).").arg(buffers.first())
+                        : tr("The last run wrote outside its buffers %1 times (%2); the guard "
+                             "zones caught it.")
+                              .arg(m_guards.size())
+                              .arg(buffers.join(QStringLiteral(", "))));
     }
     if (m_run) {
         const QString tool = Sanitizer::toolName(m_tool);

@@ -53,15 +53,19 @@ QList<Diagnostic> sanitizerDiagnostics(const Sanitizer::Report &report, const QS
     };
     // (line, kind) -> the first finding there and how many there are; QMap keeps lines in order.
     QMap<std::pair<int, int>, Group> groups;
-    QList<Diagnostic> extra;
+    // Findings without a source line (failed API calls, a host copy reading
+    // uninitialised memory): one warning per distinct message, with a count,
+    // not one each (initcheck reports a download in dozens of pieces).
+    QMap<QString, int> lineless;
+    QStringList linelessOrder;
     for (const Sanitizer::Finding &f : report.findings) {
         if (QFileInfo(f.where.path).fileName() != base || f.where.line <= 0) {
             if (f.kind == Sanitizer::Finding::Kind::Api || f.where.line <= 0) {
-                Diagnostic d;
-                d.file = fileName;
-                d.severity = Diagnostic::Severity::Warning;
-                d.message = QStringLiteral("compute-sanitizer: ") + f.summary();
-                extra << d;
+                const QString m = f.summary();
+                if (!lineless.contains(m)) {
+                    linelessOrder << m;
+                }
+                ++lineless[m];
             }
             continue;
         }
@@ -94,7 +98,17 @@ QList<Diagnostic> sanitizerDiagnostics(const Sanitizer::Report &report, const QS
             out << o;
         }
     }
-    return out + extra;
+    for (const QString &m : linelessOrder) {
+        Diagnostic d;
+        d.file = fileName;
+        d.severity = Diagnostic::Severity::Warning;
+        d.message = QStringLiteral("compute-sanitizer: ") + m;
+        if (lineless.value(m) > 1) {
+            d.message += QObject::tr(" (%1 times)").arg(lineless.value(m));
+        }
+        out << d;
+    }
+    return out;
 }
 
 QHash<QString, QByteArray> sanitizerMasks(const Sanitizer::Report &report, const QHash<QString, qint64> &elementCounts)

@@ -623,6 +623,8 @@ void LaunchPanel::setProject(const Project &project)
     for (qsizetype i = 0; i < project.launches.size(); ++i) {
         m_stepChooser->addItem(
             tr("%1 of %2: %3").arg(i + 1).arg(project.launches.size()).arg(stepTitle(project.launches[i])));
+        // The whole title when the panel is too narrow to show it.
+        m_stepChooser->setItemData(int(i), stepTitle(project.launches[i]), Qt::ToolTipRole);
     }
     if (project.launches.isEmpty()) {
         m_stepChooser->addItem(tr("none yet: choose a kernel below"));

@@ -78,6 +78,23 @@ private Q_SLOTS:
         QVERIFY(editor.markedLines(Diagnostic::Severity::Error).isEmpty());
     }
 
+    void findingsWithoutALineAreOneWarningEach()
+    {
+        // initcheck reports a download of a half-written buffer as dozens of host accesses without a line.
+        Sanitizer::Report r;
+        Sanitizer::Finding host;
+        host.kind = Sanitizer::Finding::Kind::Other;
+        host.text = QStringLiteral("Host API uninitialized memory access");
+        for (int i = 0; i < 63; ++i) {
+            r.findings << host;
+        }
+        const QList<Diagnostic> d = sanitizerDiagnostics(r, QStringLiteral("k.cu"));
+        QCOMPARE(d.size(), 1);
+        QCOMPARE(d.first().message,
+                 QStringLiteral("compute-sanitizer: Host API uninitialized memory access (63 times)"));
+        QCOMPARE(d.first().severity, Diagnostic::Severity::Warning);
+    }
+
     void masksMarkTheTouchedCells()
     {
         Sanitizer::Report r = report(QStringLiteral("memcheck_oob.xml"));
