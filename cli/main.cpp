@@ -6,6 +6,7 @@
 #include "compile/compiler.h"
 #include "compile/sandbox.h"
 #include "core/format.h"
+#include "core/profilerenv.h"
 #include "core/safefile.h"
 #include "cuda/deviceinfo.h"
 #include "cuda/nvrtcapi.h"
@@ -22,6 +23,7 @@
 #include <QTextStream>
 
 #include <csignal>
+#include <cstring>
 #include <memory>
 #include <optional>
 
@@ -577,10 +579,22 @@ namespace {
 void crashTrace(int sig)
 {
     void *frames[64];
-    const int n = backtrace(frames, 64);
-    const char head[] = "kpg: crashed; stack:\n";
-    (void)!::write(2, head, sizeof head - 1);
-    backtrace_symbols_fd(frames, n, 2);
+    const int frameCount = backtrace(frames, 64);
+    // Async-signal-safe formatting: the pid tells a crashed child (before its exec) from kpg itself.
+    char head[64] = "kpg: crashed in process ";
+    size_t len = std::strlen(head);
+    char digits[16];
+    int n = 0;
+    for (long pid = long(::getpid()); pid > 0 && n < 15; pid /= 10) {
+        digits[n++] = char('0' + pid % 10);
+    }
+    while (n > 0 && len < sizeof head - 10) {
+        head[len++] = digits[--n];
+    }
+    std::memcpy(head + len, "; stack:\n", 9);
+    len += 9;
+    (void)!::write(2, head, len);
+    backtrace_symbols_fd(frames, frameCount, 2);
     std::signal(sig, SIG_DFL);
     std::raise(sig);
 }
@@ -588,6 +602,7 @@ void crashTrace(int sig)
 
 int main(int argc, char **argv)
 {
+    leaveProfilerInjection(argv); // before any thread: it may execute this program again
     if (qEnvironmentVariableIntValue("KPG_CRASH_TRACE") == 1) {
         void *warm[1];
         backtrace(warm, 1); // loads libgcc's unwinder now, not inside the handler

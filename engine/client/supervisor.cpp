@@ -1,9 +1,12 @@
 #include "supervisor.h"
 
+#include "core/profilerenv.h"
+
 #include <QCoreApplication>
 #include <QLocalServer>
 #include <QLocalSocket>
 #include <QProcess>
+#include <QProcessEnvironment>
 #include <QRandomGenerator>
 #include <QTimer>
 
@@ -120,6 +123,10 @@ void Supervisor::startWorker()
         m_process->setArguments(m_launch.prefix.mid(1) + QStringList{program} + workerArgs);
     }
     m_process->setStandardOutputFile(QProcess::nullDevice());
+    // A profiler's injection that kpg stepped out of goes to the worker, where the kernels run.
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    restoreProfilerInjection(env);
+    m_process->setProcessEnvironment(env);
     connect(m_process, &QProcess::readyReadStandardError, this, [this] {
         m_stderr.append(m_process->readAllStandardError());
         if (m_stderr.size() > kStderrKeep) {

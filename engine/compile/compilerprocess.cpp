@@ -1,6 +1,7 @@
 #include "compilerprocess.h"
 
 #include "compiler.h"
+#include "core/profilerenv.h"
 #include "cuda/nvrtcapi.h"
 #include "sandbox.h"
 #include "worker/protocol.h"
@@ -34,7 +35,13 @@ void withoutProfilerInjection(QProcessEnvironment &env)
     // preloading their launcher library into every child and pointing the
     // CUDA driver at their injection library. This process never touches the
     // GPU, so there is nothing to profile in it, and Landlock seals it off
-    // from the tool's files and sockets right after start: leave it out.
+    // from the tool's files and sockets right after start: leave it out,
+    // and the copy kpg moved aside for the worker (core/profilerenv.h).
+    for (const QString &key : env.keys()) {
+        if (key.startsWith(QLatin1String("KPG_PROFILER_"))) {
+            env.remove(key);
+        }
+    }
     if (!env.contains(QStringLiteral("CUDA_INJECTION64_PATH"))) {
         return;
     }
@@ -44,10 +51,7 @@ void withoutProfilerInjection(QProcessEnvironment &env)
     const QStringList preload =
         env.value(QStringLiteral("LD_PRELOAD")).split(QRegularExpression(QStringLiteral("[ :]")), Qt::SkipEmptyParts);
     for (const QString &lib : preload) {
-        const QString name = QFileInfo(lib).fileName();
-        if (!lib.contains(QLatin1String("nsight"), Qt::CaseInsensitive) &&
-            !name.contains(QLatin1String("Injection"), Qt::CaseInsensitive) &&
-            !name.contains(QLatin1String("TreeLauncher"), Qt::CaseInsensitive)) {
+        if (!isProfilerPreload(lib)) {
             kept << lib;
         }
     }

@@ -769,6 +769,11 @@ RunResult GpuSession::run(const RunRequest &request)
         }
     }
     result.guardCheckMs = m_guards.costMs();
+    // The last check came after the last kernel (timed: after the samples;
+    // untimed: after the last step): the guards hold their pattern.
+    // (Streamed steps are checked only after timing.)
+    m_guardsClean =
+        !result.error && result.guards && (result.timed || !plan.streamed) && !request.timeline && !request.graph;
     if (!result.error) {
         streamPasses(request, plan, result); // the timeline and graph mode: run/streamexec.cpp
     }
@@ -905,15 +910,24 @@ bool GpuSession::uploadBuffers(const RunRequest &request, RunResult &result)
         m_mustExit = true;
         return fail(result, s.error());
     }
+    // Guards still holding their pattern from the last run need no fill:
+    // only new allocations, or all of them when the last run ended with
+    // kernels after its last check (an error, a timeline pass).
     std::vector<GuardZonesDevice::Zone> zones;
+    bool guarded = false;
     for (const auto &b : m_buffers) {
         result.uploadBytes += b->bytes;
         result.deviceBuffers << DeviceAllocation{b->name, quint64(b->ptr()), b->bytes, b->guard};
         if (b->guard > 0) {
-            zones.push_back({Cuda::address(b->dev), b->bytes, b->elementBytes});
+            guarded = true;
+            if (!m_guardsClean || !b->guardsFilled) {
+                zones.push_back({Cuda::address(b->dev), b->bytes, b->elementBytes});
+            }
+            b->guardsFilled = true;
         }
     }
-    result.guards = !zones.empty();
+    m_guardsClean = false; // until this run's last check
+    result.guards = guarded;
     if (Status s = m_guards.fill(m_stream.get(), zones); !s) {
         m_mustExit = true;
         return fail(result, s.error());

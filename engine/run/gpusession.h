@@ -66,10 +66,11 @@ private:
         QString path;
         quint64 id = 0; ///< the engine's SharedMemory::id(): paths get reused, ids do not
         qint64 bytes = 0;
-        QString name;         ///< the buffer of this run it was allocated for (messages)
-        int elementBytes = 1; ///< its dtype's size (guard messages)
-        bool upload = true;   ///< false: "uninitialized", never written from the host
-        qint64 guard = 0;     ///< guard bytes on each side of the buffer in dev (run/guardzones.h)
+        QString name;              ///< the buffer of this run it was allocated for (messages)
+        int elementBytes = 1;      ///< its dtype's size (guard messages)
+        bool upload = true;        ///< false: "uninitialized", never written from the host
+        qint64 guard = 0;          ///< guard bytes on each side of the buffer in dev (run/guardzones.h)
+        bool guardsFilled = false; ///< its guards were filled in this session
         /** The pointer kernels, copies and the sanitizer see: past the front guard. */
         CUdeviceptr ptr() const { return Cuda::address(dev) + CUdeviceptr(guard); }
         // Declared in this order so that the device copy goes first, then the
@@ -159,7 +160,9 @@ private:
     std::vector<std::unique_ptr<DeviceBuffer>> m_buffers;
     GuardZonesDevice m_guards;
     qint64 m_guardBytes = Guard::kGuardBytes; ///< for buffers allocated from now on; 0 under the sanitizer
-    std::unique_ptr<StreamExec> m_exec;       ///< streams and events of the current request
+    /** Every guard held its pattern when the last run ended (its last check came after its last kernel). */
+    bool m_guardsClean = false;
+    std::unique_ptr<StreamExec> m_exec; ///< streams and events of the current request
     LaunchLimits m_deviceLimits;
     QString m_deviceName;
     int m_printfFd = -1;
