@@ -22,12 +22,17 @@
 #include <QJsonObject>
 #include <QTextStream>
 
+#include <algorithm>
 #include <csignal>
+#include <cstdio>
 #include <cstring>
 #include <memory>
 #include <optional>
 
+#include <dlfcn.h>
 #include <execinfo.h>
+#include <sys/syscall.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 using namespace Kp;
@@ -576,24 +581,28 @@ namespace {
  * stderr before the default action, for crashes that only happen under
  * other tools (a profiler's injection) where no debugger can be attached.
  */
-void crashTrace(int sig)
+void crashTrace(int sig, siginfo_t *info, void *context)
 {
+    // Diagnostics for a process that is going down anyway: snprintf and
+    // dladdr are not async-signal-safe, but nothing else will run after this.
+    const auto *uc = static_cast<const ucontext_t *>(context);
+    const auto rip = quintptr(uc->uc_mcontext.gregs[REG_RIP]);
+    const auto rsp = quintptr(uc->uc_mcontext.gregs[REG_RSP]);
+    // A call through a null pointer leaves rip at 0 and the caller's return address on top of the stack.
+    const quintptr ret = rsp ? *reinterpret_cast<const quintptr *>(rsp) : 0;
+    char line[512];
+    Dl_info where{};
+    const bool named = ret && dladdr(reinterpret_cast<void *>(ret), &where) && where.dli_fname;
+    const int len =
+        std::snprintf(line, sizeof line,
+                      "kpg: signal %d in process %d thread %ld at %p (address %p); return address %p = %s+0x%lx (%s)\n",
+                      sig, int(::getpid()), long(::syscall(SYS_gettid)), reinterpret_cast<void *>(rip), info->si_addr,
+                      reinterpret_cast<void *>(ret), named ? where.dli_fname : "?",
+                      named ? static_cast<unsigned long>(ret - quintptr(where.dli_fbase)) : 0ul,
+                      named && where.dli_sname ? where.dli_sname : "?");
+    (void)!::write(2, line, size_t(std::max(0, std::min(len, int(sizeof line) - 1))));
     void *frames[64];
     const int frameCount = backtrace(frames, 64);
-    // Async-signal-safe formatting: the pid tells a crashed child (before its exec) from kpg itself.
-    char head[64] = "kpg: crashed in process ";
-    size_t len = std::strlen(head);
-    char digits[16];
-    int n = 0;
-    for (long pid = long(::getpid()); pid > 0 && n < 15; pid /= 10) {
-        digits[n++] = char('0' + pid % 10);
-    }
-    while (n > 0 && len < sizeof head - 10) {
-        head[len++] = digits[--n];
-    }
-    std::memcpy(head + len, "; stack:\n", 9);
-    len += 9;
-    (void)!::write(2, head, len);
     backtrace_symbols_fd(frames, frameCount, 2);
     std::signal(sig, SIG_DFL);
     std::raise(sig);
@@ -606,8 +615,11 @@ int main(int argc, char **argv)
     if (qEnvironmentVariableIntValue("KPG_CRASH_TRACE") == 1) {
         void *warm[1];
         backtrace(warm, 1); // loads libgcc's unwinder now, not inside the handler
+        struct sigaction sa = {};
+        sa.sa_sigaction = crashTrace;
+        sa.sa_flags = SA_SIGINFO;
         for (int sig : {SIGSEGV, SIGBUS, SIGILL, SIGABRT, SIGFPE}) {
-            std::signal(sig, crashTrace);
+            sigaction(sig, &sa, nullptr);
         }
     }
     // Plots draw text, which needs Qt Gui's fonts: kpg sweep --plot gets a

@@ -260,7 +260,8 @@ int runCommand(const QStringList &args)
             o << "        stopped by " << r.stopCriterion << ": " << r.timingNote << "\n";
         }
         if (r.eventOverheadMs > 0) {
-            o << "        median less the event overhead of " << msText(r.eventOverheadMs / r.batch)
+            o << "        median less the event pair's own "
+              << msText((r.eventPairMs > 0 ? r.eventPairMs : r.eventOverheadMs) / r.batch)
               << " (an estimate, to compare with a profiler's kernel duration): " << msText(r.medianLessOverheadMs)
               << "\n";
         }

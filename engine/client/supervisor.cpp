@@ -1,5 +1,6 @@
 #include "supervisor.h"
 
+#include "client/workerprocess.h"
 #include "core/profilerenv.h"
 
 #include <QCoreApplication>
@@ -110,7 +111,7 @@ void Supervisor::startWorker()
     }
     connect(m_server, &QLocalServer::newConnection, this, &Supervisor::onConnection);
 
-    m_process = new QProcess(this);
+    m_process = new WorkerProcess(this);
     m_started = true;
     const QStringList workerArgs{QStringLiteral("--connect"), m_server->fullServerName()};
     if (m_launch.prefix.isEmpty()) {
@@ -122,18 +123,17 @@ void Supervisor::startWorker()
         m_process->setProgram(m_launch.prefix.first());
         m_process->setArguments(m_launch.prefix.mid(1) + QStringList{program} + workerArgs);
     }
-    m_process->setStandardOutputFile(QProcess::nullDevice());
     // A profiler's injection that kpg stepped out of goes to the worker, where the kernels run.
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
     restoreProfilerInjection(env);
     m_process->setProcessEnvironment(env);
-    connect(m_process, &QProcess::readyReadStandardError, this, [this] {
+    connect(m_process, &WorkerProcess::readyReadStandardError, this, [this] {
         m_stderr.append(m_process->readAllStandardError());
         if (m_stderr.size() > kStderrKeep) {
             m_stderr.remove(0, m_stderr.size() - kStderrKeep);
         }
     });
-    connect(m_process, &QProcess::errorOccurred, this, [this, program](QProcess::ProcessError error) {
+    connect(m_process, &WorkerProcess::errorOccurred, this, [this, program](QProcess::ProcessError error) {
         if (error == QProcess::FailedToStart) {
             const Error e = engineError(Error::Code::WorkerStart,
                                         QStringLiteral("cannot start kpg-worker (%1): %2; set KPG_WORKER to its path")
@@ -142,7 +142,7 @@ void Supervisor::startWorker()
             failQueue(e);
         }
     });
-    connect(m_process, &QProcess::finished, this, &Supervisor::onWorkerGone);
+    connect(m_process, &WorkerProcess::finished, this, &Supervisor::onWorkerGone);
     m_startTimer->start(m_launch.startTimeoutMs);
     m_process->start();
 }

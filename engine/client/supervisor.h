@@ -12,10 +12,11 @@
 
 class QLocalServer;
 class QLocalSocket;
-class QProcess;
 class QTimer;
 
 namespace Kp {
+
+class WorkerProcess;
 
 /**
  * Lives on the engine thread (private to EngineClient). Owns the worker
@@ -68,7 +69,7 @@ private:
 
     State m_state = State::Idle;
     QLocalServer *m_server = nullptr;
-    QProcess *m_process = nullptr;
+    WorkerProcess *m_process = nullptr;
     QLocalSocket *m_socket = nullptr;
     QTimer *m_startTimer = nullptr;
     QTimer *m_requestTimer = nullptr;

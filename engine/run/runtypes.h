@@ -160,7 +160,7 @@ struct RunResult
      */
     double eventOverheadMs = 0;
     double eventPairMs = 0;
-    /** max(0, median - eventOverheadMs / batch): an estimate of the kernel's own time, not a measurement. */
+    /** max(0, median - eventPairMs / batch): an estimate of the kernel's own time, not a measurement. */
     double medianLessOverheadMs = 0;
     double uploadMs = 0;
     double downloadMs = 0;

@@ -166,12 +166,16 @@ bool cudaToolAttached(QString *why)
         }
         return force == "1";
     }
-    const QByteArray injection = qgetenv("CUDA_INJECTION64_PATH");
-    if (!injection.isEmpty()) {
-        if (why) {
-            *why = QStringLiteral("CUDA_INJECTION64_PATH=%1").arg(QString::fromLocal8Bit(injection));
+    // The driver's injection variable, or Nsight's own (ncu 2025 follows a
+    // process tree with these and no CUDA_INJECTION64_PATH in the environment).
+    for (const char *var : {"CUDA_INJECTION64_PATH", "NV_TPS_LAUNCH_TOKEN", "NV_NSIGHT_INJECTION_TRANSPORT_TYPE"}) {
+        const QByteArray value = qgetenv(var);
+        if (!value.isEmpty()) {
+            if (why) {
+                *why = QStringLiteral("%1=%2").arg(QLatin1String(var), QString::fromLocal8Bit(value));
+            }
+            return true;
         }
-        return true;
     }
     return false;
 }

@@ -247,6 +247,12 @@ void TestTimingStop::profilerDetection()
     qputenv("KPG_PROFILING", "1");
     QVERIFY(cudaToolAttached(&why));
     qunsetenv("KPG_PROFILING");
+    // ncu 2025 following a process tree sets its own variables instead.
+    qputenv("NV_TPS_LAUNCH_TOKEN", "Interactive Profile");
+    QVERIFY(cudaToolAttached(&why));
+    QCOMPARE(why, QStringLiteral("NV_TPS_LAUNCH_TOKEN=Interactive Profile"));
+    qunsetenv("NV_TPS_LAUNCH_TOKEN");
+    QVERIFY(!cudaToolAttached(&why));
 }
 
 void TestTimingStop::compilerLeavesOutTheInjection()

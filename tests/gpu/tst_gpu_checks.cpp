@@ -203,13 +203,19 @@ private Q_SLOTS:
                                             "    float *bad = (float *)0x10;\n"
                                             "    bad[threadIdx.x] = a[0];\n"
                                             "}\n");
-        writeFile(dir.filePath("hang.cu"), "__global__ void add(const float *a, const float *b, float *c, int n)\n"
-                                           "{\n"
-                                           "    // clock64() is volatile: the loop cannot be optimised away\n"
-                                           "    // (a spin on a local volatile was, and the kernel returned).\n"
-                                           "    const long long start = clock64();\n"
-                                           "    while (clock64() - start >= 0) { }\n"
-                                           "}\n");
+        writeFile(dir.filePath("hang.cu"),
+                  "__global__ void add(const float *a, const float *b, float *c, int n)\n"
+                  "{\n"
+                  "    // An hour of %globaltimer, read with asm volatile: a loop the compiler\n"
+                  "    // must keep (one on clock64() - start >= 0 was once removed as\n"
+                  "    // side-effect free, and the kernel returned at once).\n"
+                  "    unsigned long long start, now;\n"
+                  "    asm volatile(\"mov.u64 %0, %%globaltimer;\" : \"=l\"(start));\n"
+                  "    do {\n"
+                  "        asm volatile(\"mov.u64 %0, %%globaltimer;\" : \"=l\"(now));\n"
+                  "    } while (now - start < 3600000000000ull);\n"
+                  "    c[threadIdx.x] = float(now - start);\n"
+                  "}\n");
         const Checked fault = check({p, "--source", dir.filePath("fault.cu")});
         QVERIFY2(fault.run.exitCode == 3, qPrintable(fault.run.err));
         const QString code = fault.doc.value("error").toObject().value("code").toString();
