@@ -6,7 +6,6 @@
 #include "compile/compiler.h"
 #include "compile/sandbox.h"
 #include "core/format.h"
-#include "core/profilerenv.h"
 #include "core/safefile.h"
 #include "cuda/deviceinfo.h"
 #include "cuda/nvrtcapi.h"
@@ -611,7 +610,6 @@ void crashTrace(int sig, siginfo_t *info, void *context)
 
 int main(int argc, char **argv)
 {
-    leaveProfilerInjection(argv); // before any thread: it may execute this program again
     if (qEnvironmentVariableIntValue("KPG_CRASH_TRACE") == 1) {
         void *warm[1];
         backtrace(warm, 1); // loads libgcc's unwinder now, not inside the handler

@@ -1,7 +1,6 @@
 #include "supervisor.h"
 
 #include "client/workerprocess.h"
-#include "core/profilerenv.h"
 
 #include <QCoreApplication>
 #include <QLocalServer>
@@ -123,10 +122,6 @@ void Supervisor::startWorker()
         m_process->setProgram(m_launch.prefix.first());
         m_process->setArguments(m_launch.prefix.mid(1) + QStringList{program} + workerArgs);
     }
-    // A profiler's injection that kpg stepped out of goes to the worker, where the kernels run.
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    restoreProfilerInjection(env);
-    m_process->setProcessEnvironment(env);
     connect(m_process, &WorkerProcess::readyReadStandardError, this, [this] {
         m_stderr.append(m_process->readAllStandardError());
         if (m_stderr.size() > kStderrKeep) {

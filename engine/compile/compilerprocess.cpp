@@ -35,13 +35,7 @@ void withoutProfilerInjection(QProcessEnvironment &env)
     // preloading their launcher library into every child and pointing the
     // CUDA driver at their injection library. This process never touches the
     // GPU, so there is nothing to profile in it, and Landlock seals it off
-    // from the tool's files and sockets right after start: leave it out,
-    // and the copy kpg moved aside for the worker (core/profilerenv.h).
-    for (const QString &key : env.keys()) {
-        if (key.startsWith(QLatin1String("KPG_PROFILER_"))) {
-            env.remove(key);
-        }
-    }
+    // from the tool's files and sockets right after start: leave it out.
     if (!env.contains(QStringLiteral("CUDA_INJECTION64_PATH"))) {
         return;
     }
@@ -60,14 +54,6 @@ void withoutProfilerInjection(QProcessEnvironment &env)
     } else {
         env.insert(QStringLiteral("LD_PRELOAD"), kept.join(QLatin1Char(':')));
     }
-}
-
-bool underProfilerInjection()
-{
-    // The driver loads CUDA_INJECTION64_PATH; the tools that follow child
-    // processes also preload their launcher into every process they start.
-    return qEnvironmentVariableIsSet("CUDA_INJECTION64_PATH") ||
-           qEnvironmentVariable("LD_PRELOAD").contains(QLatin1String("Injection"), Qt::CaseInsensitive);
 }
 
 namespace {
@@ -232,29 +218,12 @@ Status CompilerProcess::start(const QStringList &userDirs)
     envp.push_back(nullptr);
 
     pid_t pid = 0;
-    int spawned = 0;
-    if (underProfilerInjection()) {
-        // A profiler's preloaded library interposes on this process's exec
-        // calls; glibc's posix_spawn runs the child on a small stack that
-        // shares our memory (CLONE_VM), where that interposer crashed the
-        // spawn. A plain fork has a stack of its own. Only async-signal-safe
-        // calls between fork and exec: everything was prepared above.
-        pid = ::fork();
-        if (pid == 0) {
-            ::dup2(fds[1], 0);
-            ::dup2(fds[1], 1);
-            ::execve(argv[0], argv.data(), envp.data());
-            ::_exit(127);
-        }
-        spawned = pid < 0 ? errno : 0;
-    } else {
-        posix_spawn_file_actions_t actions;
-        posix_spawn_file_actions_init(&actions);
-        posix_spawn_file_actions_adddup2(&actions, fds[1], 0);
-        posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
-        spawned = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), envp.data());
-        posix_spawn_file_actions_destroy(&actions);
-    }
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, fds[1], 0);
+    posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
+    const int spawned = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), envp.data());
+    posix_spawn_file_actions_destroy(&actions);
     ::close(fds[1]);
     if (spawned != 0) {
         ::close(fds[0]);

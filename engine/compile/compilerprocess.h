@@ -15,8 +15,6 @@ class QTemporaryDir;
 
 namespace Kp {
 
-/** Whether this process runs under a CUDA profiler's injection (ncu, nsys): it then starts kpg-compiler with fork(). */
-bool underProfilerInjection();
 /**
  * Takes a CUDA profiler's injection (CUDA_INJECTION64_PATH, NVTX_INJECTION64_PATH
  * and its LD_PRELOAD libraries) out of kpg-compiler's environment; the

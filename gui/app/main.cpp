@@ -1,7 +1,6 @@
 // kernel-playground: the GUI.
 
 #include "client/engineclient.h"
-#include "core/profilerenv.h"
 #include "editor/codeeditor.h"
 #include "exitcodes.h"
 #include "mainwindow.h"
@@ -49,7 +48,6 @@ QStringList presetNames()
 
 int main(int argc, char **argv)
 {
-    leaveProfilerInjection(argv); // before any thread: it may execute this program again
     // --version answers without a display, as the other programs' do: QApplication
     // would first need one (or QT_QPA_PLATFORM=offscreen).
     for (int i = 1; i < argc && std::strcmp(argv[i], "--") != 0; ++i) {

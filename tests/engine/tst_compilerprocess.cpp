@@ -3,7 +3,6 @@
 // source from reading files outside the toolkit and the project.
 
 #include "compile/compiler.h"
-#include "compile/compilerprocess.h"
 #include "compile/compileservice.h"
 #include "compile/sandbox.h"
 #include "cuda/nvrtcapi.h"
@@ -233,23 +232,6 @@ private Q_SLOTS:
         for (qsizetype i = 0; i < a->kernels.size(); ++i) {
             QCOMPARE(b->kernels.at(i).loweredName, a->kernels.at(i).loweredName);
         }
-    }
-
-    void startsUnderAProfilersInjection()
-    {
-        // ncu --target-processes all: the injection is in this process's
-        // environment, so kpg-compiler is started with fork() (a profiler's
-        // interposed exec crashed glibc's posix_spawn child), and without the
-        // injection. A crash of the child costs the compile, which must work.
-        qputenv("CUDA_INJECTION64_PATH", "/nonexistent/libcuda-injection.so");
-        QVERIFY(underProfilerInjection());
-        Compiler isolated(config());
-        const Result<CompileResult> r = isolated.compile(request(kGood));
-        qunsetenv("CUDA_INJECTION64_PATH");
-        KP_VERIFY_RESULT(r);
-        QVERIFY2(r->ok, qPrintable(text(*r)));
-        QCOMPARE(r->kernels.size(), 1);
-        QVERIFY(!underProfilerInjection() || qEnvironmentVariable("LD_PRELOAD").contains("Injection"));
     }
 };
 

@@ -7,7 +7,6 @@
 #include "core/profilerenv.h"
 #include "run/runjson.h"
 #include "run/timingstop.h"
-#include "testutil.h"
 
 #include <QJsonObject>
 #include <QProcessEnvironment>
@@ -70,8 +69,7 @@ private Q_SLOTS:
     void names();
     void profilerDetection();
     void compilerLeavesOutTheInjection();
-    void workerGetsTheInjectionBack();
-    void kpgStepsOutOfAnInjection();
+    void profilerPreloads();
     void runJsonSaysWhatStopped();
 };
 
@@ -279,50 +277,12 @@ void TestTimingStop::compilerLeavesOutTheInjection()
     QCOMPARE(ncu.value(QStringLiteral("PATH")), QStringLiteral("/usr/bin"));
 }
 
-void TestTimingStop::workerGetsTheInjectionBack()
+void TestTimingStop::profilerPreloads()
 {
     QVERIFY(isProfilerPreload(
         QStringLiteral("/opt/nvidia/nsight-compute/2025.1/target/linux-x64/libTreeLauncherTargetInjection.so")));
     QVERIFY(isProfilerPreload(QStringLiteral("/tmp/libTreeLauncherPlaceholder.so")));
     QVERIFY(!isProfilerPreload(QStringLiteral("/usr/lib/libmine.so")));
-    // What kpg moved aside at start (leaveProfilerInjection) goes back for kpg-worker.
-    QProcessEnvironment env;
-    env.insert(QStringLiteral("KPG_PROFILER_MOVED"), QStringLiteral("1"));
-    env.insert(QStringLiteral("KPG_PROFILER_LD_PRELOAD"), QStringLiteral("/opt/ncu/libTreeLauncherTargetInjection.so"));
-    env.insert(QStringLiteral("KPG_PROFILER_CUDA_INJECTION64_PATH"), QStringLiteral("/opt/ncu/libcuda-injection.so"));
-    env.insert(QStringLiteral("LD_PRELOAD"), QStringLiteral("/usr/lib/libmine.so"));
-    restoreProfilerInjection(env);
-    QCOMPARE(env.value(QStringLiteral("LD_PRELOAD")),
-             QStringLiteral("/opt/ncu/libTreeLauncherTargetInjection.so:/usr/lib/libmine.so"));
-    QCOMPARE(env.value(QStringLiteral("CUDA_INJECTION64_PATH")), QStringLiteral("/opt/ncu/libcuda-injection.so"));
-    QVERIFY(!env.contains(QStringLiteral("KPG_PROFILER_MOVED")));
-    QVERIFY(!env.contains(QStringLiteral("KPG_PROFILER_LD_PRELOAD")));
-    // Nothing moved: nothing changes.
-    QProcessEnvironment plain;
-    plain.insert(QStringLiteral("LD_PRELOAD"), QStringLiteral("/usr/lib/libmine.so"));
-    QProcessEnvironment same = plain;
-    restoreProfilerInjection(same);
-    QCOMPARE(same, plain);
-    // The compiler gets neither the injection nor the moved copy.
-    QProcessEnvironment compiler = env;
-    compiler.insert(QStringLiteral("KPG_PROFILER_MOVED"), QStringLiteral("1"));
-    withoutProfilerInjection(compiler);
-    QVERIFY(!compiler.contains(QStringLiteral("CUDA_INJECTION64_PATH")));
-    QVERIFY(!compiler.contains(QStringLiteral("KPG_PROFILER_MOVED")));
-    QCOMPARE(compiler.value(QStringLiteral("LD_PRELOAD")), QStringLiteral("/usr/lib/libmine.so"));
-}
-
-void TestTimingStop::kpgStepsOutOfAnInjection()
-{
-    // kpg started with a profiler's variables executes itself again without
-    // them (the fake library is not there: the loader says so and goes on).
-    const KpTest::Run r = KpTest::run(QStringLiteral("kpg"), {QStringLiteral("--version")},
-                                      {QStringLiteral("CUDA_INJECTION64_PATH=/nonexistent/libcuda-injection.so"),
-                                       QStringLiteral("LD_PRELOAD=/nonexistent/libTreeLauncherTargetInjection.so")});
-    QCOMPARE(r.exitCode, 0);
-    QVERIFY(r.out.startsWith(QLatin1String("kpg ")));
-    // The loader complained once, before the new start, which had no preload left.
-    QCOMPARE(r.err.count(QLatin1String("libTreeLauncherTargetInjection.so")), 1);
 }
 
 void TestTimingStop::runJsonSaysWhatStopped()
