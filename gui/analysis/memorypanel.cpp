@@ -106,7 +106,9 @@ QSize SharedMemoryGrid::sizeHint() const
 
 QSize SharedMemoryGrid::minimumSizeHint() const
 {
-    return QSize(kLabelWidth + 2 * kMargin + kBanks * 4, 40);
+    // Up to 8 rows (1 KiB) whole at the current cell size, so a short dock still shows a float array's block.
+    const qint64 rows = std::clamp<qint64>(m_words / kBanks, 1, 8);
+    return QSize(kLabelWidth + 2 * kMargin + kBanks * 4, int(rows) * cellSize() + 2 * kMargin);
 }
 
 void SharedMemoryGrid::selectWord(qint64 word)
@@ -388,6 +390,10 @@ void MemoryPanel::rebuild()
                 fillKind(top, kind, m_expanded.contains(kind));
             }
             summary << tr("Check memory (%1): %2.").arg(tool, parts.join(QStringLiteral(", ")));
+            if (m_run->report->findings.size() >= SanitizeOptions{}.printLimit) {
+                summary << tr("compute-sanitizer records at most %1 findings: there may be more.")
+                               .arg(SanitizeOptions{}.printLimit);
+            }
         }
     }
     if (summary.isEmpty()) {
