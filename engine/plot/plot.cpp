@@ -663,6 +663,10 @@ void drawRoofline(QPainter &g, const Figure &f, const Layout &L, const Palette &
     }
     const double marker = std::max(3.0, L.fontPx * 0.35);
     const bool label = r.points.size() <= 12;
+    // Labels already drawn: a label that would overlap one of them moves
+    // down a line at a time (points of one kernel share its intensity and
+    // sit close together), and is left out when no place near it is free.
+    QList<QRectF> placed;
     for (int i = 0; i < r.points.size(); ++i) {
         const Roofline::Point &pt = r.points[i];
         if (!(pt.intensity > 0 && pt.flopsPerSecond > 0)) {
@@ -677,8 +681,20 @@ void drawRoofline(QPainter &g, const Figure &f, const Layout &L, const Palette &
             // Right of the point, or left of it where the plot ends.
             const double w = fm.horizontalAdvance(pt.label);
             const double x = p.x() + marker + 2 + w <= L.area.right() ? p.x() + marker + 2 : p.x() - marker - 2 - w;
-            g.setPen(pal.text);
-            g.drawText(QPointF(x, p.y() - marker), pt.label);
+            const double h = fm.height();
+            for (int tries = 0; tries < 5; ++tries) { // up to two lines off; further would name another point
+                // Alternately below and above the point, further each time.
+                const double dy = (tries % 2 ? -1 : 1) * ((tries + 1) / 2) * h;
+                const QRectF box(x, p.y() - marker - fm.ascent() + dy, w, h);
+                const bool free =
+                    std::none_of(placed.cbegin(), placed.cend(), [&box](const QRectF &o) { return o.intersects(box); });
+                if (free && L.area.contains(box)) {
+                    placed << box;
+                    g.setPen(pal.text);
+                    g.drawText(QPointF(x, p.y() - marker + dy), pt.label);
+                    break;
+                }
+            }
         }
     }
 }

@@ -104,6 +104,8 @@ ComparePanel::ComparePanel(RunHistoryModel *model, QWidget *parent)
     layout->addWidget(m_tabs, 1);
     m_tabs->setMinimumHeight(60);
 
+    connect(m_a, &QComboBox::activated, this, [this] { m_chosen = true; });
+    connect(m_b, &QComboBox::activated, this, [this] { m_chosen = true; });
     connect(m_a, &QComboBox::currentIndexChanged, this, [this] { update(); });
     connect(m_b, &QComboBox::currentIndexChanged, this, [this] { update(); });
     connect(m_model, &QAbstractItemModel::rowsInserted, this, &ComparePanel::refillChoosers);
@@ -123,14 +125,21 @@ void ComparePanel::refillChoosers()
         m_a->addItem(runTitle(r), r.number);
         m_b->addItem(runTitle(r), r.number);
     }
-    m_a->setCurrentIndex(std::max(0, m_a->findData(a)));
-    m_b->setCurrentIndex(std::max(0, m_b->findData(b)));
+    if (!m_chosen && m_a->count() >= 2) {
+        // Until a choice is made: the last run against the one before it, the comparison wanted most.
+        m_a->setCurrentIndex(m_a->count() - 2);
+        m_b->setCurrentIndex(m_b->count() - 1);
+    } else {
+        m_a->setCurrentIndex(std::max(0, m_a->findData(a)));
+        m_b->setCurrentIndex(std::max(0, m_b->findData(b)));
+    }
     m_filling = false;
     update();
 }
 
 void ComparePanel::compareRows(int a, int b)
 {
+    m_chosen = true;
     m_filling = true;
     m_a->setCurrentIndex(a);
     m_b->setCurrentIndex(b);

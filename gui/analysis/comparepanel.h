@@ -67,6 +67,7 @@ private:
     QStringList m_optionDiff;
     QStringList m_resourceLines;
     bool m_filling = false;
+    bool m_chosen = false; ///< the user (or compareRows) picked A and B; until then the last two runs
 };
 
 } // namespace Kp

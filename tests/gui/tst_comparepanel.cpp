@@ -81,7 +81,16 @@ private Q_SLOTS:
         panel.resize(900, 400);
         panel.show();
         QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        // Until A and B are chosen, the last run is compared with the one before it.
+        QCOMPARE(panel.baselineChooser()->currentIndex(), 1);
+        QCOMPARE(panel.candidateChooser()->currentIndex(), 2);
+        QVERIFY2(panel.verdictText().startsWith("SLOWER"), qPrintable(panel.verdictText()));
+        model.append(run(0.0080, 400, 4, kSourceB, "-DN=32", 16, 8));
+        QCOMPARE(panel.candidateChooser()->currentIndex(), 3); // a new run moves along
         panel.compareRows(0, 1);
+        model.append(run(0.0100, 400, 5, kSourceA, "-DN=16", 12, 0));
+        QCOMPARE(panel.baselineChooser()->currentIndex(), 0); // a choice made stays
+        QCOMPARE(panel.candidateChooser()->currentIndex(), 1);
         // 20 % apart with 2 % jitter: the intervals are apart.
         QVERIFY2(panel.verdictText().startsWith("FASTER: B is 1.2"), qPrintable(panel.verdictText()));
         QCOMPARE(panel.verdictLabel()->text(), panel.verdictText());
@@ -117,14 +126,14 @@ private Q_SLOTS:
         QVERIFY(diff->toPlainText().contains("The sources are the same."));
 
         // A run without samples: no verdict, and why.
-        RunRecord failed = run(0.01, 0, 4, kSourceA, "-DN=16", 12, 0);
+        RunRecord failed = run(0.01, 0, 6, kSourceA, "-DN=16", 12, 0);
         failed.result.error = Error{QStringLiteral("kpg-worker"), Error::Code::Fault, {}, QStringLiteral("fault")};
         model.append(failed);
-        panel.compareRows(0, 3);
+        panel.compareRows(0, 5);
         QVERIFY2(panel.verdictText().isEmpty(), qPrintable(panel.verdictText()));
         QVERIFY2(panel.verdictLabel()->text().contains("B has no timing samples"),
                  qPrintable(panel.verdictLabel()->text()));
-        QCOMPARE(panel.candidateChooser()->count(), 4);
+        QCOMPARE(panel.candidateChooser()->count(), 6);
     }
 
     void resultsMenuOpensIt()
