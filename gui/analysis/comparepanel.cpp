@@ -102,7 +102,9 @@ ComparePanel::ComparePanel(RunHistoryModel *model, QWidget *parent)
     layout->addLayout(pick);
     layout->addLayout(verdictRow);
     layout->addWidget(m_tabs, 1);
-    m_tabs->setMinimumHeight(60);
+    // Below about 140 pixels Qt Charts cuts every tick label of the
+    // distributions to "...": the dock grows to this rather than show that.
+    m_tabs->setMinimumHeight(140);
 
     connect(m_a, &QComboBox::activated, this, [this] { m_chosen = true; });
     connect(m_b, &QComboBox::activated, this, [this] { m_chosen = true; });

@@ -24,6 +24,7 @@
 #include <QResizeEvent>
 #include <QStackedLayout>
 #include <QSvgGenerator>
+#include <QTimer>
 #include <QValueAxis>
 
 #include <algorithm>
@@ -240,6 +241,26 @@ void ChartWidget::resizeEvent(QResizeEvent *event)
 {
     QWidget::resizeEvent(event);
     fitToSize(event->size());
+    // The ticks were chosen for the old size: a chart made tall and then
+    // squeezed into a short dock kept a tick per 12 pixels, and Qt Charts
+    // cut every label to "...". Choose them again once the chart has laid
+    // itself out at the new size (it does so after this event).
+    if (!m_retickQueued) {
+        m_retickQueued = true;
+        QTimer::singleShot(0, this, [this] {
+            m_retickQueued = false;
+            const QSizeF plot = plotSize();
+            for (QAbstractAxis *a : m_chart->axes()) {
+                auto *axis = qobject_cast<QValueAxis *>(a);
+                if (!axis || !axis->isVisible() || axis->tickType() != QValueAxis::TicksDynamic) {
+                    continue;
+                }
+                const bool horizontal = axis->orientation() == Qt::Horizontal;
+                setUpAxis(axis, axis->titleText(), axis->min(), axis->max(), axis->labelFormat() == QLatin1String("%d"),
+                          int(horizontal ? plot.width() : plot.height()));
+            }
+        });
+    }
 }
 
 QValueAxis *ChartWidget::addValueAxis(Qt::Alignment alignment)

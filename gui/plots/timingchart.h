@@ -138,6 +138,7 @@ private:
     QString m_titleDetail;
     bool m_wantLegend = true;
     int m_legendMinWidth = 0;
+    bool m_retickQueued = false; ///< a re-choice of the ticks after a resize is on its way
     ChartColors m_colors;
 };
 

@@ -85,6 +85,14 @@ private Q_SLOTS:
         QCOMPARE(panel.baselineChooser()->currentIndex(), 1);
         QCOMPARE(panel.candidateChooser()->currentIndex(), 2);
         QVERIFY2(panel.verdictText().startsWith("SLOWER"), qPrintable(panel.verdictText()));
+        // At the height of the bottom dock at 1280x800, the distributions' tick labels are whole (they were "...").
+        panel.resize(1100, 230);
+        QTest::qWait(50);
+        for (const QString &t : panel.distributionChart()->visibleTexts()) {
+            QVERIFY2(!t.endsWith(QLatin1String("...")) && !t.endsWith(QChar(0x2026)),
+                     qPrintable(panel.distributionChart()->visibleTexts().join(QLatin1String(" | "))));
+        }
+        panel.resize(900, 400);
         model.append(run(0.0080, 400, 4, kSourceB, "-DN=32", 16, 8));
         QCOMPARE(panel.candidateChooser()->currentIndex(), 3); // a new run moves along
         panel.compareRows(0, 1);
