@@ -38,7 +38,6 @@ SweepPanel::SweepPanel(QWidget *parent)
     m_axes->setHorizontalHeaderLabels({tr("Axis"), tr("Values (list, or A:B[:STEP|:pow2])")});
     m_axes->horizontalHeader()->setStretchLastSection(true);
     m_axes->verticalHeader()->hide();
-    m_axes->setMaximumHeight(110);
     auto *axesButtons = new QHBoxLayout;
     auto *add = new QPushButton(tr("Add Axis"), this);
     add->setObjectName(QStringLiteral("sweepAddAxis"));
@@ -165,10 +164,21 @@ SweepPanel::SweepPanel(QWidget *parent)
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 2);
 
-    layout->addWidget(m_axes);
+    // The axes over the results, in a splitter: in the short bottom dock the
+    // results (table and plot) get what the axes do not need, and the user
+    // can move the line.
+    m_axes->setMinimumHeight(50);
+    auto *results = new QSplitter(Qt::Vertical, this);
+    results->setObjectName(QStringLiteral("sweepSplit"));
+    results->setChildrenCollapsible(false);
+    results->addWidget(m_axes);
+    results->addWidget(split);
+    results->setStretchFactor(0, 0);
+    results->setStretchFactor(1, 1);
+    results->setSizes({70, 400});
     layout->addLayout(axesButtons);
     layout->addLayout(progressRow);
-    layout->addWidget(split, 1);
+    layout->addWidget(results, 1);
 
     m_plotTimer = new QTimer(this);
     m_plotTimer->setSingleShot(true);
