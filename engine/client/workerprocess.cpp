@@ -1,5 +1,7 @@
 #include "client/workerprocess.h"
 
+#include "core/execargs.h"
+
 #include <QFile>
 #include <QSocketNotifier>
 #include <QTimer>
@@ -76,24 +78,7 @@ void WorkerProcess::start()
         failed(QStringLiteral("pipe: %1").arg(QString::fromLocal8Bit(std::strerror(errno))));
         return;
     }
-    QList<QByteArray> argBytes{QFile::encodeName(m_program)};
-    for (const QString &a : m_arguments) {
-        argBytes << QFile::encodeName(a);
-    }
-    std::vector<char *> argv;
-    for (QByteArray &a : argBytes) {
-        argv.push_back(a.data());
-    }
-    argv.push_back(nullptr);
-    QList<QByteArray> envBytes;
-    for (const QString &e : m_env.toStringList()) {
-        envBytes << e.toLocal8Bit();
-    }
-    std::vector<char *> envp;
-    for (QByteArray &e : envBytes) {
-        envp.push_back(e.data());
-    }
-    envp.push_back(nullptr);
+    const ExecArgs exec(m_program, m_arguments, m_env);
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
@@ -101,7 +86,7 @@ void WorkerProcess::start()
     posix_spawn_file_actions_adddup2(&actions, err[1], 2);
     pid_t pid = -1;
     // posix_spawnp: a bare program name is looked for on PATH, as QProcess does.
-    const int rc = posix_spawnp(&pid, argv[0], &actions, nullptr, argv.data(), envp.data());
+    const int rc = posix_spawnp(&pid, exec.argv()[0], &actions, nullptr, exec.argv(), exec.envp());
     posix_spawn_file_actions_destroy(&actions);
     ::close(err[1]);
     if (rc != 0) {

@@ -1,6 +1,7 @@
 #include "compilerprocess.h"
 
 #include "compiler.h"
+#include "core/execargs.h"
 #include "core/profilerenv.h"
 #include "cuda/nvrtcapi.h"
 #include "sandbox.h"
@@ -198,31 +199,14 @@ Status CompilerProcess::start(const QStringList &userDirs)
         return processError(Error::Code::WorkerStart,
                             QStringLiteral("cannot start kpg-compiler: socketpair: %1").arg(std::strerror(errno)));
     }
-    QList<QByteArray> argBytes{QFile::encodeName(program)};
-    for (const QString &a : args) {
-        argBytes << QFile::encodeName(a);
-    }
-    std::vector<char *> argv;
-    for (QByteArray &a : argBytes) {
-        argv.push_back(a.data());
-    }
-    argv.push_back(nullptr);
-    QList<QByteArray> envBytes;
-    for (const QString &e : env.toStringList()) {
-        envBytes << e.toLocal8Bit();
-    }
-    std::vector<char *> envp;
-    for (QByteArray &e : envBytes) {
-        envp.push_back(e.data());
-    }
-    envp.push_back(nullptr);
+    const ExecArgs exec(program, args, env);
 
     pid_t pid = 0;
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_adddup2(&actions, fds[1], 0);
     posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
-    const int spawned = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), envp.data());
+    const int spawned = posix_spawn(&pid, exec.argv()[0], &actions, nullptr, exec.argv(), exec.envp());
     posix_spawn_file_actions_destroy(&actions);
     ::close(fds[1]);
     if (spawned != 0) {
