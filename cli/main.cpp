@@ -192,6 +192,9 @@ Environment:
   KPG_NO_CACHE=1     disable the compile cache
   KPG_COMPILER       path of kpg-compiler, NVRTC's sandboxed process (default: next to kpg)
   KPG_COMPILE_TIMEOUT  compile time limit in seconds (default: 60)
+  KPG_PROFILING=1|0  treat the run as under a CUDA profiler, or not (default: found from ncu's and nsys's variables)
+  KPG_WORKER_SPAWN   posix or qprocess: how kpg-worker is started (default: posix_spawn under Nsight, else QProcess)
+  KPG_CRASH_TRACE=1  on a crash, print the crashing thread, the return address and the stack
 )";
 
 /** The usage text, then the exit codes from their one list (cli/exitcodes.h). */
