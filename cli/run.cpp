@@ -260,8 +260,7 @@ int runCommand(const QStringList &args)
             o << "        stopped by " << r.stopCriterion << ": " << r.timingNote << "\n";
         }
         if (r.eventOverheadMs > 0) {
-            o << "        median less the event pair's own "
-              << msText((r.eventPairMs > 0 ? r.eventPairMs : r.eventOverheadMs) / r.batch)
+            o << "        median less the event pair's own " << msText(r.overheadTakenOffMs() / r.batch)
               << " (an estimate, to compare with a profiler's kernel duration): " << msText(r.medianLessOverheadMs)
               << "\n";
         }

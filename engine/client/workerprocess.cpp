@@ -1,6 +1,7 @@
 #include "client/workerprocess.h"
 
 #include "core/execargs.h"
+#include "run/timingstop.h"
 
 #include <QFile>
 #include <QSocketNotifier>
@@ -48,9 +49,7 @@ bool WorkerProcess::usePosixSpawn()
     if (choice == QLatin1String("qprocess")) {
         return false;
     }
-    return qEnvironmentVariableIsSet("NV_TPS_LAUNCH_TOKEN") ||
-           qEnvironmentVariableIsSet("NV_NSIGHT_INJECTION_TRANSPORT_TYPE") ||
-           qEnvironmentVariableIsSet("CUDA_INJECTION64_PATH");
+    return !profilerInjectionVariable().isEmpty();
 }
 
 void WorkerProcess::start()

@@ -17,8 +17,8 @@ namespace Kp {
  * (ncu --target-processes all), a QProcess start crashed kpg (a thread of
  * the profiler's interceptor jumped to address 0) while posix_spawn, as
  * kpg-compiler is started, worked. posix_spawn is used when the profiler's
- * variables are set (NV_TPS_LAUNCH_TOKEN, NV_NSIGHT_INJECTION_TRANSPORT_TYPE,
- * CUDA_INJECTION64_PATH) or KPG_WORKER_SPAWN=posix; KPG_WORKER_SPAWN=qprocess
+ * variables are set (run/timingstop.h, profilerInjectionVariable(): NV_TPS_LAUNCH_TOKEN,
+ * NV_NSIGHT_INJECTION_TRANSPORT_TYPE, CUDA_INJECTION64_PATH) or KPG_WORKER_SPAWN=posix; KPG_WORKER_SPAWN=qprocess
  * forces QProcess. GUI thread (or the Supervisor's) only.
  */
 class WorkerProcess : public QObject

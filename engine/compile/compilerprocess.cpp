@@ -2,7 +2,6 @@
 
 #include "compiler.h"
 #include "core/execargs.h"
-#include "core/profilerenv.h"
 #include "cuda/nvrtcapi.h"
 #include "sandbox.h"
 #include "worker/protocol.h"
@@ -46,7 +45,10 @@ void withoutProfilerInjection(QProcessEnvironment &env)
     const QStringList preload =
         env.value(QStringLiteral("LD_PRELOAD")).split(QRegularExpression(QStringLiteral("[ :]")), Qt::SkipEmptyParts);
     for (const QString &lib : preload) {
-        if (!isProfilerPreload(lib)) {
+        const QString name = QFileInfo(lib).fileName();
+        if (!lib.contains(QLatin1String("nsight"), Qt::CaseInsensitive) &&
+            !name.contains(QLatin1String("Injection"), Qt::CaseInsensitive) &&
+            !name.contains(QLatin1String("TreeLauncher"), Qt::CaseInsensitive)) {
             kept << lib;
         }
     }

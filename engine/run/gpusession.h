@@ -110,10 +110,13 @@ private:
     /** Launches every step once per repetition, without waiting (timing). */
     Status launchAll(Plan &plan, int repeat);
     bool fail(RunResult &result, const Error &error, int step = -1);
-    /** Checks every buffer's guards after the work queued so far; step -1: after the timing samples. */
     /** The allocations with guards, and (owner) the index of each one's buffer. */
     std::vector<GuardZonesDevice::Zone> guardZones(std::vector<size_t> *owner) const;
-    /** Checks the guards (enqueued: the check was queued by enqueueCheck and the stream synchronised since). */
+    /**
+     * Checks every buffer's guards after the work queued so far; step -1:
+     * after the timing samples. enqueued: the comparison was queued with
+     * GuardZonesDevice::enqueueCheck and the stream synchronised since.
+     */
     bool checkGuards(const Plan &plan, int step, int repetition, RunResult &result, bool enqueued = false);
 
     Status ensureContext(int ordinal);

@@ -63,6 +63,11 @@ struct GuardViolation
     /** Element indices in the buffer's own numbering (1000..1023 past a 1000-element buffer; -24..-1 before it). */
     qint64 firstElement() const;
     qint64 lastElement() const;
+    /** The buffer's own element nearest the write: its last one after it, element 0 before it. */
+    qint64 edgeElement() const
+    {
+        return side == Side::After ? qMax<qint64>(0, bufferBytes / qMax(1, elementBytes) - 1) : 0;
+    }
     /** "step 2 (shifted_copy) wrote past the end of `c`: 96 bytes, elements 1000..1023 of the guard". */
     QString message() const;
 

@@ -59,7 +59,7 @@ public:
     Status collect(CUstream stream, const std::vector<Zone> &zones, QList<GuardViolation> *found,
                    QList<int> *zoneIndex);
 
-    /** Host milliseconds spent in fill() and check() since the last resetCost(). */
+    /** Host milliseconds spent in fill(), check(), enqueueCheck() and collect() since the last resetCost(). */
     double costMs() const { return m_costMs; }
     void resetCost() { m_costMs = 0; }
     /** Lets go of the pinned memory without freeing it (a poisoned context; see GpuSession). */
@@ -74,6 +74,8 @@ private:
     Status ensurePinned(qint64 stagingBytes);
     /** Mapped pinned memory for the guard table and flags of `guards` guards. */
     Status ensureMapped(qint64 guards);
+    /** Writes the guards' addresses into the mapped table (and, resetFlags, the flags to "no answer"). */
+    Status writeTable(const std::vector<Zone> &zones, bool resetFlags);
     /** Copies guards back and scans them on the host (all, or those whose flag is set). */
     Status copyBackAndScan(CUstream stream, const std::vector<Zone> &zones, const std::vector<int> &guards,
                            QList<GuardViolation> *found, QList<int> *zoneIndex);
@@ -84,9 +86,7 @@ private:
     qint64 m_stagingBytes = 0;
     CUfunction m_checkKernel = nullptr;
     CUfunction m_fillKernel = nullptr;
-    bool m_enqueued = false; ///< a comparison is queued and collect() may read its flags
-    /** Writes the guards' addresses into the mapped table (and, resetFlags, the flags to "no answer"). */
-    Status writeTable(const std::vector<Zone> &zones, bool resetFlags);
+    bool m_enqueued = false;         ///< a comparison is queued and collect() may read its flags
     Cuda::PinnedHostMemory m_mapped; ///< guards' addresses (u64 each), then their flags (u32 each)
     CUdeviceptr m_mappedDev = 0;
     qint64 m_mappedGuards = 0;

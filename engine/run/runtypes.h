@@ -160,8 +160,15 @@ struct RunResult
      */
     double eventOverheadMs = 0;
     double eventPairMs = 0;
-    /** max(0, median - eventPairMs / batch): an estimate of the kernel's own time, not a measurement. */
+    /** max(0, median - overheadTakenOffMs() / batch): an estimate of the kernel's own time, not a measurement. */
     double medianLessOverheadMs = 0;
+    /**
+     * What medianLessOverheadMs takes off (per batch): the event pair's own
+     * time, not the empty kernel's, since a profiler's kernel duration
+     * includes the kernel's launch on the GPU as the empty kernel's does;
+     * eventOverheadMs where the pair was not measured.
+     */
+    double overheadTakenOffMs() const { return eventPairMs > 0 ? eventPairMs : eventOverheadMs; }
     double uploadMs = 0;
     double downloadMs = 0;
     qint64 uploadBytes = 0;

@@ -286,7 +286,7 @@ QString Finding::summary() const
         return QStringLiteral("%1 hazard on shared memory offset %2: thread %3 %4 (line %5), thread %6 %7 (line %8), "
                               "block %9")
             .arg(hazardType)
-            .arg(sharedOffset >= 0 ? sharedOffset : qint64(address))
+            .arg(sharedByte())
             .arg(thread.text(), ownDirection)
             .arg(where.line)
             .arg(otherThread.text(), otherDirection)
@@ -333,7 +333,7 @@ QJsonObject Finding::toJson() const
     }
     if (kind == Kind::Hazard) {
         o.insert(QStringLiteral("type"), hazardType);
-        o.insert(QStringLiteral("sharedOffset"), sharedOffset >= 0 ? sharedOffset : qint64(address));
+        o.insert(QStringLiteral("sharedOffset"), sharedByte());
         o.insert(QStringLiteral("sharedAddress"), QStringLiteral("0x%1").arg(address, 0, 16));
         o.insert(QStringLiteral("otherThread"), coordJson(otherThread));
     }
@@ -436,7 +436,7 @@ void mapAddresses(Report &report, const QList<DeviceAllocation> &allocations, co
                 f.address >= quint64(reservedShared) ? qint64(f.address) - reservedShared : qint64(f.address);
             continue;
         }
-        if (f.address == 0 || f.kind == Finding::Kind::Hazard || f.kind == Finding::Kind::Race ||
+        if (f.address == 0 || f.kind == Finding::Kind::Race ||
             (!f.space.isEmpty() && f.space != QLatin1String("__global__"))) {
             continue;
         }

@@ -96,6 +96,8 @@ struct Finding
     qint64 bytesPast = -1; ///< >= 0: this many bytes past the buffer's last byte
     /** Hazards: the byte offset into the block's own shared memory (static, then dynamic). */
     qint64 sharedOffset = -1;
+    /** Hazards: sharedOffset once mapAddresses() has set it, else the address racecheck gave. */
+    qint64 sharedByte() const { return sharedOffset >= 0 ? sharedOffset : qint64(address); }
     QString api; ///< Api records: the call
 
     /** "invalid write of 4 bytes by thread (232,0,0) block (3,0,0), just past the end of `c` (element 1000)". */

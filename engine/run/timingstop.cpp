@@ -166,18 +166,22 @@ bool cudaToolAttached(QString *why)
         }
         return force == "1";
     }
-    // The driver's injection variable, or Nsight's own (ncu 2025 follows a
-    // process tree with these and no CUDA_INJECTION64_PATH in the environment).
+    const QString injection = profilerInjectionVariable();
+    if (why && !injection.isEmpty()) {
+        *why = injection;
+    }
+    return !injection.isEmpty();
+}
+
+QString profilerInjectionVariable()
+{
     for (const char *var : {"CUDA_INJECTION64_PATH", "NV_TPS_LAUNCH_TOKEN", "NV_NSIGHT_INJECTION_TRANSPORT_TYPE"}) {
         const QByteArray value = qgetenv(var);
         if (!value.isEmpty()) {
-            if (why) {
-                *why = QStringLiteral("%1=%2").arg(QLatin1String(var), QString::fromLocal8Bit(value));
-            }
-            return true;
+            return QStringLiteral("%1=%2").arg(QLatin1String(var), QString::fromLocal8Bit(value));
         }
     }
-    return false;
+    return {};
 }
 
 } // namespace Kp

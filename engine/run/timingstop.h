@@ -98,10 +98,18 @@ private:
 };
 
 /**
+ * The environment variable that shows a CUDA profiler's injection, as
+ * "NAME=value": the driver's CUDA_INJECTION64_PATH, or Nsight's own
+ * NV_TPS_LAUNCH_TOKEN and NV_NSIGHT_INJECTION_TRANSPORT_TYPE (ncu 2025
+ * follows a process tree with these and no CUDA_INJECTION64_PATH). Empty
+ * when none is set.
+ */
+QString profilerInjectionVariable();
+
+/**
  * Whether a CUDA profiler or tracer (Nsight Compute, Nsight Systems) is
- * injected into this process: the driver loads CUDA_INJECTION64_PATH, which
- * those tools set. KPG_PROFILING=1 or 0 overrides the guess. `why` gets the
- * reason in words.
+ * injected into this process (profilerInjectionVariable()). KPG_PROFILING=1
+ * or 0 overrides the guess. `why` gets the reason in words.
  */
 bool cudaToolAttached(QString *why = nullptr);
 

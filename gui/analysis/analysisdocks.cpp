@@ -149,7 +149,7 @@ void MainWindow::buildMemory()
             if (m.isEmpty()) {
                 m = QByteArray(n, '\0');
             }
-            m[v.side == GuardViolation::Side::After ? n - 1 : 0] = 1;
+            m[qMin(v.edgeElement(), n - 1)] = 1;
         }
         for (auto it = masks.cbegin(); it != masks.cend(); ++it) {
             m_inspector->setFailedCells(it.key(), label, std::make_shared<const QByteArray>(it.value()));
@@ -159,9 +159,9 @@ void MainWindow::buildMemory()
             memoryDock->raise();
             // The first buffer written past, at the edge element the write went beyond.
             const GuardViolation &v = r.guardViolations.first();
-            if (const HostBuffer *b = m_doc->hostBuffers().find(v.buffer); b && b->elementCount() > 0) {
+            if (masks.contains(v.buffer)) {
                 inspectBuffer(v.buffer, QStringLiteral("grid"));
-                m_inspector->goTo(QString::number(v.side == GuardViolation::Side::After ? b->elementCount() - 1 : 0));
+                m_inspector->goTo(QString::number(v.edgeElement()));
             }
         }
     });

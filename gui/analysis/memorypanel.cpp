@@ -58,8 +58,7 @@ void SharedMemoryGrid::setHazards(const QList<Sanitizer::Finding> &hazards, qint
         if (f.kind != Finding::Kind::Hazard) {
             continue;
         }
-        const qint64 offset = f.sharedOffset >= 0 ? f.sharedOffset : qint64(f.address);
-        const qint64 word = offset / kWordBytes;
+        const qint64 word = f.sharedByte() / kWordBytes;
         m_max = std::max(m_max, ++m_counts[word]);
         m_words = std::max(m_words, word + 1);
     }
@@ -235,7 +234,7 @@ MemoryPanel::MemoryPanel(QWidget *parent)
         }
         const Finding &f = m_run->report->findings.at(v.toInt());
         if (f.kind == Finding::Kind::Hazard) {
-            const qint64 word = (f.sharedOffset >= 0 ? f.sharedOffset : qint64(f.address)) / 4;
+            const qint64 word = f.sharedByte() / SharedMemoryGrid::kWordBytes;
             m_grid->selectWord(word);
             showPairs(word);
         }
@@ -446,7 +445,7 @@ void MemoryPanel::showPairs(qint64 word)
     };
     QMap<QString, Pair> pairs;
     for (const Finding &f : m_run->report->findings) {
-        if (f.kind != Finding::Kind::Hazard || (f.sharedOffset >= 0 ? f.sharedOffset : qint64(f.address)) / 4 != word) {
+        if (f.kind != Finding::Kind::Hazard || f.sharedByte() / SharedMemoryGrid::kWordBytes != word) {
             continue;
         }
         const QString key = QStringLiteral("%1 %2 %3 %4 %5 %6")
@@ -484,8 +483,7 @@ void MemoryPanel::activate(QTreeWidgetItem *item)
     }
     if (const QVariant g = item->data(0, kRoleGuard); g.isValid()) {
         const GuardViolation &v = m_guards.at(g.toInt());
-        const qint64 n = v.bufferBytes / std::max(1, v.elementBytes);
-        Q_EMIT elementActivated(v.buffer, v.side == GuardViolation::Side::After ? std::max<qint64>(0, n - 1) : 0);
+        Q_EMIT elementActivated(v.buffer, v.edgeElement());
         return;
     }
     const QVariant fi = item->data(0, kRoleFinding);

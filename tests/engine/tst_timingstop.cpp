@@ -4,7 +4,6 @@
 // whose noise does, drifting and continuous streams.
 
 #include "compile/compilerprocess.h"
-#include "core/profilerenv.h"
 #include "run/runjson.h"
 #include "run/timingstop.h"
 
@@ -279,10 +278,14 @@ void TestTimingStop::compilerLeavesOutTheInjection()
 
 void TestTimingStop::profilerPreloads()
 {
-    QVERIFY(isProfilerPreload(
-        QStringLiteral("/opt/nvidia/nsight-compute/2025.1/target/linux-x64/libTreeLauncherTargetInjection.so")));
-    QVERIFY(isProfilerPreload(QStringLiteral("/tmp/libTreeLauncherPlaceholder.so")));
-    QVERIFY(!isProfilerPreload(QStringLiteral("/usr/lib/libmine.so")));
+    // Which preloaded libraries count as a profiler's: they leave kpg-compiler's environment, others stay.
+    QProcessEnvironment env;
+    env.insert(QStringLiteral("CUDA_INJECTION64_PATH"), QStringLiteral("/opt/ncu/libcuda-injection.so"));
+    env.insert(QStringLiteral("LD_PRELOAD"),
+               QStringLiteral("/opt/nvidia/nsight-compute/2025.1/target/linux-x64/libTreeLauncherTargetInjection.so:"
+                              "/tmp/libTreeLauncherPlaceholder.so:/usr/lib/libmine.so"));
+    withoutProfilerInjection(env);
+    QCOMPARE(env.value(QStringLiteral("LD_PRELOAD")), QStringLiteral("/usr/lib/libmine.so"));
 }
 
 void TestTimingStop::runJsonSaysWhatStopped()
