@@ -22,6 +22,8 @@
 
 #include <cstdio>
 #include <cstring>
+#include <functional>
+#include <memory>
 
 using namespace Kp;
 
@@ -246,46 +248,33 @@ int main(int argc, char **argv)
     if (parser.isSet(sweepPlot)) {
         window.sweepPanel()->setPlotKind(parser.value(sweepPlot));
     }
-    if (waitForSweep) {
-        // Once, after the first compile with the GPU known, as --run does.
-        window.sweepPanel()->setAxes(parser.values(sweepAxis), false);
-        auto *started = new bool(false);
-        auto maybeSweep = [&window, started] {
+    // --sweep, --run and --check-memory act once, after the first compile with the GPU known.
+    const auto onceReady = [&window](std::function<void()> action) {
+        auto started = std::make_shared<bool>(false);
+        auto maybe = [&window, started, action] {
             if (!*started && window.deviceStatusKnown() && window.lastCompile().ok) {
                 *started = true;
-                if (const Status s = window.sweepPanel()->start(); !s) {
-                    std::fprintf(stderr, "kernel-playground: --sweep: %s\n", qPrintable(s.error().message));
-                }
+                action();
             }
         };
-        QObject::connect(&window, &MainWindow::compileFinished, &window, maybeSweep);
-        QObject::connect(&window, &MainWindow::deviceStatusChanged, &window, maybeSweep);
+        QObject::connect(&window, &MainWindow::compileFinished, &window, maybe);
+        QObject::connect(&window, &MainWindow::deviceStatusChanged, &window, maybe);
+    };
+    if (waitForSweep) {
+        window.sweepPanel()->setAxes(parser.values(sweepAxis), false);
+        onceReady([&window] {
+            if (const Status s = window.sweepPanel()->start(); !s) {
+                std::fprintf(stderr, "kernel-playground: --sweep: %s\n", qPrintable(s.error().message));
+            }
+        });
     }
     const bool waitForRun = parser.isSet(runOnce);
     if (waitForRun) {
-        // Once, after the first compile with the GPU known.
-        auto *started = new bool(false);
-        auto maybeRun = [&window, started] {
-            if (!*started && window.deviceStatusKnown() && window.lastCompile().ok) {
-                *started = true;
-                window.runNow();
-            }
-        };
-        QObject::connect(&window, &MainWindow::compileFinished, &window, maybeRun);
-        QObject::connect(&window, &MainWindow::deviceStatusChanged, &window, maybeRun);
+        onceReady([&window] { window.runNow(); });
     }
     const bool waitForCheck = parser.isSet(checkMemoryOnce);
     if (waitForCheck) {
-        // Once, after the first compile with the GPU known, as --run does.
-        auto *started = new bool(false);
-        auto maybeCheck = [&window, started, checkTool, checkHazards] {
-            if (!*started && window.deviceStatusKnown() && window.lastCompile().ok) {
-                *started = true;
-                window.checkMemory(checkTool, checkHazards);
-            }
-        };
-        QObject::connect(&window, &MainWindow::compileFinished, &window, maybeCheck);
-        QObject::connect(&window, &MainWindow::deviceStatusChanged, &window, maybeCheck);
+        onceReady([&window, checkTool, checkHazards] { window.checkMemory(checkTool, checkHazards); });
     }
     if (parser.isSet(inspect)) {
         const QStringList parts = parser.value(inspect).split(QLatin1Char(':'));
