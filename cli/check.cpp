@@ -3,6 +3,7 @@
 
 #include "client/engineclient.h"
 #include "cliutil.h"
+#include "core/printable.h"
 #include "memorycli.h"
 #include "projectcli.h"
 #include "run/runjson.h"
@@ -52,7 +53,7 @@ QJsonObject checkJson(const CheckArgs &a, const Project &project, const CheckedR
 /** Prints the error and writes the JSON of a check that stopped before anything ran. */
 int stop(const CheckArgs &a, const Project &project, const Error &e)
 {
-    err() << "kpg: " << e.message << "\n";
+    err() << "kpg: " << printable(e.message) << "\n";
     err().flush();
     const int code = Exit::forError(e);
     if (!a.json.isEmpty()) {
@@ -87,6 +88,9 @@ int checkCommand(const QStringList &args)
             const QString v = args[++i];
             bool ok = true;
             if (s == QLatin1String("--json")) {
+                if (const std::optional<int> bad = checkOutputOption(QStringLiteral("check"), s, v)) {
+                    return *bad;
+                }
                 a.json = v;
             } else if (s == QLatin1String("--source")) {
                 a.source = v;
@@ -174,8 +178,8 @@ int checkCommand(const QStringList &args)
     QTextStream &o = a.json == QLatin1String("-") ? err() : out();
     const QString title = project.title.isEmpty() ? a.project : project.title;
     if (c.ran) {
-        o << title << ": " << (sourceName.isEmpty() ? QStringLiteral("inline source") : sourceName) << " on "
-          << c.run.device << "\n";
+        o << printable(title) << ": " << printable(sourceName.isEmpty() ? QStringLiteral("inline source") : sourceName)
+          << " on " << c.run.device << "\n";
         if (c.run.timed) {
             o << "  time: median " << QString::number(c.run.stats.medianMs, 'f', 4) << " ms (" << c.run.stats.count
               << " samples)\n";
@@ -183,7 +187,7 @@ int checkCommand(const QStringList &args)
     }
     for (const StepResult &s : c.run.steps) {
         if (!s.printfOutput.isEmpty()) {
-            o << "  printf from " << s.kernel << ":\n";
+            o << "  printf from " << printable(s.kernel) << ":\n";
             for (const QString &line : s.printfOutput.split(QLatin1Char('\n'), Qt::SkipEmptyParts)) {
                 o << "    | " << line << "\n";
             }

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/printable.h"
 #include "exitcodes.h"
 
 #include <QString>
@@ -19,10 +20,10 @@ inline QTextStream &err()
     return s;
 }
 
-/** Prints "kpg: message" and the help hint; returns the usage exit code. */
+/** Prints "kpg: message" (control characters of user data replaced) and the help hint; returns the usage exit code. */
 inline int usageError(const QString &message)
 {
-    err() << "kpg: " << message << "\n"
+    err() << "kpg: " << printable(message) << "\n"
           << "Run 'kpg --help' for usage.\n";
     err().flush();
     return Exit::Usage;

@@ -2,7 +2,9 @@
 // their sample distributions, not from two medians (docs/compare.md).
 
 #include "cliutil.h"
+#include "compare/runfile.h"
 #include "compare/verdict.h"
+#include "core/printable.h"
 #include "core/safefile.h"
 #include "projectcli.h"
 
@@ -16,78 +18,13 @@ namespace Kp::Cli {
 
 namespace {
 
-constexpr qint64 kMaxRunJson = 512ll * 1024 * 1024;
-
-struct RunFile
-{
-    QString path;
-    QString title;
-    QString device;
-    QString mode;
-    QStringList kernels;
-    QList<double> samples;
-};
-
-Error badInput(const QString &message)
-{
-    return Error{QStringLiteral("kpg compare"), Error::Code::BadInput, {}, message};
-}
-
 Result<RunFile> readRunFile(const QString &path)
 {
-    const Result<QByteArray> bytes = readRegularFile(path, kMaxRunJson, QStringLiteral("the run result"));
+    const Result<QByteArray> bytes = readRegularFile(path, kMaxRunFileBytes, QStringLiteral("the run result"));
     if (!bytes) {
         return bytes.error();
     }
-    QJsonParseError pe{};
-    const QJsonDocument doc = QJsonDocument::fromJson(*bytes, &pe);
-    if (pe.error != QJsonParseError::NoError) {
-        return badInput(QStringLiteral("%1: not JSON (%2 at byte %3); give a file written by 'kpg run --json'")
-                            .arg(path, pe.errorString())
-                            .arg(pe.offset));
-    }
-    if (!doc.isObject()) {
-        return badInput(QStringLiteral("%1: not a kpg run result (the top level is not an object); give a file "
-                                       "written by 'kpg run --json'")
-                            .arg(path));
-    }
-    const QJsonObject o = doc.object();
-    RunFile f;
-    f.path = path;
-    f.title = o.value(QStringLiteral("title")).toString();
-    f.device = o.value(QStringLiteral("device")).toString();
-    for (const QJsonValue &s : o.value(QStringLiteral("steps")).toArray()) {
-        f.kernels << s.toObject().value(QStringLiteral("kernel")).toString();
-    }
-    if (o.value(QStringLiteral("ok")) == QJsonValue(false)) {
-        const QString why = o.value(QStringLiteral("error")).toObject().value(QStringLiteral("message")).toString();
-        return badInput(QStringLiteral("%1: the run failed (%2); there is nothing to compare").arg(path, why));
-    }
-    const QJsonValue timing = o.value(QStringLiteral("timing"));
-    if (timing.isNull()) {
-        return badInput(
-            QStringLiteral("%1: the run was not timed (timing is null); run it without --no-timing").arg(path));
-    }
-    if (!timing.isObject() || !timing.toObject().value(QStringLiteral("samplesMs")).isArray()) {
-        return badInput(QStringLiteral("%1: not a kpg run result (no timing.samplesMs array); give a file written by "
-                                       "'kpg run --json'")
-                            .arg(path));
-    }
-    f.mode = timing.toObject().value(QStringLiteral("mode")).toString();
-    const QJsonArray samples = timing.toObject().value(QStringLiteral("samplesMs")).toArray();
-    for (qsizetype i = 0; i < samples.size(); ++i) {
-        const QJsonValue v = samples[i];
-        if (!v.isDouble() || !(v.toDouble() >= 0)) {
-            return badInput(QStringLiteral("%1: timing.samplesMs[%2] is %3; every sample must be a number >= 0")
-                                .arg(path)
-                                .arg(i)
-                                .arg(QString::fromUtf8(QJsonDocument(QJsonArray{v}).toJson(QJsonDocument::Compact))
-                                         .mid(1)
-                                         .chopped(1)));
-        }
-        f.samples << v.toDouble();
-    }
-    return f;
+    return parseRunFile(*bytes, path);
 }
 
 QString timeText(double ms)
@@ -126,6 +63,9 @@ int compareCommand(const QStringList &args)
             }
             const QString v = args[++i];
             if (s == QLatin1String("--json")) {
+                if (const std::optional<int> bad = checkOutputOption(QStringLiteral("compare"), s, v)) {
+                    return *bad;
+                }
                 json = v;
             } else if (s == QLatin1String("--expect")) {
                 static const QStringList allowed{"same", "faster", "slower", "not-slower", "not-faster"};
@@ -149,6 +89,10 @@ int compareCommand(const QStringList &args)
             files << s;
         }
     }
+    if (files.contains(QStringLiteral("-"))) {
+        return usageError(QStringLiteral("compare: '-' would be standard input, which kpg compare does not read; give "
+                                         "the files that 'kpg run --json FILE' wrote"));
+    }
     if (files.size() != 2) {
         return usageError(QStringLiteral("compare: give two run results, the baseline and the candidate (kpg compare "
                                          "A.json B.json); %1 given")
@@ -156,41 +100,42 @@ int compareCommand(const QStringList &args)
     }
     const Result<RunFile> a = readRunFile(files[0]);
     if (!a) {
-        err() << "kpg: " << a.error().message << "\n";
+        err() << "kpg: " << printable(a.error().message) << "\n";
         return Exit::forError(a.error());
     }
     const Result<RunFile> b = readRunFile(files[1]);
     if (!b) {
-        err() << "kpg: " << b.error().message << "\n";
+        err() << "kpg: " << printable(b.error().message) << "\n";
         return Exit::forError(b.error());
     }
     const Comparison c = compareSamples(a->samples, b->samples, rule);
     // With --json -, the JSON owns stdout and the summary goes to stderr.
     QTextStream &o = json == QLatin1String("-") ? err() : out();
 
+    // Titles, devices and kernel names come from the files: printed with control characters replaced.
     const auto describe = [&o](const char *label, const RunFile &f, const SampleSummary &s) {
-        o << label << ": " << f.path;
+        o << label << ": " << printable(f.path);
         if (!f.title.isEmpty()) {
-            o << " (" << f.title << ")";
+            o << " (" << printable(f.title) << ")";
         }
-        o << " on " << (f.device.isEmpty() ? QStringLiteral("?") : f.device) << ", " << f.kernels.join(", ") << ": "
-          << s.count << " " << f.mode << " samples, median " << timeText(s.median) << ", [min, q3] [" << timeText(s.min)
-          << ", " << timeText(s.q3) << "]\n";
+        o << " on " << (f.device.isEmpty() ? QStringLiteral("?") : printable(f.device)) << ", "
+          << printable(f.kernels.join(", ")) << ": " << s.count << " " << f.mode << " samples, median "
+          << timeText(s.median) << ", [min, q3] [" << timeText(s.min) << ", " << timeText(s.q3) << "]\n";
     };
     describe("A (baseline) ", *a, c.a);
     describe("B (candidate)", *b, c.b);
     if (a->mode != b->mode) {
-        err() << "kpg: warning: A was timed " << a->mode << " and B " << b->mode
+        err() << "kpg: warning: A was timed " << printable(a->mode) << " and B " << printable(b->mode)
               << "; the comparison mixes two timing modes\n";
     }
     if (a->device != b->device) {
-        err() << "kpg: warning: A ran on " << a->device << " and B on " << b->device << "\n";
+        err() << "kpg: warning: A ran on " << printable(a->device) << " and B on " << printable(b->device) << "\n";
     }
     o << "verdict: " << verdictName(c.verdict).toUpper();
     if (c.verdict == Verdict::Faster || c.verdict == Verdict::Slower) {
         o << " (B is " << verdictName(c.verdict) << " than A: " << QString::number(c.ratio, 'f', 3) << "x A's speed)";
     }
-    o << "\n  rule (times in ms): " << c.reason << "\n";
+    o << "\n  rule (times in ms): " << printable(c.reason) << "\n";
     o.flush();
     err().flush();
 

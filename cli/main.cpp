@@ -6,19 +6,23 @@
 #include "compile/compiler.h"
 #include "compile/sandbox.h"
 #include "core/format.h"
+#include "core/printable.h"
 #include "core/safefile.h"
 #include "cuda/deviceinfo.h"
 #include "cuda/nvrtcapi.h"
 #include "exitcodes.h"
+#include "projectcli.h"
 #include "run/ceilings.h"
 
 #include <QCoreApplication>
+#include <QDir>
 #include <QFile>
 #include <QFileInfo>
 #include <QGuiApplication>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QTemporaryDir>
 #include <QTextStream>
 
 #include <algorithm>
@@ -67,6 +71,10 @@ Commands:
       --no-cache     do not read or write the compile cache
       --timeout S    stop a compile that runs longer than S seconds (default:
                      $KPG_COMPILE_TIMEOUT, else 60)
+      --memory-limit MIB
+                     stop a compile whose process passes MIB MiB of memory
+                     (default: $KPG_COMPILER_MEMORY_LIMIT, else half the RAM
+                     over one compile per core, 2048 to 8192)
       --json         print one JSON object (docs/kpg-compile-json.md)
       --ptx OUT      write the PTX to OUT
       --cubin OUT    write the cubin to OUT
@@ -192,6 +200,8 @@ Environment:
   KPG_NO_CACHE=1     disable the compile cache
   KPG_COMPILER       path of kpg-compiler, NVRTC's sandboxed process (default: next to kpg)
   KPG_COMPILE_TIMEOUT  compile time limit in seconds (default: 60)
+  KPG_COMPILER_MEMORY_LIMIT  compile memory limit in MiB (default: half the RAM over one compile per core, 2048-8192)
+  KPG_WORKER_SANDBOX=1  restrict kpg-worker's file access with Landlock (docs/security.md; off until shown on a GPU)
   KPG_PROFILING=1|0  treat the run as under a CUDA profiler, or not (default: found from ncu's and nsys's variables)
   KPG_WORKER_SPAWN   posix or qprocess: how kpg-worker is started (default: posix_spawn under Nsight, else QProcess)
   KPG_CRASH_TRACE=1  on a crash, print the crashing thread, the return address and the stack
@@ -248,7 +258,7 @@ int devices(const QStringList &args)
             out() << QJsonDocument(doc).toJson(QJsonDocument::Indented);
             out().flush();
         }
-        err() << "kpg: " << e.message << "\n";
+        err() << "kpg: " << printable(e.message) << "\n";
         err().flush();
         return Exit::forError(e);
     }
@@ -316,8 +326,9 @@ int devices(const QStringList &args)
     out() << "Compiler sandbox: " << Sandbox::availability().text << "\n";
     for (qsizetype i = 0; i < list.devices.size(); ++i) {
         const DeviceInfo &d = list.devices[i];
-        out() << "GPU " << d.ordinal << ": " << d.name << "  compute " << d.computeCapability() << " (" << d.arch()
-              << ")  " << d.smCount << " SMs  " << formatBytes(d.totalMemoryBytes) << "  PCI " << d.pciBusId << "\n";
+        out() << "GPU " << d.ordinal << ": " << printable(d.name) << "  compute " << d.computeCapability() << " ("
+              << d.arch() << ")  " << d.smCount << " SMs  " << formatBytes(d.totalMemoryBytes) << "  PCI " << d.pciBusId
+              << "\n";
         const std::optional<DeviceCeilings> &c = measured[i];
         if (c) {
             out() << "  ceilings: copy " << QString::number(c->bytesPerSecond / 1e12, 'f', 2) << " TB/s, FP32 "
@@ -340,7 +351,7 @@ int devices(const QStringList &args)
  */
 int compileFailed(bool json, const QString &file, const Error &e, int code)
 {
-    err() << "kpg: " << e.message << "\n";
+    err() << "kpg: " << printable(e.message) << "\n";
     err().flush();
     if (json) {
         const QJsonObject doc{{QStringLiteral("ok"), false},
@@ -395,7 +406,7 @@ int compile(const QStringList &args)
             req.options.pch = false;
         } else if (a == QLatin1String("--arch") || a == QLatin1String("--std") || a == QLatin1String("--opt") ||
                    a == QLatin1String("--name-expr") || a == QLatin1String("--ptx") || a == QLatin1String("--cubin") ||
-                   a == QLatin1String("--timeout")) {
+                   a == QLatin1String("--timeout") || a == QLatin1String("--memory-limit")) {
             v = value(a);
             if (!v) {
                 return usageError(QStringLiteral("compile: %1 needs a value").arg(a));
@@ -415,10 +426,22 @@ int compile(const QStringList &args)
                     return usageError(QStringLiteral("compile: --timeout takes seconds above 0, not '%1'").arg(*v));
                 }
                 config.timeoutMs = qMax(1, int(seconds * 1000));
-            } else if (a == QLatin1String("--ptx")) {
-                ptxOut = *v;
-            } else {
-                cubinOut = *v;
+            } else if (a == QLatin1String("--memory-limit")) {
+                bool ok = false;
+                const qint64 mib = v->toLongLong(&ok);
+                if (!ok || mib < CompilerProcess::kMinMemoryLimitMiB || mib > CompilerProcess::kMaxMemoryLimitMiB) {
+                    return usageError(QStringLiteral("compile: --memory-limit takes MiB, a whole number from %1 to "
+                                                     "%2, not '%3'")
+                                          .arg(CompilerProcess::kMinMemoryLimitMiB)
+                                          .arg(CompilerProcess::kMaxMemoryLimitMiB)
+                                          .arg(*v));
+                }
+                config.memoryLimitMiB = mib;
+            } else if (a == QLatin1String("--ptx") || a == QLatin1String("--cubin")) {
+                if (const std::optional<int> bad = checkOutputOption(QStringLiteral("compile"), a, *v)) {
+                    return *bad;
+                }
+                (a == QLatin1String("--ptx") ? ptxOut : cubinOut) = *v;
             }
         } else if ((v = attached("-D"))) {
             req.options.defines << *v;
@@ -494,7 +517,7 @@ int compile(const QStringList &args)
         }
     }
     if (writeError) {
-        err() << "kpg: " << writeError->message << "\n";
+        err() << "kpg: " << printable(writeError->message) << "\n";
         err().flush();
     }
 
@@ -534,14 +557,7 @@ int compile(const QStringList &args)
 
     // gcc-style lines, so editors and terminals can jump to them.
     for (const Diagnostic &d : r.diagnostics) {
-        QString where = d.file.isEmpty() ? QStringLiteral("kpg") : d.file;
-        if (d.line > 0) {
-            where += QStringLiteral(":%1").arg(d.line);
-            if (d.column > 0) {
-                where += QStringLiteral(":%1").arg(d.column);
-            }
-        }
-        err() << where << ": " << Diagnostic::severityName(d.severity) << ": " << d.message << "\n";
+        err() << d.text() << "\n";
     }
     err().flush();
     if (!r.note.isEmpty()) {
@@ -556,7 +572,7 @@ int compile(const QStringList &args)
             const QString sep = p.type.endsWith(QLatin1Char('*')) ? QString() : QStringLiteral(" ");
             params << (p.type + (p.name.isEmpty() ? QString() : sep + p.name));
         }
-        out() << "  " << k.name << "(" << params.join(QStringLiteral(", ")) << ")";
+        out() << "  " << printable(k.name) << "(" << printable(params.join(QStringLiteral(", "))) << ")";
         if (!k.loweredName.isEmpty() && k.loweredName != k.name) {
             out() << "  [" << k.loweredName << "]";
         }
@@ -631,6 +647,17 @@ int main(int argc, char **argv)
     }
     if (plots && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) {
         qputenv("QT_QPA_PLATFORM", "offscreen");
+    }
+    // Without a session (a batch job, ssh, a container) Qt Gui warns that
+    // XDG_RUNTIME_DIR is not set; a private folder of this run's own (0700, as
+    // Qt requires, removed at exit) keeps the plot's output to the plot.
+    std::unique_ptr<QTemporaryDir> runtimeDir;
+    if (plots && qEnvironmentVariableIsEmpty("XDG_RUNTIME_DIR")) {
+        runtimeDir = std::make_unique<QTemporaryDir>(QDir::tempPath() + QStringLiteral("/kpg-runtime-XXXXXX"));
+        if (runtimeDir->isValid()) {
+            QFile::setPermissions(runtimeDir->path(), QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
+            qputenv("XDG_RUNTIME_DIR", QFile::encodeName(runtimeDir->path()));
+        }
     }
     std::unique_ptr<QCoreApplication> app;
     if (plots) {

@@ -1,14 +1,14 @@
 #include "projectcli.h"
 #include "run/runjson.h"
 
-#include "compile/sandbox.h"
-
 #include "cliutil.h"
 #include "compile/compiler.h"
 #include "compile/sandbox.h"
+#include "core/printable.h"
 #include "core/safefile.h"
 #include "project/projectio.h"
 
+#include <QFileInfo>
 #include <QJsonArray>
 
 namespace Kp::Cli {
@@ -43,6 +43,41 @@ Result<QString> readSourceArgument(const QString &path)
     return QString::fromUtf8(*bytes);
 }
 
+std::optional<int> checkOutputOption(const QString &command, const QString &option, const QString &path,
+                                     bool stdoutAllowed)
+{
+    if (path.trimmed().isEmpty()) {
+        return usageError(QStringLiteral("%1: %2 needs a file name; '%3' is empty").arg(command, option, path));
+    }
+    if (path == QLatin1String("-")) {
+        if (stdoutAllowed) {
+            return std::nullopt;
+        }
+        return usageError(
+            QStringLiteral("%1: %2 writes a file; '-' (standard output) is not one here").arg(command, option));
+    }
+    const QFileInfo file(path);
+    const QFileInfo folder(file.absolutePath());
+    QString why;
+    if (file.isDir()) {
+        why = QStringLiteral("is a folder");
+    } else if (!folder.exists()) {
+        why = QStringLiteral("its folder %1 does not exist").arg(folder.filePath());
+    } else if (!folder.isDir()) {
+        why = QStringLiteral("%1 is not a folder").arg(folder.filePath());
+    } else if (!file.exists() && !folder.isWritable()) {
+        why = QStringLiteral("its folder %1 cannot be written").arg(folder.filePath());
+    } else if (file.exists() && !file.isWritable()) {
+        why = QStringLiteral("the file cannot be written");
+    }
+    if (why.isEmpty()) {
+        return std::nullopt;
+    }
+    err() << "kpg: " << printable(QStringLiteral("%1: %2 %3: %4").arg(command, option, path, why)) << "\n";
+    err().flush();
+    return Exit::CannotWrite;
+}
+
 bool writeText(const QString &path, const QByteArray &data, const QString &what)
 {
     Status s = Unit{};
@@ -53,7 +88,7 @@ bool writeText(const QString &path, const QByteArray &data, const QString &what)
         s = writeOutput(path, data, what);
     }
     if (!s) {
-        err() << "kpg: " << s.error().message << "\n";
+        err() << "kpg: " << printable(s.error().message) << "\n";
         err().flush();
         return false;
     }
@@ -63,8 +98,7 @@ bool writeText(const QString &path, const QByteArray &data, const QString &what)
 void printDiagnostics(const CompileResult &compiled)
 {
     for (const Diagnostic &d : compiled.diagnostics) {
-        err() << d.file << ":" << d.line << ":" << d.column << ": " << Diagnostic::severityName(d.severity) << ": "
-              << d.message << "\n";
+        err() << d.text() << "\n";
     }
     err().flush();
 }
@@ -72,7 +106,7 @@ void printDiagnostics(const CompileResult &compiled)
 void printChecks(QTextStream &o, const QList<CheckResult> &checks)
 {
     for (const CheckResult &c : checks) {
-        o << "  " << checkResultText(c);
+        o << "  " << printable(checkResultText(c), true);
     }
 }
 

@@ -14,6 +14,8 @@
 #include <QString>
 #include <QTextStream>
 
+#include <optional>
+
 namespace Kp::Cli {
 
 /**
@@ -40,6 +42,17 @@ Status requireCompilerSandbox(const QString &command, const QString &what);
  * FIFO, every write checked). Prints the error; false when it failed.
  */
 bool writeText(const QString &path, const QByteArray &data, const QString &what);
+
+/**
+ * An output option's value, checked before any work starts: not empty, its
+ * folder exists, is a folder and may be written, and the name is not a
+ * folder itself. "-" (standard output) passes where stdoutAllowed. Prints
+ * "kpg: COMMAND: OPTION ..." and returns the exit code to end with (64 for an
+ * empty name, 74 for a folder that cannot be written), or nothing when fine.
+ * Outputs follow symbolic links (docs/security.md).
+ */
+std::optional<int> checkOutputOption(const QString &command, const QString &option, const QString &path,
+                                     bool stdoutAllowed = true);
 
 /** "file:line:col: error: message" for every diagnostic, on stderr. */
 void printDiagnostics(const CompileResult &compiled);

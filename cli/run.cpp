@@ -5,6 +5,7 @@
 #include "cliutil.h"
 #include "compile/compiler.h"
 #include "core/format.h"
+#include "core/printable.h"
 #include "core/safefile.h"
 #include "cuda/deviceinfo.h"
 #include "memorycli.h"
@@ -83,7 +84,7 @@ QJsonObject resultJson(const Project &project, const CheckedRun &c)
 int failEarly(const RunArgs &a, const Project &project, const Error &e,
               const std::optional<CompileResult> &compiled = {})
 {
-    err() << "kpg: " << e.message << "\n";
+    err() << "kpg: " << printable(e.message) << "\n";
     err().flush();
     if (!a.json.isEmpty()) {
         CheckedRun c;
@@ -127,6 +128,13 @@ int runCommand(const QStringList &args)
                 return usageError(QStringLiteral("run: %1 needs a value").arg(s));
             }
             bool ok = true;
+            if (s == QLatin1String("--json") || s == QLatin1String("--csv") || s == QLatin1String("--trace")) {
+                if (const std::optional<int> bad = checkOutputOption(QStringLiteral("run"), s, *v)) {
+                    return *bad;
+                }
+            } else if (s == QLatin1String("--save-buffers") && v->trimmed().isEmpty()) {
+                return usageError(QStringLiteral("run: --save-buffers needs a folder; '%1' is empty").arg(*v));
+            }
             if (s == QLatin1String("--json")) {
                 a.json = *v;
             } else if (s == QLatin1String("--csv")) {
@@ -218,7 +226,7 @@ int runCommand(const QStringList &args)
 
     // Human-readable summary on stdout (unless the JSON goes there).
     QTextStream &o = a.json == QLatin1String("-") ? err() : out();
-    o << (project.title.isEmpty() ? a.project : project.title) << " on " << r.device << "\n";
+    o << printable(project.title.isEmpty() ? a.project : project.title) << " on " << printable(r.device) << "\n";
     for (qsizetype i = 0; i < r.steps.size(); ++i) {
         const StepResult &s = r.steps[i];
         const QString on = s.stream.isEmpty() || s.stream == QLatin1String("default")
@@ -229,8 +237,8 @@ int runCommand(const QStringList &args)
               << (s.bytes > 0 ? QStringLiteral(" (%1)").arg(formatBytes(s.bytes)) : QString()) << "\n";
             continue;
         }
-        o << "  step " << i + 1 << ": " << s.kernel << on << " grid " << dim3Text(s.grid) << " block "
-          << dim3Text(s.block);
+        o << "  step " << i + 1 << ": " << printable(s.kernel) << printable(on) << " grid " << dim3Text(s.grid)
+          << " block " << dim3Text(s.block);
         if (s.sharedBytes) {
             o << " shared " << s.sharedBytes << " B";
         }
@@ -345,7 +353,7 @@ int runCommand(const QStringList &args)
         for (const auto &b : c.buffers.all()) {
             const QString path = QDir(a.saveDir).filePath(b->spec.name + QStringLiteral(".npy"));
             if (Status s = exportNpy(path, b->spec.dtype, b->shape, b->memory.data()); !s) {
-                err() << "kpg: " << s.error().message << "\n";
+                err() << "kpg: " << printable(s.error().message) << "\n";
                 code = code ? code : Exit::CannotWrite;
             }
         }

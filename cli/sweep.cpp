@@ -6,6 +6,7 @@
 #include "sweep/sweep.h"
 #include "client/engineclient.h"
 #include "cliutil.h"
+#include "core/printable.h"
 #include "plot/plot.h"
 #include "projectcli.h"
 #include "run/ceilings.h"
@@ -16,6 +17,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 
+#include <algorithm>
 #include <csignal>
 #include <optional>
 
@@ -115,14 +117,27 @@ int sweepCommand(const QStringList &args)
                     return usageError(QStringLiteral("sweep: ") + a.error().message);
                 }
                 axes << *a;
-            } else if (s == QLatin1String("--csv")) {
-                csvPath = v;
-            } else if (s == QLatin1String("--json")) {
-                jsonPath = v;
-            } else if (s == QLatin1String("--plot")) {
-                plot.path = v;
-            } else if (s == QLatin1String("--roofline")) {
-                plot.roofline = v;
+            } else if (s == QLatin1String("--csv") || s == QLatin1String("--json") || s == QLatin1String("--plot") ||
+                       s == QLatin1String("--roofline")) {
+                // Every output is checked here, before the sweep runs for minutes.
+                const bool isPlot = s == QLatin1String("--plot") || s == QLatin1String("--roofline");
+                if (const std::optional<int> bad = checkOutputOption(QStringLiteral("sweep"), s, v, !isPlot)) {
+                    return *bad;
+                }
+                if (isPlot) {
+                    if (const Status f = Plot::checkFormat(v); !f) {
+                        return usageError(QStringLiteral("sweep: %1 ").arg(s) + f.error().message);
+                    }
+                }
+                if (s == QLatin1String("--csv")) {
+                    csvPath = v;
+                } else if (s == QLatin1String("--json")) {
+                    jsonPath = v;
+                } else if (s == QLatin1String("--plot")) {
+                    plot.path = v;
+                } else {
+                    plot.roofline = v;
+                }
             } else if (s == QLatin1String("--plot-y")) {
                 if (v != QLatin1String("time") && v != QLatin1String("throughput")) {
                     return usageError(QStringLiteral("sweep: --plot-y is time or throughput, not '%1'").arg(v));
@@ -174,7 +189,7 @@ int sweepCommand(const QStringList &args)
     }
     Result<Project> loaded = loadProjectArgument(projectPath, confine ? PathScope::ProjectFolder : PathScope::Anywhere);
     if (!loaded) {
-        err() << "kpg: " << loaded.error().message << "\n";
+        err() << "kpg: " << printable(loaded.error().message) << "\n";
         return Exit::forError(loaded.error());
     }
     const Project project = std::move(loaded).value();
@@ -216,7 +231,7 @@ int sweepCommand(const QStringList &args)
 
     // With --json -, the JSON owns stdout and the table goes to stderr.
     QTextStream &o = jsonPath == QLatin1String("-") ? err() : out();
-    o << (project.title.isEmpty() ? projectPath : project.title) << ": " << points->size() << " point"
+    o << printable(project.title.isEmpty() ? projectPath : project.title) << ": " << points->size() << " point"
       << (points->size() == 1 ? "" : "s") << (zip ? " (zipped axes)" : "") << "\n";
     o.flush();
 
@@ -248,7 +263,8 @@ int sweepCommand(const QStringList &args)
     int code = Exit::Ok;
     QObject::connect(&runner, &SweepRunner::pointFinished, &runner, [&](const SweepPointResult &pr) {
         const RunResult &r = pr.run.run;
-        o << "  [" << runner.results().size() << "/" << points->size() << "] " << pr.label << ": " << pr.status;
+        o << "  [" << runner.results().size() << "/" << points->size() << "] " << printable(pr.label) << ": "
+          << pr.status;
         if (pr.timed()) {
             o << "  median " << QString::number(r.stats.medianMs * 1000, 'f', 3) << " us (" << r.stats.count << ", "
               << r.stopCriterion << ")";
@@ -257,7 +273,7 @@ int sweepCommand(const QStringList &args)
                   << QString::number(r.steps.first().occupancy.ratio * 100, 'f', 0) << " %";
             }
         } else {
-            o << ": " << pr.reason;
+            o << ": " << printable(pr.reason);
         }
         if (devices.size() > 1) {
             o << "  [GPU " << pr.device << "]";
@@ -280,7 +296,7 @@ int sweepCommand(const QStringList &args)
     std::signal(SIGINT, SIG_DFL);
     g_running = nullptr;
     if (const std::optional<Error> fatal = runner.fatalError()) {
-        err() << "kpg: " << fatal->message << "\n";
+        err() << "kpg: " << printable(fatal->message) << "\n";
         code = Exit::forError(*fatal);
     }
     if (runner.wasAborted()) {
@@ -288,6 +304,15 @@ int sweepCommand(const QStringList &args)
         code = code ? code : Exit::Incomplete;
     }
     const QList<SweepPointResult> results = runner.resultsInOrder();
+    // A sweep that measured nothing is not a success: every point skipped
+    // (block too large for the kernel, a grid of 0, ...) exits 65 with the first reason.
+    if (code == Exit::Ok && !results.isEmpty() &&
+        std::all_of(results.begin(), results.end(),
+                    [](const SweepPointResult &r) { return r.status == QLatin1String("skipped"); })) {
+        err() << "kpg: sweep: every point was skipped, none ran; the first: " << printable(results.first().label)
+              << ": " << printable(results.first().reason) << "\n";
+        code = Exit::BadInput;
+    }
 
     if (!csvPath.isEmpty() && !writeText(csvPath, sweepCsv(axes, results), QStringLiteral("the sweep CSV"))) {
         code = code ? code : Exit::CannotWrite;

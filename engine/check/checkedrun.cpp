@@ -53,7 +53,8 @@ QString firstDiagnostic(const CompileResult &c)
 {
     for (const Diagnostic &d : c.diagnostics) {
         if (d.severity == Diagnostic::Severity::Error) {
-            return QStringLiteral("%1:%2:%3: %4").arg(d.file).arg(d.line).arg(d.column).arg(d.message);
+            // "k.cu: error: ... (it contains NUL bytes)", not "k.cu:0:0": line and column only where known.
+            return d.text();
         }
     }
     return c.log.section(QLatin1Char('\n'), 0, 0);

@@ -1,6 +1,7 @@
 #include "supervisor.h"
 
 #include "client/workerprocess.h"
+#include "compile/sandbox.h"
 
 #include <QCoreApplication>
 #include <QLocalServer>
@@ -112,7 +113,10 @@ void Supervisor::startWorker()
 
     m_process = new WorkerProcess(this);
     m_started = true;
-    const QStringList workerArgs{QStringLiteral("--connect"), m_server->fullServerName()};
+    QStringList workerArgs{QStringLiteral("--connect"), m_server->fullServerName()};
+    if (Sandbox::workerSandboxRequested()) {
+        workerArgs << QStringLiteral("--sandbox"); // opt-in until shown on a GPU host (docs/security.md)
+    }
     if (m_launch.prefix.isEmpty()) {
         m_process->setProgram(program);
         m_process->setArguments(workerArgs);

@@ -73,6 +73,15 @@ Comparison compareSamples(const QList<double> &baseline, const QList<double> &ca
         c.reason = QStringLiteral("a median is not positive (%1 and %2)").arg(c.a.median).arg(c.b.median);
         return c;
     }
+    // Denormal medians (5e-324 ms) overflow the ratio to inf, which once printed "infx".
+    if (!std::isfinite(c.a.median / c.b.median) || !std::isfinite(c.b.median / c.a.median)) {
+        c.verdict = Verdict::Ambiguous;
+        c.reason = QStringLiteral("the medians %1 and %2 are too far apart to give a ratio (a time below a "
+                                  "picosecond is not a GPU measurement)")
+                       .arg(c.a.median, 0, 'g', 6)
+                       .arg(c.b.median, 0, 'g', 6);
+        return c;
+    }
     c.relativeDifference = (c.b.median - c.a.median) / c.a.median;
     c.ratio = c.a.median / c.b.median;
     const bool below = c.b.q3 < c.a.min;

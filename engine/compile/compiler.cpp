@@ -96,6 +96,7 @@ Compiler::Compiler(Config config)
     m_cache = std::make_unique<CompileCache>(dir, config.cacheLimitBytes);
     m_isolated = config.isolated;
     m_timeoutMs = config.timeoutMs;
+    m_memoryLimitMiB = config.memoryLimitMiB;
     if (m_timeoutMs <= 0) {
         bool ok = false;
         const double s = qEnvironmentVariable("KPG_COMPILE_TIMEOUT").toDouble(&ok);
@@ -445,15 +446,21 @@ Result<CompileResult> Compiler::compile(const CompileRequest &request)
         if (!request.projectDir.isEmpty()) {
             userDirs.prepend(request.projectDir);
         }
-        ran = m_process->run(job, userDirs, m_timeoutMs);
+        QElapsedTimer wall;
+        wall.start();
+        ran = m_process->run(job, userDirs, m_timeoutMs, m_memoryLimitMiB);
         if (!ran && (ran.error().code == Error::Code::WorkerDied || ran.error().code == Error::Code::Timeout)) {
             // An ordinary failed compile with one message; never cached, so
             // the same source is tried again (a fresh process) next time.
             Diagnostic d;
             d.file = request.fileName;
-            d.message = ran.error().code == Error::Code::Timeout ? timeoutMessage(m_timeoutMs) : crashMessage();
+            d.message = ran.error().code == Error::Code::Timeout            ? timeoutMessage(m_timeoutMs)
+                        : ran.error().apiCall == QLatin1String("RLIMIT_AS") ? ran.error().message
+                                                                            : crashMessage();
             result.diagnostics.append(d);
             result.ok = false;
+            // The time it ran before it was stopped, not NVRTC's (it never answered).
+            result.compileMs = double(wall.nsecsElapsed()) / 1e6;
             return result;
         }
     } else {

@@ -34,6 +34,12 @@ public:
         bool isolated = true;
         /** Isolated compiles past this are stopped; 0: $KPG_COMPILE_TIMEOUT seconds, else 60 s. */
         int timeoutMs = 0;
+        /**
+         * Isolated compiles whose process passes this many MiB of address space
+         * are stopped; 0: $KPG_COMPILER_MEMORY_LIMIT, else
+         * CompilerProcess::defaultMemoryLimitMiB() (docs/security.md).
+         */
+        qint64 memoryLimitMiB = 0;
     };
 
     Compiler();
@@ -75,6 +81,7 @@ private:
     std::unique_ptr<CompilerProcess> m_process; // null in-process
     bool m_isolated = true;
     int m_timeoutMs = 60000;
+    qint64 m_memoryLimitMiB = 0; // 0: CompilerProcess decides per job
 };
 
 } // namespace Kp

@@ -14,6 +14,9 @@
 #include <QRegularExpression>
 #include <QSet>
 #include <QTemporaryDir>
+#include <QThread>
+
+#include <algorithm>
 
 #include <cerrno>
 #include <csignal>
@@ -59,6 +62,36 @@ void withoutProfilerInjection(QProcessEnvironment &env)
     }
 }
 
+QProcessEnvironment compilerEnvironment(const QProcessEnvironment &parent)
+{
+    // Only what the loader, the sanitizers and kpg-compiler itself read. The
+    // rest (tokens, paths, a grader's settings) stays out, so no diagnostic can
+    // echo it whatever a source manages to make NVRTC print.
+    static const char *const kept[] = {"LD_LIBRARY_PATH",
+                                       "LD_PRELOAD",
+                                       "PATH",
+                                       "LANG",
+                                       "LC_ALL",
+                                       "LC_CTYPE",
+                                       "ASAN_OPTIONS",
+                                       "UBSAN_OPTIONS",
+                                       "LSAN_OPTIONS",
+                                       "KPG_COMPILER_TEST_HOOKS",
+                                       "KPG_COMPILER_SANDBOX_READ",
+                                       "KPG_COMPILER_SANDBOX_WRITE",
+                                       "CUDA_INJECTION64_PATH",
+                                       "NVTX_INJECTION64_PATH"};
+    QProcessEnvironment env;
+    for (const char *name : kept) {
+        const QString key = QString::fromLatin1(name);
+        if (parent.contains(key)) {
+            env.insert(key, parent.value(key));
+        }
+    }
+    withoutProfilerInjection(env);
+    return env;
+}
+
 namespace {
 
 // Replies carry PTX and cubins; a 10,000-kernel source makes tens of MiB.
@@ -80,7 +113,42 @@ QString selfDir()
 
 } // namespace
 
+// kpg-compiler's exit status for a compile that NVRTC aborted at the memory limit (engine/compiler/main.cpp).
+constexpr int kMemoryExit = 86;
+
 CompilerProcess::CompilerProcess() = default;
+
+QString CompilerProcess::memoryMessage(qint64 mib)
+{
+    return QStringLiteral("the compiler used more than %1 MiB on this source and was stopped").arg(mib);
+}
+
+qint64 CompilerProcess::defaultMemoryLimitMiB()
+{
+    const long pages = ::sysconf(_SC_PHYS_PAGES);
+    const long pageSize = ::sysconf(_SC_PAGESIZE);
+    const qint64 totalMiB = pages > 0 && pageSize > 0 ? (qint64(pages) * pageSize) >> 20 : 0;
+    const qint64 parallel = std::clamp<qint64>(QThread::idealThreadCount(), 1, 16);
+    return std::clamp<qint64>(totalMiB / 2 / parallel, 2048, 8192);
+}
+
+Result<qint64> CompilerProcess::memoryLimitMiB()
+{
+    const QString text = qEnvironmentVariable("KPG_COMPILER_MEMORY_LIMIT").trimmed();
+    if (text.isEmpty()) {
+        return defaultMemoryLimitMiB();
+    }
+    bool ok = false;
+    const qint64 mib = text.toLongLong(&ok);
+    if (!ok || mib < kMinMemoryLimitMiB || mib > kMaxMemoryLimitMiB) {
+        return processError(Error::Code::Usage, QStringLiteral("KPG_COMPILER_MEMORY_LIMIT is the compiler's memory "
+                                                               "limit in MiB, a whole number from %1 to %2, not '%3'")
+                                                    .arg(kMinMemoryLimitMiB)
+                                                    .arg(kMaxMemoryLimitMiB)
+                                                    .arg(text));
+    }
+    return mib;
+}
 
 CompilerProcess::~CompilerProcess()
 {
@@ -189,12 +257,11 @@ Status CompilerProcess::start(const QStringList &userDirs)
         args << QStringLiteral("--no-sandbox");
     }
 
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    QProcessEnvironment env = compilerEnvironment(QProcessEnvironment::systemEnvironment());
     env.insert(QStringLiteral("KPG_NVRTC_LIBRARY"), (*nv)->libraryPath); // the library the cache key names
     if (m_tempDir->isValid()) {
         env.insert(QStringLiteral("TMPDIR"), m_tempDir->path());
     }
-    withoutProfilerInjection(env);
 
     int fds[2];
     if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) {
@@ -318,13 +385,21 @@ Result<QVariantMap> CompilerProcess::exchange(const Protocol::Message &request, 
         return processError(Error::Code::Timeout, QStringLiteral("timed out"));
     }
     const bool cancelled = m_cancelled.exchange(false);
-    stopAfterFailure();
-    return cancelled ? processError(Error::Code::Cancelled, QStringLiteral("the compile was superseded"))
-                     : processError(Error::Code::WorkerDied, QStringLiteral("the compiler crashed on this source"));
+    const int status = stopAfterFailure();
+    if (cancelled) {
+        return processError(Error::Code::Cancelled, QStringLiteral("the compile was superseded"));
+    }
+    if (status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == kMemoryExit) {
+        Error e = processError(Error::Code::WorkerDied, memoryMessage(m_memoryLimitMiB));
+        e.apiCall = QStringLiteral("RLIMIT_AS");
+        return e;
+    }
+    return processError(Error::Code::WorkerDied, QStringLiteral("the compiler crashed on this source"));
 }
 
-void CompilerProcess::stopAfterFailure()
+int CompilerProcess::stopAfterFailure()
 {
+    int status = -1;
     int pid = 0;
     {
         QMutexLocker lock(&m_stateMutex);
@@ -336,15 +411,27 @@ void CompilerProcess::stopAfterFailure()
         m_fd = -1;
     }
     if (pid > 0) {
-        ::kill(pid, SIGKILL); // dead or broken either way; never leave a half-working child
-        ::waitpid(pid, nullptr, 0);
+        // Dead or broken either way; never leave a half-working child. A child
+        // that already exited keeps its own status through the kill.
+        ::kill(pid, SIGKILL);
+        ::waitpid(pid, &status, 0);
     }
     m_tempDir.reset();
+    return status;
 }
 
-Result<NvrtcOutput> CompilerProcess::run(const NvrtcJob &job, const QStringList &userDirs, int timeoutMs)
+Result<NvrtcOutput> CompilerProcess::run(const NvrtcJob &job, const QStringList &userDirs, int timeoutMs,
+                                         qint64 memoryLimitMiB)
 {
     QMutexLocker runLock(&m_runMutex);
+    if (memoryLimitMiB <= 0) {
+        const Result<qint64> limit = CompilerProcess::memoryLimitMiB();
+        if (!limit) {
+            return limit.error();
+        }
+        memoryLimitMiB = *limit;
+    }
+    m_memoryLimitMiB = memoryLimitMiB;
     QStringList dirs;
     for (const QString &d : userDirs) {
         const QString canonical = QFileInfo(d).canonicalFilePath();
@@ -364,6 +451,7 @@ Result<NvrtcOutput> CompilerProcess::run(const NvrtcJob &job, const QStringList 
     request.type = QStringLiteral("compile");
     request.id = m_nextId++;
     request.body = job.toVariant();
+    request.body.insert(QStringLiteral("memoryLimitMiB"), memoryLimitMiB);
     {
         QMutexLocker lock(&m_stateMutex);
         m_busy = true;
@@ -376,6 +464,14 @@ Result<NvrtcOutput> CompilerProcess::run(const NvrtcJob &job, const QStringList 
     }
     if (!answer) {
         return answer.error();
+    }
+    if (answer->value(QStringLiteral("memoryExceeded")).toBool()) {
+        // NVRTC said "out of memory" itself; a fresh process gives the next
+        // compile back the memory this one's heap still holds.
+        stopAfterFailure();
+        Error e = processError(Error::Code::WorkerDied, memoryMessage(memoryLimitMiB));
+        e.apiCall = QStringLiteral("RLIMIT_AS");
+        return e;
     }
     return NvrtcOutput::fromVariant(*answer);
 }

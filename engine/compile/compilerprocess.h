@@ -23,6 +23,13 @@ namespace Kp {
 void withoutProfilerInjection(QProcessEnvironment &env);
 
 /**
+ * kpg-compiler's environment: of the parent's, only the loader's and the
+ * sanitizers' variables and kpg-compiler's own (a profiler's injection taken
+ * out as above); nothing else of the environment can reach a diagnostic.
+ */
+QProcessEnvironment compilerEnvironment(const QProcessEnvironment &parent);
+
+/**
  * The parent's side of kpg-compiler: starts it once, keeps it warm (NVRTC's
  * PCH and loaded libraries stay hot), sends one NvrtcJob at a time and waits
  * for the answer with a time limit.
@@ -49,10 +56,13 @@ public:
     /**
      * Runs the job in the child. userDirs are the folders its sources may
      * include from (project folder, include folders). Errors: WorkerStart (no
-     * kpg-compiler), WorkerDied (it crashed), Timeout (killed after
-     * timeoutMs), Cancelled (cancel() was called), Protocol.
+     * kpg-compiler), WorkerDied (it crashed; with apiCall "RLIMIT_AS" and
+     * memoryMessage() as the message when it ran past memoryLimitMiB), Timeout
+     * (killed after timeoutMs), Cancelled (cancel() was called), Protocol.
+     * memoryLimitMiB limits the address space of the process for this job;
+     * 0: memoryLimitMiB() (the environment's or the default).
      */
-    Result<NvrtcOutput> run(const NvrtcJob &job, const QStringList &userDirs, int timeoutMs);
+    Result<NvrtcOutput> run(const NvrtcJob &job, const QStringList &userDirs, int timeoutMs, qint64 memoryLimitMiB = 0);
 
     /** Kills the job now running, if any; its run() returns Cancelled. The next job starts a fresh process. */
     void cancel();
@@ -63,6 +73,24 @@ public:
     /** One line: "sandboxed (Landlock ABI 7)", or why not; empty before the first start. */
     QString sandboxState() const;
 
+    /**
+     * The memory limit of a compile in MiB: $KPG_COMPILER_MEMORY_LIMIT when set
+     * (an Error naming it when it is not a whole number from kMinMemoryLimitMiB),
+     * else defaultMemoryLimitMiB().
+     */
+    static Result<qint64> memoryLimitMiB();
+    /**
+     * Half of the machine's memory shared by as many compiles as run at once
+     * by default (one per core, at most 16), from 2 GiB to 8 GiB.
+     */
+    static qint64 defaultMemoryLimitMiB();
+    /** "the compiler used more than 2048 MiB on this source and was stopped" */
+    static QString memoryMessage(qint64 mib);
+    /** Below this, NVRTC cannot even start (its libraries map about 400 MiB with a precompiled header). */
+    static constexpr qint64 kMinMemoryLimitMiB = 256;
+    /** Above this, a limit is no limit: 1 TiB. */
+    static constexpr qint64 kMaxMemoryLimitMiB = 1024 * 1024;
+
     /** $KPG_COMPILER, else kpg-compiler next to the running program. */
     static QString programPath();
 
@@ -70,7 +98,8 @@ private:
     Status start(const QStringList &userDirs);
     /** Sends one request and waits for its answer's body; on any failure the process is gone afterwards. */
     Result<QVariantMap> exchange(const Protocol::Message &request, int timeoutMs);
-    void stopAfterFailure();
+    /** Kills and reaps the process; its wait status (or -1 when there was none). */
+    int stopAfterFailure();
 
     QMutex m_runMutex;           // one job at a time
     mutable QMutex m_stateMutex; // m_pid and m_busy, for cancel()
@@ -82,6 +111,7 @@ private:
     QString m_sandboxState;
     std::unique_ptr<QTemporaryDir> m_tempDir;
     quint64 m_nextId = 1;
+    qint64 m_memoryLimitMiB = 0; // of the job now running, for its message
 };
 
 } // namespace Kp

@@ -1,5 +1,7 @@
 #include "compiletypes.h"
 
+#include "core/printable.h"
+
 #include <QVariantList>
 
 namespace Kp {
@@ -204,6 +206,18 @@ CompileResult CompileResult::fromVariant(const QVariantMap &m)
     r.cached = m.value(QStringLiteral("cached")).toBool();
     r.note = m.value(QStringLiteral("note")).toString();
     return r;
+}
+
+QString Diagnostic::text() const
+{
+    QString where = file.isEmpty() ? QStringLiteral("kpg") : file;
+    if (line > 0) {
+        where += QStringLiteral(":%1").arg(line);
+        if (column > 0) {
+            where += QStringLiteral(":%1").arg(column);
+        }
+    }
+    return printable(where + QStringLiteral(": ") + severityName(severity) + QStringLiteral(": ") + message);
 }
 
 } // namespace Kp

@@ -55,6 +55,12 @@ struct Diagnostic
     QVariantMap toVariant() const;
     static Diagnostic fromVariant(const QVariantMap &map);
     static QString severityName(Severity s);
+    /**
+     * "k.cu:12:5: error: message" as gcc prints it, the line and column left
+     * out when they are 0 (a message not about a line: "k.cu: error: ..."), the
+     * file as "kpg" when empty; control characters replaced (core/printable.h).
+     */
+    QString text() const;
 };
 
 /** What ptxas reported for one kernel (-v). */

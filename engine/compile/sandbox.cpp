@@ -1,6 +1,9 @@
 #include "sandbox.h"
 
+#include <QDir>
 #include <QFile>
+
+#include <atomic>
 
 #include <cerrno>
 #include <cstring>
@@ -117,7 +120,9 @@ Status restrictFileSystem(const FsPolicy &policy)
     const auto rules = {std::make_pair(&policy.readDirs, read),
                         std::make_pair(&policy.execDirs, read | LANDLOCK_ACCESS_FS_EXECUTE),
                         std::make_pair(&policy.readFiles, quint64(LANDLOCK_ACCESS_FS_READ_FILE)),
-                        std::make_pair(&policy.writeDirs, handled & ~LANDLOCK_ACCESS_FS_EXECUTE)};
+                        std::make_pair(&policy.writeDirs, handled & ~LANDLOCK_ACCESS_FS_EXECUTE),
+                        std::make_pair(&policy.readWriteFiles, quint64(LANDLOCK_ACCESS_FS_READ_FILE |
+                                                                       LANDLOCK_ACCESS_FS_WRITE_FILE | kTruncate))};
     for (const auto &[paths, rights] : rules) {
         for (const QString &p : *paths) {
             if (const Status s = add(p, rights); !s) {
@@ -132,6 +137,45 @@ Status restrictFileSystem(const FsPolicy &policy)
         return sandboxError("landlock_restrict_self", errno);
     }
     return Unit{};
+}
+
+namespace {
+std::atomic<bool> g_workerSandboxed{false};
+} // namespace
+
+bool workerSandboxRequested()
+{
+    return g_workerSandboxed.load() || qEnvironmentVariable("KPG_WORKER_SANDBOX") == QLatin1String("1");
+}
+
+void setWorkerSandboxed(bool on)
+{
+    g_workerSandboxed = on;
+}
+
+FsPolicy workerPolicy(const QStringList &extraLibraryDirs)
+{
+    FsPolicy p;
+    // Libraries: the system's, the toolkit's and container runtimes' driver
+    // folders; the loader's cache. Read and map, never write.
+    p.execDirs << QStringLiteral("/lib") << QStringLiteral("/lib64") << QStringLiteral("/usr/lib")
+               << QStringLiteral("/usr/lib64") << QStringLiteral("/usr/local/lib") << QStringLiteral("/usr/local/cuda")
+               << QStringLiteral("/usr/local/nvidia") << extraLibraryDirs;
+    p.readFiles << QStringLiteral("/etc/ld.so.cache");
+    // The driver's device nodes: opened read-write, as the driver does; none created.
+    const QDir dev(QStringLiteral("/dev"));
+    for (const QString &name : dev.entryList({QStringLiteral("nvidia*")}, QDir::System | QDir::Files)) {
+        p.readWriteFiles << dev.filePath(name);
+    }
+    p.readDirs << QStringLiteral("/dev/nvidia-caps");
+    // What libcuda reads about the machine and its own process: the driver's
+    // parameters and version, the device numbers, the memory and CPU layout,
+    // the PCI devices' sysfs entries (their links lead under /sys/devices).
+    p.readDirs << QStringLiteral("/proc/driver/nvidia") << QStringLiteral("/proc/self")
+               << QStringLiteral("/sys/devices") << QStringLiteral("/sys/bus/pci") << QStringLiteral("/sys/module");
+    p.readFiles << QStringLiteral("/proc/devices") << QStringLiteral("/proc/cpuinfo") << QStringLiteral("/proc/meminfo")
+                << QStringLiteral("/proc/sys/vm/mmap_min_addr") << QStringLiteral("/proc/sys/vm/overcommit_memory");
+    return p;
 }
 
 } // namespace Kp::Sandbox

@@ -33,6 +33,8 @@ struct FsPolicy
     QStringList execDirs;  ///< read and execute (map libraries) beneath
     QStringList readFiles; ///< single files, read only
     QStringList writeDirs; ///< read, write, create and remove beneath (a private temporary folder)
+    /** Existing files (device nodes) opened for reading and writing; nothing created, removed or executed. */
+    QStringList readWriteFiles;
 };
 
 /**
@@ -42,5 +44,25 @@ struct FsPolicy
  * or a call failed; the process is then unchanged.
  */
 Status restrictFileSystem(const FsPolicy &policy);
+
+/**
+ * Whether kpg-worker is to be started sandboxed (`kpg-worker --sandbox`):
+ * KPG_WORKER_SANDBOX=1, or setWorkerSandboxed(true) in this process (a
+ * program that grades turns it on). Off by default until the policy is shown
+ * to keep the driver working on a GPU host (docs/security.md). Thread-safe.
+ */
+bool workerSandboxRequested();
+/** Turns the worker sandbox on (or off) for workers started from now on by this process. Thread-safe. */
+void setWorkerSandboxed(bool on);
+
+/**
+ * What kpg-worker may reach once it has connected to its socket: the driver's
+ * device nodes (read and write: the driver talks to the GPU through them), the
+ * library folders (read and map), the /proc and /sys entries the driver reads
+ * (docs/security.md lists them); nothing else is read, nothing is written.
+ * extraLibraryDirs: folders of a driver named by KPG_CUDA_DRIVER and of
+ * LD_LIBRARY_PATH.
+ */
+FsPolicy workerPolicy(const QStringList &extraLibraryDirs);
 
 } // namespace Kp::Sandbox

@@ -21,7 +21,11 @@
 
 #include <QByteArray>
 #include <QFile>
+#include <QRegularExpression>
 #include <QStringList>
+
+#include <algorithm>
+#include <atomic>
 
 #include <cerrno>
 #include <csignal>
@@ -29,7 +33,9 @@
 #include <cstdlib>
 #include <thread>
 
+#include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 using namespace Kp;
@@ -67,6 +73,68 @@ void testHooks(const QByteArray &source)
             ::pause();
         }
     }
+}
+
+// The exit status that tells the parent a compile ran out of its memory
+// limit and NVRTC aborted instead of reporting it (CompilerProcess).
+constexpr int kMemoryExit = 86;
+std::atomic<bool> g_limited{false};
+
+void onFatalSignal(int sig)
+{
+    // Under the address-space limit an allocation inside NVRTC that throws
+    // std::bad_alloc, or a failed mmap it does not check, ends here. If a
+    // fresh 16 MiB mapping fails too, the process is at its limit: say so with
+    // the exit status (only async-signal-safe calls here: mmap, _exit).
+    if (g_limited.load()) {
+        void *p = ::mmap(nullptr, 16u << 20, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED) {
+            _exit(kMemoryExit);
+        }
+    }
+    ::signal(sig, SIG_DFL);
+    ::raise(sig);
+}
+
+/**
+ * Lowers this process's address-space limit (the soft one; the hard limit
+ * stays, so the next job may raise it again) to mib MiB for one compile, and
+ * back to unlimited when the guard ends. mib <= 0: no limit.
+ */
+struct MemoryLimit
+{
+    rlimit saved{};
+    bool set = false;
+    explicit MemoryLimit(qint64 mib)
+    {
+        if (mib <= 0 || ::getrlimit(RLIMIT_AS, &saved) != 0) {
+            return;
+        }
+        rlimit r = saved;
+        const rlim_t bytes = rlim_t(mib) << 20;
+        r.rlim_cur = saved.rlim_max == RLIM_INFINITY ? bytes : std::min<rlim_t>(bytes, saved.rlim_max);
+        set = ::setrlimit(RLIMIT_AS, &r) == 0;
+        g_limited = set;
+    }
+    ~MemoryLimit()
+    {
+        if (set) {
+            g_limited = false;
+            ::setrlimit(RLIMIT_AS, &saved);
+        }
+    }
+};
+
+/**
+ * NVRTC's own words for an allocation that failed under the limit: the status,
+ * or a log line that ends "): catastrophic error: out of memory" (a source
+ * cannot make a line end so: its own text is quoted after the message).
+ */
+bool ranOutOfMemory(const NvrtcOutput &out)
+{
+    static const QRegularExpression line(QStringLiteral("\\): catastrophic error: out of memory\\s*$"),
+                                         QRegularExpression::MultilineOption);
+    return out.status == 1 /* NVRTC_ERROR_OUT_OF_MEMORY */ || line.match(out.log).hasMatch();
 }
 
 } // namespace
@@ -123,20 +191,25 @@ int main(int argc, char **argv)
     const int out = ::dup(1);
     ::dup2(2, 1);
 
+    for (const int sig : {SIGABRT, SIGSEGV, SIGBUS}) {
+        ::signal(sig, onFatalSignal);
+    }
+
     // NVRTC is opened before the sandbox closes in (same library as the
     // parent's: KPG_NVRTC_LIBRARY is set by it); its builtins library is
     // opened at compile time, which the policy's exec folders allow.
     const Result<const NvrtcApi *> nv = NvrtcApi::instance();
 
-    // What the C library and NVRTC may read about the machine and this
-    // process: the CPU count and topology, memory, the time zone. This
-    // process's own /proc entry only (/proc/self resolves to it here), never
-    // other processes'. Not the GPU's device nodes nor the driver's JIT cache:
-    // NVRTC would use them to answer repeated PTX, which our own cache does
-    // (docs/ARCHITECTURE.md, "Cost, measured").
-    policy.readDirs << QStringLiteral("/proc/self") << QStringLiteral("/sys/devices/system/cpu");
-    policy.readFiles << QStringLiteral("/proc/cpuinfo") << QStringLiteral("/proc/meminfo")
-                     << QStringLiteral("/proc/stat") << QStringLiteral("/etc/localtime");
+    // Nothing of /proc or /sys: the process's environment, command line and
+    // memory map, other processes and the machine's details stay out of reach
+    // of an #include, so no diagnostic can echo them. NVRTC was shown to need
+    // none of them (strace of compiles with the toolkit's headers, a
+    // precompiled header, -G and the builtins library: the only such read,
+    // /sys/devices/system/cpu/possible, happens at start, before this point;
+    // docs/security.md). Not the GPU's device nodes nor the driver's JIT cache
+    // either: our own cache answers repeated PTX (docs/ARCHITECTURE.md, "Cost,
+    // measured"). The time zone file is kept: it holds nothing of the user.
+    policy.readFiles << QStringLiteral("/etc/localtime");
     if (const QByteArray extra = qgetenv("KPG_COMPILER_SANDBOX_READ"); !extra.isEmpty()) {
         // Diagnostics only: more folders to read (or write, below), ':'-separated.
         policy.readDirs << QString::fromLocal8Bit(extra).split(QLatin1Char(':'), Qt::SkipEmptyParts);
@@ -182,9 +255,24 @@ int main(int argc, char **argv)
                     answer = Protocol::errorReply(m, nv.error());
                 } else {
                     const NvrtcJob job = NvrtcJob::fromVariant(m.body);
-                    testHooks(job.source);
-                    const Result<NvrtcOutput> r = runNvrtcJob(**nv, job);
-                    answer = r ? Protocol::reply(m, r->toVariant()) : Protocol::errorReply(m, r.error());
+                    const qint64 limitMiB = m.body.value(QStringLiteral("memoryLimitMiB")).toLongLong();
+                    Result<NvrtcOutput> r = NvrtcOutput{};
+                    bool exceeded = false;
+                    {
+                        const MemoryLimit limit(limitMiB);
+                        testHooks(job.source);
+                        r = runNvrtcJob(**nv, job);
+                        exceeded = limit.set && r && ranOutOfMemory(*r);
+                    }
+                    if (r) {
+                        QVariantMap body = r->toVariant();
+                        if (exceeded) {
+                            body.insert(QStringLiteral("memoryExceeded"), true);
+                        }
+                        answer = Protocol::reply(m, body);
+                    } else {
+                        answer = Protocol::errorReply(m, r.error());
+                    }
                 }
             } else {
                 answer = Protocol::errorReply(m, Error{QStringLiteral("kpg-compiler"),

@@ -2,6 +2,8 @@
 
 #include <muParser.h>
 
+#include <QRegularExpression>
+
 #include <cmath>
 
 namespace Kp {
@@ -92,6 +94,33 @@ Status Expression::parse(const QString &text, const QString &field)
     m_field = field;
     if (m_text.isEmpty()) {
         return error(QStringLiteral("empty expression"));
+    }
+    // Before muparser, whose words for these are misleading: it reads 1e400
+    // as the name of a variable and foo(a) as a misplaced parenthesis.
+    static const QRegularExpression number(
+        QStringLiteral("(?<![A-Za-z0-9_.])(\\d+\\.?\\d*|\\.\\d+)(?:[eE][+-]?\\d+)?(?![A-Za-z0-9_.])"));
+    for (auto it = number.globalMatch(m_text); it.hasNext();) {
+        const QString literal = it.next().captured(0);
+        bool ok = false;
+        const double v = literal.toDouble(&ok);
+        if (!ok || !std::isfinite(v)) {
+            return error(QStringLiteral("the number %1 is outside the range of a double (about 1.8e308)").arg(literal));
+        }
+    }
+    static const QRegularExpression call(QStringLiteral("(?<![A-Za-z0-9_.])([A-Za-z_][A-Za-z0-9_.]*)\\s*\\("));
+    for (auto it = call.globalMatch(m_text); it.hasNext();) {
+        const std::string name = it.next().captured(1).toStdString();
+        const auto &functions = m_parser->GetFunDef();
+        if (!functions.count(name)) {
+            QStringList known;
+            for (const auto &[f, _] : functions) {
+                known << QString::fromStdString(f);
+            }
+            known.sort();
+            Error e = error(QStringLiteral("unknown function %1").arg(QString::fromStdString(name)));
+            e.message += QStringLiteral("; known: %1").arg(known.join(QStringLiteral(", ")));
+            return e;
+        }
     }
     try {
         m_parser->SetExpr(m_text.toStdString());

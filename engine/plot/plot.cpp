@@ -960,8 +960,24 @@ QByteArray toCsv(const Figure &f)
     return (lines.join(QLatin1Char('\n')) + QLatin1Char('\n')).toUtf8();
 }
 
+Status checkFormat(const QString &path)
+{
+    const QString ext = QFileInfo(path).suffix().toLower();
+    if (ext == QLatin1String("png") || ext == QLatin1String("svg") || ext == QLatin1String("csv")) {
+        return Unit{};
+    }
+    return Error{QStringLiteral("plot"),
+                 Error::Code::Usage,
+                 {},
+                 QStringLiteral("%1: a plot is written as .png, .svg or .csv, not '%2'")
+                     .arg(path, ext.isEmpty() ? QStringLiteral("(no extension)") : QLatin1Char('.') + ext)};
+}
+
 Status save(const QString &path, const Figure &figure, const QSize &size, const Palette &palette)
 {
+    if (const Status s = checkFormat(path); !s) {
+        return s;
+    }
     const QString ext = QFileInfo(path).suffix().toLower();
     if (ext == QLatin1String("png")) {
         QByteArray bytes;
@@ -976,11 +992,7 @@ Status save(const QString &path, const Figure &figure, const QSize &size, const 
     if (ext == QLatin1String("csv")) {
         return writeOutput(path, toCsv(figure), QStringLiteral("the plot's data"));
     }
-    return Error{QStringLiteral("plot"),
-                 Error::Code::Usage,
-                 {},
-                 QStringLiteral("%1: a plot is written as .png, .svg or .csv, not '%2'")
-                     .arg(path, ext.isEmpty() ? QStringLiteral("(no extension)") : QLatin1Char('.') + ext)};
+    return Unit{}; // unreachable: checkFormat allows only the three
 }
 
 } // namespace Kp::Plot

@@ -123,6 +123,9 @@ QByteArray renderSvg(const Figure &figure, const QSize &size, const Palette &pal
 /** The figure's data, one row per point or cell. */
 QByteArray toCsv(const Figure &figure);
 
+/** Whether save() can write path: a Usage error naming it unless it ends .png, .svg or .csv. */
+Status checkFormat(const QString &path);
+
 /** Writes PNG, SVG or CSV by path's extension (.png, .svg, .csv); anything else is refused. */
 Status save(const QString &path, const Figure &figure, const QSize &size, const Palette &palette);
 

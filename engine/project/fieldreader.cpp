@@ -2,6 +2,7 @@
 
 #include "orderedjson.h"
 
+#include <QCborValue>
 #include <QRegularExpression>
 
 #include <cmath>
@@ -187,9 +188,30 @@ bool FieldReader::integer(const QJsonValue &v, const QString &path, qint64 min, 
     if (!v.isDouble()) {
         return typeError(path, QStringLiteral("an integer"), v);
     }
+    // An integer the JSON reader kept exactly (every one in the 64-bit range)
+    // is compared as one: 2^63-1 as a double is 2^63, once refused as "got 9223372036854776000".
+    if (const QCborValue exact = QCborValue::fromJsonValue(v); exact.isInteger()) {
+        const qint64 i = exact.toInteger();
+        if (i < min) {
+            return fail(path, QStringLiteral("must be at least %1, got %2").arg(min).arg(i));
+        }
+        if (i > max) {
+            return fail(path, QStringLiteral("must be at most %1, got %2").arg(max).arg(i));
+        }
+        *out = i;
+        return true;
+    }
     const double d = v.toDouble();
     if (std::floor(d) != d) {
         return fail(path, QStringLiteral("expected an integer, got %1").arg(numberText(v)));
+    }
+    // Whole but not kept exactly: past the 64-bit range, where its digits are
+    // already lost (9223372036854775808 reads as 9223372036854776000).
+    if (std::abs(d) >= 9223372036854775808.0) {
+        return fail(path, QStringLiteral("must be %1 %2; the number given is past the 64-bit integer range (%3)")
+                              .arg(d > 0 ? QStringLiteral("at most") : QStringLiteral("at least"))
+                              .arg(d > 0 ? max : min)
+                              .arg(QString::number(d, 'g', 6)));
     }
     if (d < static_cast<double>(min)) {
         return fail(path, QStringLiteral("must be at least %1, got %2").arg(min).arg(numberText(v)));

@@ -803,6 +803,11 @@ bool Parser::parseSweep(const QJsonValue &v)
     if (!array(o.value(axesKey), axesPath, &axes)) {
         return false;
     }
+    // Each axis is expanded to validate it; a bounded count keeps a shared
+    // project's load bounded too (at most kMaxSweepAxes times kMaxSweepAxisValues values).
+    if (axes.size() > kMaxSweepAxes) {
+        return fail(axesPath, QStringLiteral("%1 axes; a sweep has at most %2").arg(axes.size()).arg(kMaxSweepAxes));
+    }
     for (qsizetype i = 0; i < axes.size(); ++i) {
         const QString at = QStringLiteral("%1[%2]").arg(axesPath).arg(i);
         QString axis;

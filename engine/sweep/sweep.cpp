@@ -4,6 +4,7 @@
 #include <QSet>
 
 #include <cmath>
+#include <limits>
 
 namespace Kp {
 
@@ -48,8 +49,6 @@ bool templateArgs(const QString &kernel, QString *head, QStringList *args)
     *args = splitTopLevel(kernel.mid(open + 1, close - open - 1));
     return true;
 }
-
-constexpr qint64 kMaxValues = 100000;
 
 } // namespace
 
@@ -102,41 +101,69 @@ Result<SweepAxis> parseSweepAxis(const QString &spec)
 
     static const QRegularExpression range(QStringLiteral("^(-?\\d+)\\s*:\\s*(-?\\d+)(?:\\s*:\\s*(pow2|\\d+))?$"));
     if (const auto m = range.match(valueText); m.hasMatch()) {
-        const qint64 from = m.captured(1).toLongLong();
-        const qint64 to = m.captured(2).toLongLong();
+        // Every number is read whole or refused: toLongLong gives 0 past the
+        // 64-bit range, which once swept n = 0 for 99999999999999999999.
+        qint64 bounds[3] = {0, 0, 1};
+        const QString names[3] = {QStringLiteral("start"), QStringLiteral("end"), QStringLiteral("step")};
+        for (int k = 0; k < 3; ++k) {
+            if (k == 2 && (m.captured(3).isEmpty() || m.captured(3) == QLatin1String("pow2"))) {
+                break;
+            }
+            bool ok = false;
+            bounds[k] = m.captured(k + 1).toLongLong(&ok);
+            if (!ok) {
+                return axisError(QStringLiteral("--axis %1: the %2 of the range %3, %4, is outside the 64-bit range "
+                                                "(%5 to %6)")
+                                     .arg(n, names[k], valueText, m.captured(k + 1))
+                                     .arg(std::numeric_limits<qint64>::min())
+                                     .arg(std::numeric_limits<qint64>::max()));
+            }
+        }
+        const qint64 from = bounds[0];
+        const qint64 to = bounds[1];
         if (from > to) {
             return axisError(
                 QStringLiteral("--axis %1: the range %2 runs backwards (%3 > %4)").arg(n, valueText).arg(from).arg(to));
         }
         if (m.captured(3) == QLatin1String("pow2")) {
-            if (to < 1) {
-                return axisError(QStringLiteral("--axis %1: %2 holds no power of two").arg(n, valueText));
-            }
-            qint64 v = 1;
-            while (v < from) {
-                v *= 2;
-            }
-            for (; v <= to; v *= 2) {
-                a.values << QString::number(v);
+            // At most 63 powers of two fit in a qint64: walk the exponents, never a
+            // doubling value that could pass INT64_MAX.
+            for (int e = 0; e < 63; ++e) {
+                const qint64 v = qint64(1) << e;
+                if (v >= from && v <= to) {
+                    a.values << QString::number(v);
+                }
             }
             if (a.values.isEmpty()) {
                 return axisError(QStringLiteral("--axis %1: %2 holds no power of two").arg(n, valueText));
             }
         } else {
-            const qint64 step = m.captured(3).isEmpty() ? 1 : m.captured(3).toLongLong();
+            const qint64 step = bounds[2];
             if (step <= 0) {
                 return axisError(QStringLiteral("--axis %1: the step of %2 must be at least 1").arg(n, valueText));
             }
-            if ((to - from) / step + 1 > kMaxValues) {
-                return axisError(
-                    QStringLiteral("--axis %1: %2 has more than %3 values").arg(n, valueText).arg(kMaxValues));
+            // The count first, in unsigned arithmetic (to - from of -2^63:2^63-1 fits
+            // in 64 unsigned bits), so nothing is added before it is known to fit.
+            const quint64 steps = (quint64(to) - quint64(from)) / quint64(step);
+            if (steps >= quint64(kMaxSweepAxisValues)) {
+                return axisError(QStringLiteral("--axis %1: %2 has more than %3 values (the most an axis may have)")
+                                     .arg(n, valueText)
+                                     .arg(kMaxSweepAxisValues));
             }
-            for (qint64 v = from; v <= to; v += step) {
-                a.values << QString::number(v);
+            const quint64 count = steps + 1;
+            a.values.reserve(qsizetype(count));
+            for (quint64 i = 0; i < count; ++i) {
+                a.values << QString::number(qint64(quint64(from) + i * quint64(step)));
             }
         }
     } else {
         a.values = splitTopLevel(valueText);
+        if (a.values.size() > kMaxSweepAxisValues) {
+            return axisError(QStringLiteral("--axis %1: %2 values; an axis has at most %3")
+                                 .arg(n)
+                                 .arg(a.values.size())
+                                 .arg(kMaxSweepAxisValues));
+        }
     }
     QSet<QString> seen;
     for (const QString &v : a.values) {
@@ -207,6 +234,9 @@ Status checkSweepAxis(const SweepAxis &axis, const Project &project)
 
 Result<QList<SweepPoint>> expandSweep(const QList<SweepAxis> &axes, bool zip, int maxPoints)
 {
+    if (axes.size() > kMaxSweepAxes) {
+        return axisError(QStringLiteral("the sweep has %1 axes; at most %2").arg(axes.size()).arg(kMaxSweepAxes));
+    }
     QSet<QString> names;
     for (const SweepAxis &a : axes) {
         if (names.contains(a.name)) {

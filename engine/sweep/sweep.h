@@ -35,6 +35,13 @@ struct SweepAxis
     bool recompiles() const { return kind == Kind::Define || kind == Kind::Template; }
 };
 
+/** The most values one axis may have (a range is counted before anything is allocated). */
+constexpr qsizetype kMaxSweepAxisValues = 100000;
+/** The most axes a sweep may have (`--axis` given more often, or a project's "sweep.axes"). */
+constexpr qsizetype kMaxSweepAxes = 16;
+/** The most points a sweep may have: the product of the axes' lengths, or their common length zipped. */
+constexpr int kMaxSweepPoints = 100000;
+
 /** Parses one --axis argument; messages name the argument and say what is allowed. */
 Result<SweepAxis> parseSweepAxis(const QString &spec);
 
@@ -50,9 +57,9 @@ struct SweepPoint
 /**
  * The points of a sweep: the cartesian product (the last axis varies fastest)
  * or, with zip, the i-th value of every axis together (all axes must have the
- * same number of values). Refused above maxPoints.
+ * same number of values). Refused above maxPoints and kMaxSweepAxes.
  */
-Result<QList<SweepPoint>> expandSweep(const QList<SweepAxis> &axes, bool zip, int maxPoints = 100000);
+Result<QList<SweepPoint>> expandSweep(const QList<SweepAxis> &axes, bool zip, int maxPoints = kMaxSweepPoints);
 
 /** The project with the point's values applied. */
 Result<Project> applySweepPoint(const Project &project, const QList<SweepAxis> &axes, const SweepPoint &point);

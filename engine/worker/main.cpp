@@ -2,10 +2,12 @@
 // socket, then answers one request at a time until told to shut down or until
 // the engine goes away. Everything a user's kernel can poison lives here.
 
+#include "compile/sandbox.h"
 #include "protocol.h"
 #include "workerservice.h"
 
 #include <QCoreApplication>
+#include <QFileInfo>
 #include <QLocalSocket>
 
 #include <cstdio>
@@ -48,6 +50,26 @@ int main(int argc, char **argv)
 
     Protocol::FrameDecoder decoder;
     WorkerService service;
+    if (args.contains(QStringLiteral("--sandbox"))) {
+        // Defence in depth (docs/security.md): from here the process reads
+        // only the driver's files and writes nowhere; the socket is open.
+        QStringList libraryDirs;
+        const QString driver = qEnvironmentVariable("KPG_CUDA_DRIVER");
+        if (driver.contains(QLatin1Char('/'))) {
+            libraryDirs << QFileInfo(driver).absolutePath();
+        }
+        libraryDirs << qEnvironmentVariable("LD_LIBRARY_PATH").split(QLatin1Char(':'), Qt::SkipEmptyParts);
+        libraryDirs << QCoreApplication::applicationDirPath();
+        QVariantMap state{{QStringLiteral("sandboxed"), false}};
+        if (const Status s = Sandbox::restrictFileSystem(Sandbox::workerPolicy(libraryDirs)); !s) {
+            state.insert(QStringLiteral("reason"), s.error().message);
+            std::fprintf(stderr, "kpg-worker: not sandboxed: %s\n", qPrintable(s.error().message));
+        } else {
+            state.insert(QStringLiteral("sandboxed"), true);
+            state.insert(QStringLiteral("landlockAbi"), Sandbox::landlockAbi());
+        }
+        service.setSandboxState(state);
+    }
     // Blocking I/O is right here: the worker does one thing at a time, and a
     // GPU call in progress blocks it anyway.
     while (socket.state() == QLocalSocket::ConnectedState) {

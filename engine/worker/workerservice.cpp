@@ -4,9 +4,15 @@
 #include "run/gpusession.h"
 
 #include <QCoreApplication>
+#include <QFile>
 #include <QThread>
 
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
+
+#include <fcntl.h>
+#include <unistd.h>
 
 namespace Kp {
 
@@ -56,10 +62,23 @@ Message WorkerService::handle(const Message &request)
         }
         return reply(request, {{QStringLiteral("protocol"), kVersion},
                                {QStringLiteral("pid"), pid},
-                               {QStringLiteral("version"), QCoreApplication::applicationVersion()}});
+                               {QStringLiteral("version"), QCoreApplication::applicationVersion()},
+                               {QStringLiteral("sandbox"), m_sandbox}});
     }
     if (request.type == Type::Ping) {
-        return reply(request, {{QStringLiteral("pid"), pid}});
+        QVariantMap body{{QStringLiteral("pid"), pid}};
+        const QString probe = request.body.value(QStringLiteral("testRead")).toString();
+        if (qEnvironmentVariableIsSet("KPG_WORKER_TEST_HOOKS") && !probe.isEmpty()) {
+            // Tests of the sandbox: can this process read the file? The error
+            // is the C library's ("Permission denied" under the sandbox).
+            const int fd = ::open(QFile::encodeName(probe).constData(), O_RDONLY | O_CLOEXEC);
+            body.insert(QStringLiteral("testRead"),
+                        fd >= 0 ? QStringLiteral("read") : QString::fromLocal8Bit(std::strerror(errno)));
+            if (fd >= 0) {
+                ::close(fd);
+            }
+        }
+        return reply(request, body);
     }
     if (request.type == Type::ListDevices) {
         const Result<DeviceList> devices = queryDevices();

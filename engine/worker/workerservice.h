@@ -26,10 +26,17 @@ public:
     /** True after a fault poisoned the CUDA context: the worker must exit once the reply is sent. */
     bool mustExit() const;
 
+    /**
+     * How this process is sandboxed ({"sandboxed": bool, "landlockAbi" or
+     * "reason"}), told in the hello reply so the engine and tests can see it.
+     */
+    void setSandboxState(const QVariantMap &state) { m_sandbox = state; }
+
 private:
     GpuSession &session();
 
     bool m_shutdown = false;
+    QVariantMap m_sandbox{{QStringLiteral("sandboxed"), false}, {QStringLiteral("reason"), QStringLiteral("off")}};
     std::unique_ptr<GpuSession> m_session;
 };
 

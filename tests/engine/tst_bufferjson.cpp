@@ -90,6 +90,11 @@ void TestBufferJson::initRoundTrip_data()
     row("random seed beyond 2^53", i,
         R"({"distribution":"uniform","kind":"random","max":1,"min":0,"seed":9007199254740993})");
     i = {};
+    i.kind = K::Random;
+    i.seed = 9223372036854775807ull; // issue 28: 2^63-1 was refused as "got 9223372036854776000"
+    row("random seed 2^63-1", i,
+        R"({"distribution":"uniform","kind":"random","max":1,"min":0,"seed":9223372036854775807})");
+    i = {};
     i.kind = K::Expression;
     i.expression = QStringLiteral("sin(x) * alpha");
     row("expression", i, R"({"expr":"sin(x) * alpha","kind":"expression"})");
@@ -203,6 +208,11 @@ void TestBufferJson::readErrors_data()
         R"(init.min: only for distribution "uniform")");
     row("init seed fraction", "init", R"({"kind": "random", "seed": 1.5})", "init.seed",
         "init.seed: expected an integer, got 1.5");
+    row("init seed past 2^63-1", "init", R"({"kind": "random", "seed": 9223372036854775808})", "init.seed",
+        "init.seed: must be at most 9223372036854775807; the number given is past the 64-bit integer range "
+        "(9.22337e+18)");
+    row("init seed negative", "init", R"({"kind": "random", "seed": -1})", "init.seed",
+        "init.seed: must be at least 0, got -1");
     row("init constant value missing", "init", R"({"kind": "constant"})", "init.value",
         "init.value: missing; expected a number");
     row("init image mode", "init", R"({"kind": "image", "file": "a.png", "mode": "cmyk"})", "init.mode",

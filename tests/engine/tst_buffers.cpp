@@ -638,9 +638,25 @@ private Q_SLOTS:
         QTest::newRow("two values") << "1, 2"
                                     << "buffers 'a' init expression: 2 comma-separated values where one is expected "
                                        "in '1, 2'";
+        // Issue 28: muparser's words were "Unexpected parenthesis" and "unknown variable '1e400'".
         QTest::newRow("unknown function")
             << "foo(1)"
-            << "buffers 'a' init expression: Unexpected parenthesis \"(\" at position 3 in 'foo(1)'";
+            << "buffers 'a' init expression: unknown function foo in 'foo(1)'; known: abs, acos, acosh, asin, asinh, "
+               "atan, atan2, atanh, avg, ceil, ceil_div, cos, cosh, exp, floor, fmod, ln, log, log10, log2, max, min, "
+               "rint, round, round_up, sign, sin, sinh, sqrt, sum, tan, tanh";
+        QTest::newRow("unknown function of a variable") << "2 * foo (alpha)"
+                                                        << "buffers 'a' init expression: unknown function foo in '2 * "
+                                                           "foo (alpha)'; known: abs, acos, acosh, asin, asinh, atan, "
+                                                           "atan2, atanh, avg, ceil, ceil_div, cos, cosh, exp, floor, "
+                                                           "fmod, ln, log, log10, log2, max, min, rint, round, "
+                                                           "round_up, sign, sin, sinh, sqrt, sum, tan, tanh";
+        QTest::newRow("number past a double") << "1e400"
+                                              << "buffers 'a' init expression: the number 1e400 is outside the range "
+                                                 "of a double (about 1.8e308) in '1e400'";
+        QTest::newRow("long number past a double")
+            << "x + 1" + QString(400, QLatin1Char('0'))
+            << "buffers 'a' init expression: the number 1" + QString(400, QLatin1Char('0')) +
+                   " is outside the range of a double (about 1.8e308) in 'x + 1" + QString(400, QLatin1Char('0')) + "'";
     }
     void expressionErrors()
     {

@@ -430,8 +430,73 @@ private Q_SLOTS:
             << QStringList{"--ptx", "/dev/full"} << "kpg: cannot write /dev/full: no space left on device";
         QTest::newRow("compile --cubin /dev/full")
             << QStringList{"--cubin", "/dev/full"} << "kpg: cannot write /dev/full: no space left on device";
+    }
+
+    // Issue 28: output options are checked before any work (the compile, the
+    // run, the sweep): empty names were ignored with exit 0, a folder for a
+    // file was found only after the compile.
+    void outputsCheckedFirst_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<int>("exitCode");
+        QTest::addColumn<QString>("message");
+        const QString preset = QStringLiteral(KPG_SOURCE_DIR "/presets/vector_add/vector_add.kpg");
         QTest::newRow("compile --ptx into a folder")
-            << QStringList{"--ptx", "/tmp"} << "kpg: cannot write /tmp: it is a folder";
+            << QStringList{"compile", "K", "--ptx", "/tmp"} << 74 << "kpg: compile: --ptx /tmp: is a folder";
+        QTest::newRow("compile --cubin ''") << QStringList{"compile", "K", "--cubin", ""} << 64
+                                            << "kpg: compile: --cubin needs a file name; '' is empty";
+        QTest::newRow("compile --ptx in a missing folder")
+            << QStringList{"compile", "K", "--ptx", "/nonexistent/dir/k.ptx"} << 74
+            << "kpg: compile: --ptx /nonexistent/dir/k.ptx: its folder /nonexistent/dir does not exist";
+        QTest::newRow("run --json ''") << QStringList{"run", preset, "--json", ""} << 64
+                                       << "kpg: run: --json needs a file name; '' is empty";
+        QTest::newRow("run --csv ''") << QStringList{"run", preset, "--csv", ""} << 64
+                                      << "kpg: run: --csv needs a file name; '' is empty";
+        QTest::newRow("run --trace in a missing folder")
+            << QStringList{"run", preset, "--trace", "/nonexistent/dir/t.json"} << 74
+            << "kpg: run: --trace /nonexistent/dir/t.json: its folder /nonexistent/dir does not exist";
+        QTest::newRow("run --save-buffers ''") << QStringList{"run", preset, "--save-buffers", ""} << 64
+                                               << "kpg: run: --save-buffers needs a folder; '' is empty";
+        QTest::newRow("check --json ''") << QStringList{"check", preset, "--json", ""} << 64
+                                         << "kpg: check: --json needs a file name; '' is empty";
+        QTest::newRow("compile --memory-limit too low")
+            << QStringList{"compile", "K", "--memory-limit", "100"} << 64
+            << "kpg: compile: --memory-limit takes MiB, a whole number from 256 to 1048576, not '100'";
+    }
+    void outputFollowsSymbolicLinks()
+    {
+        // docs/security.md: an output that is a link writes where the link leads; the link stays.
+        QTemporaryDir dir;
+        QFile k(dir.filePath("k.cu"));
+        QVERIFY(k.open(QIODevice::WriteOnly));
+        k.write("__global__ void k(float *p) { p[threadIdx.x] = 1; }\n");
+        k.close();
+        QVERIFY(QDir(dir.path()).mkdir("elsewhere"));
+        QVERIFY(QFile::link(dir.filePath("elsewhere/target.ptx"), dir.filePath("link.ptx")));
+        const KpTest::Run r = KpTest::run("kpg", {"compile", k.fileName(), "--ptx", dir.filePath("link.ptx")},
+                                          {"KPG_CUDA_DRIVER=/nonexistent/libcuda.so.1"}, 60000);
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY(QFileInfo(dir.filePath("link.ptx")).isSymLink());
+        QFile target(dir.filePath("elsewhere/target.ptx"));
+        QVERIFY(target.open(QIODevice::ReadOnly));
+        QVERIFY(target.readAll().contains(".entry"));
+    }
+
+    void outputsCheckedFirst()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(int, exitCode);
+        QFETCH(QString, message);
+        QTemporaryDir dir;
+        QFile k(dir.filePath("k.cu"));
+        QVERIFY(k.open(QIODevice::WriteOnly));
+        k.write("__global__ void k(float *p) { p[threadIdx.x] = 1; }\n");
+        k.close();
+        args.replaceInStrings(QRegularExpression("^K$"), k.fileName());
+        const KpTest::Run r = KpTest::run("kpg", args, {"KPG_CUDA_DRIVER=/nonexistent/libcuda.so.1"}, 60000);
+        QCOMPARE(r.exitCode, exitCode);
+        QVERIFY2(r.err.startsWith(message), qPrintable(r.err));
+        QVERIFY2(r.out.isEmpty(), qPrintable(r.out)); // nothing ran
     }
 
     void writeFailures()

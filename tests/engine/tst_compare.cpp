@@ -101,6 +101,8 @@ private Q_SLOTS:
     void cliBadInput_data();
     void cliBadInput();
     void cliJson();
+    void cliControlCharacters();
+    void cliDenormalSamples();
 };
 
 void TestCompare::verdicts_data()
@@ -256,6 +258,14 @@ void TestCompare::cliBadInput_data()
                                    << "--threshold takes a percentage from 0 to under 100, not '-3'";
     QTest::newRow("bad expect") << good << QStringList{"--expect", "quicker"} << 64
                                 << "--expect takes one of same, faster, slower, not-slower, not-faster, not 'quicker'";
+    // Issue 28: "-" once said "No such file"; an empty --json was ignored with exit 0.
+    QTest::newRow("standard input") << good << QStringList{"stdin"} << 64
+                                    << "compare: '-' would be standard input, which kpg compare does not read; give "
+                                       "the files that 'kpg run --json FILE' wrote";
+    QTest::newRow("empty --json") << good << QStringList{"--json", ""} << 64 << "compare: --json needs a file name";
+    QTest::newRow("--json in a missing folder") << good << QStringList{"--json", "/nonexistent/dir/c.json"} << 74
+                                                << "compare: --json /nonexistent/dir/c.json: its folder "
+                                                   "/nonexistent/dir does not exist";
 }
 
 void TestCompare::cliBadInput()
@@ -274,6 +284,8 @@ void TestCompare::cliBadInput()
     QStringList full{"compare"};
     if (args.value(0) == QLatin1String("only")) {
         full << good;
+    } else if (args.value(0) == QLatin1String("stdin")) {
+        full << "-" << bad;
     } else {
         full << good << bad << args;
     }
@@ -283,6 +295,38 @@ void TestCompare::cliBadInput()
     if (exitCode == 65) {
         QVERIFY2(r.err.contains(bad), qPrintable(r.err)); // names the file
     }
+}
+
+void TestCompare::cliControlCharacters()
+{
+    // Issue 28: titles and device names from the files reached the terminal as they were.
+    QTemporaryDir dir;
+    QJsonObject a = runJson(draw(kernel(0.0100, 0.02), 400, 5));
+    a.insert("title", QStringLiteral("\x1b]0;pwned\x07\x1b[2J title"));
+    a.insert("device", QStringLiteral("GPU\r\x1b[31mred\u202e"));
+    QJsonObject b = runJson(draw(kernel(0.0080, 0.02), 400, 6));
+    b.insert("device", QStringLiteral("other\x1b[0m"));
+    const KpTest::Run r = KpTest::run("kpg", {"compare", writeJson(dir, "a.json", a), writeJson(dir, "b.json", b)});
+    QCOMPARE(r.exitCode, 0);
+    const QString all = r.out + r.err;
+    for (const QChar c : {QChar(0x1b), QChar(0x07), QChar(u'\r'), QChar(0x202e)}) {
+        QVERIFY2(!all.contains(c), qPrintable(QStringLiteral("U+%1 in: %2").arg(c.unicode(), 4, 16).arg(all)));
+    }
+    QVERIFY2(r.out.contains(QLatin1String("(?]0;pwned??[2J title) on GPU??[31mred?")), qPrintable(r.out));
+    QVERIFY2(r.err.contains(QLatin1String("and B on other?[0m")), qPrintable(r.err));
+}
+
+void TestCompare::cliDenormalSamples()
+{
+    // Issue 28: 5e-324 ms samples printed "infx".
+    QTemporaryDir dir;
+    const QString fa = writeJson(dir, "a.json", runJson(draw(kernel(1.0, 0.01), 50, 7)));
+    const QString fb = writeJson(dir, "b.json", runJson(QList<double>(50, 5e-324)));
+    const KpTest::Run r = KpTest::run("kpg", {"compare", fa, fb});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY2(r.out.contains(QLatin1String("verdict: AMBIGUOUS")), qPrintable(r.out));
+    QVERIFY2(r.out.contains(QLatin1String("too far apart to give a ratio")), qPrintable(r.out));
+    QVERIFY2(!r.out.contains(QLatin1String("inf")), qPrintable(r.out));
 }
 
 void TestCompare::cliJson()

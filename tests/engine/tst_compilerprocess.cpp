@@ -6,8 +6,10 @@
 #include "compile/compileservice.h"
 #include "compile/sandbox.h"
 #include "cuda/nvrtcapi.h"
+#include "testutil.h"
 
 #include <QFile>
+#include <QProcessEnvironment>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -17,6 +19,12 @@ using namespace Kp;
 namespace {
 
 const QString kGood = QStringLiteral("__global__ void k(int *a) { a[threadIdx.x] = 1; }\n");
+// A value no file on the machine holds: it must never come back from a compile.
+constexpr const char *kMarker = "kpg-marker-5b1e0c7a93d4";
+// The bomb's limit: above what an ordinary compile without a precompiled
+// header maps (about 130 MiB), far below what the bomb wants, and low enough
+// that the bomb reaches it in seconds.
+constexpr qint64 kBombLimitMiB = 512;
 
 // Kernels enough to keep NVRTC busy for seconds (10,000 take over a minute).
 QString manyKernels(int count)
@@ -129,6 +137,9 @@ private Q_SLOTS:
         QCOMPARE(r->diagnostics.size(), 1);
         QCOMPARE(r->diagnostics.first().message, message);
         QVERIFY2(timer.elapsed() < timeoutMs + 5000, qPrintable(QString::number(timer.elapsed())));
+        // Issue 28: the time it ran before it was stopped, not "0.0 ms".
+        QVERIFY2(r->compileMs >= timeoutMs * 0.95 && r->compileMs < timeoutMs + 5000,
+                 qPrintable(QString::number(r->compileMs)));
 
         const Result<CompileResult> next = compiler.compile(request(kGood));
         KP_VERIFY_RESULT(next);
@@ -210,6 +221,125 @@ private Q_SLOTS:
             QStringLiteral("#include \"mine.h\"\n__global__ void k(int *a) { a[0] = MINE; }\n"), project.path()));
         KP_VERIFY_RESULT(own);
         QVERIFY2(own->ok, qPrintable(text(*own)));
+    }
+
+    // Issue 28: a macro bomb once grew kpg-compiler to 1.1 GB before the time limit stopped it.
+    void memoryLimitStopsAMacroBomb()
+    {
+        QString bomb =
+            QStringLiteral("#define A0 xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\n");
+        for (int i = 1; i <= 20; ++i) {
+            bomb += QStringLiteral("#define A%1 A%2 A%2 A%2 A%2\n").arg(i).arg(i - 1);
+        }
+        bomb += QStringLiteral("#define S(x) #x\n#define T(x) S(x)\n__device__ const char *s = T(A20);\n") + kGood;
+        Compiler::Config c = config(120000);
+        c.memoryLimitMiB = kBombLimitMiB;
+        Compiler compiler(c);
+        CompileRequest bombRequest = request(bomb);
+        bombRequest.options.pch = false;
+        QElapsedTimer timer;
+        timer.start();
+        const Result<CompileResult> r = compiler.compile(bombRequest);
+        KP_VERIFY_RESULT(r);
+        QVERIFY(!r->ok);
+        QCOMPARE(r->diagnostics.size(), 1);
+        QCOMPARE(
+            r->diagnostics.first().message,
+            QStringLiteral("the compiler used more than %1 MiB on this source and was stopped").arg(kBombLimitMiB));
+        QCOMPARE(r->diagnostics.first().file, QStringLiteral("kernel.cu"));
+        QVERIFY2(timer.elapsed() < 100000, qPrintable(QString::number(timer.elapsed()))); // well before the time limit
+
+        // The same limit leaves an ordinary compile alone, in a fresh process.
+        CompileRequest good = request(kGood);
+        good.options.pch = false;
+        const Result<CompileResult> next = compiler.compile(good);
+        KP_VERIFY_RESULT(next);
+        QVERIFY2(next->ok, qPrintable(text(*next)));
+    }
+
+    void memoryLimitSetting_data()
+    {
+        QTest::addColumn<QString>("value");
+        QTest::addColumn<qint64>("mib"); // -1: refused
+        QTest::newRow("unset: the default") << QString() << CompilerProcess::defaultMemoryLimitMiB();
+        QTest::newRow("1024") << QStringLiteral("1024") << qint64(1024);
+        QTest::newRow("below the minimum") << QStringLiteral("100") << qint64(-1);
+        QTest::newRow("a word") << QStringLiteral("lots") << qint64(-1);
+        QTest::newRow("past 64 bits") << QStringLiteral("99999999999999999999") << qint64(-1);
+    }
+    void memoryLimitSetting()
+    {
+        QFETCH(QString, value);
+        QFETCH(qint64, mib);
+        if (value.isEmpty()) {
+            qunsetenv("KPG_COMPILER_MEMORY_LIMIT");
+        } else {
+            qputenv("KPG_COMPILER_MEMORY_LIMIT", value.toUtf8());
+        }
+        const Result<qint64> got = CompilerProcess::memoryLimitMiB();
+        qunsetenv("KPG_COMPILER_MEMORY_LIMIT");
+        if (mib < 0) {
+            QVERIFY(!got);
+            QCOMPARE(got.error().message,
+                     QStringLiteral("KPG_COMPILER_MEMORY_LIMIT is the compiler's memory limit in MiB, a whole number "
+                                    "from 256 to 1048576, not '%1'")
+                         .arg(value));
+        } else {
+            KP_VERIFY_RESULT(got);
+            QCOMPARE(*got, mib);
+        }
+        const qint64 d = CompilerProcess::defaultMemoryLimitMiB();
+        QVERIFY(d >= 2048 && d <= 8192);
+    }
+
+    // Issue 28: /proc/self/environ once returned the whole environment in "log".
+    void procAndSysAreDenied_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<QString>("content"); // what the file would show
+        QTest::newRow("/proc/self/environ") << QStringLiteral("/proc/self/environ") << QString(kMarker);
+        QTest::newRow("/proc/self/cmdline") << QStringLiteral("/proc/self/cmdline") << QStringLiteral("--serve");
+        QTest::newRow("/proc/self/maps") << QStringLiteral("/proc/self/maps") << QStringLiteral("libnvrtc");
+        QTest::newRow("/proc/self/status") << QStringLiteral("/proc/self/status") << QStringLiteral("TracerPid");
+        QTest::newRow("/proc/cpuinfo") << QStringLiteral("/proc/cpuinfo") << QStringLiteral("processor");
+        QTest::newRow("/proc/1/environ") << QStringLiteral("/proc/1/environ") << QString(kMarker);
+        QTest::newRow("/sys/kernel/mm/transparent_hugepage/enabled")
+            << QStringLiteral("/sys/kernel/mm/transparent_hugepage/enabled") << QStringLiteral("madvise");
+    }
+    void procAndSysAreDenied()
+    {
+        if (Sandbox::landlockAbi() <= 0) {
+            QSKIP("Landlock is not available on this kernel (landlock_create_ruleset reports no ABI)");
+        }
+        QFETCH(QString, file);
+        QFETCH(QString, content);
+        QTemporaryDir dir;
+        const QString source = dir.filePath(QStringLiteral("leak.cu"));
+        QFile f(source);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(QStringLiteral("#include \"%1\"\n").arg(file).toUtf8() + kGood.toUtf8());
+        f.close();
+        const KpTest::Run run =
+            KpTest::run(QStringLiteral("kpg"), {QStringLiteral("compile"), QStringLiteral("--json"), source},
+                        {QStringLiteral("KPG_TEST_MARKER=") + kMarker, QStringLiteral("KPG_CACHE_DIR=") + dir.path()});
+        QCOMPARE(run.exitCode, 2);
+        const QString all = run.out + run.err;
+        QVERIFY2(all.contains(QStringLiteral("cannot open source file \\\"%1\\\"").arg(file)), qPrintable(all));
+        QVERIFY2(all.contains(QLatin1String("Permission denied")), qPrintable(all));
+        QVERIFY2(!all.contains(QLatin1String(kMarker)), qPrintable(all));
+        QVERIFY2(!all.contains(content), qPrintable(all));
+    }
+
+    void environmentIsMinimal()
+    {
+        QProcessEnvironment parent;
+        parent.insert(QStringLiteral("KPG_TEST_MARKER"), QString(kMarker));
+        parent.insert(QStringLiteral("AWS_SECRET_ACCESS_KEY"), QStringLiteral("s3cr3t"));
+        parent.insert(QStringLiteral("LD_LIBRARY_PATH"), QStringLiteral("/opt/lib"));
+        parent.insert(QStringLiteral("KPG_COMPILER_TEST_HOOKS"), QStringLiteral("1"));
+        const QProcessEnvironment env = compilerEnvironment(parent);
+        QCOMPARE(env.keys(),
+                 (QStringList{QStringLiteral("KPG_COMPILER_TEST_HOOKS"), QStringLiteral("LD_LIBRARY_PATH")}));
     }
 
     void isolatedMatchesInProcess()

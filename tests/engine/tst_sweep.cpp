@@ -7,6 +7,7 @@
 #include "sweep/sweeprunner.h"
 #include "testutil.h"
 
+#include <QDir>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -78,6 +79,19 @@ private Q_SLOTS:
                                         << QStringList{"0.5", "2.5e3"};
         QTest::newRow("negative range") << "offset=-2:1" << int(SweepAxis::Kind::Scalar) << "offset" << 0
                                         << QStringList{"-2", "-1", "0", "1"};
+        // Issue 28: ranges at the ends of the 64-bit range end, with their own values.
+        QTest::newRow("range ending at INT64_MAX")
+            << "n=9223372036854775806:9223372036854775807" << int(SweepAxis::Kind::Scalar) << "n" << 0
+            << QStringList{"9223372036854775806", "9223372036854775807"};
+        QTest::newRow("range starting at INT64_MIN")
+            << "n=-9223372036854775808:-9223372036854775807" << int(SweepAxis::Kind::Scalar) << "n" << 0
+            << QStringList{"-9223372036854775808", "-9223372036854775807"};
+        QTest::newRow("step past INT64_MAX")
+            << "n=9223372036854775800:9223372036854775807:5" << int(SweepAxis::Kind::Scalar) << "n" << 0
+            << QStringList{"9223372036854775800", "9223372036854775805"};
+        QTest::newRow("pow2 up to INT64_MAX")
+            << "n=4611686018427387903:9223372036854775807:pow2" << int(SweepAxis::Kind::Scalar) << "n" << 0
+            << QStringList{"4611686018427387904"};
     }
     void parse()
     {
@@ -131,6 +145,31 @@ private Q_SLOTS:
                                                  << "'a b' contains white space";
         QTest::newRow("too many values") << "n=1:200000"
                                          << "has more than 100000 values";
+        // Issue 28: numbers past the 64-bit range are refused, never read as 0.
+        QTest::newRow("start past INT64_MAX")
+            << "n=99999999999999999999:1"
+            << "--axis n: the start of the range 99999999999999999999:1, 99999999999999999999, is outside the "
+               "64-bit range (-9223372036854775808 to 9223372036854775807)";
+        QTest::newRow("end past INT64_MAX") << "n=1:99999999999999999999"
+                                            << "--axis n: the end of the range 1:99999999999999999999, "
+                                               "99999999999999999999, is outside the 64-bit range";
+        QTest::newRow("step past INT64_MAX") << "n=1:10:99999999999999999999"
+                                             << "the step of the range 1:10:99999999999999999999";
+        QTest::newRow("start below INT64_MIN") << "n=-9223372036854775809:0"
+                                               << "the start of the range -9223372036854775809:0";
+        QTest::newRow("whole 64-bit range") << "n=-9223372036854775808:9223372036854775807"
+                                            << "has more than 100000 values (the most an axis may have)";
+        QTest::newRow("range to INT64_MAX") << "n=0:9223372036854775807"
+                                            << "has more than 100000 values";
+        QTest::newRow("block pow2 to INT64_MAX") << "block.x=1:9223372036854775807:pow2"
+                                                 << "--axis block.x: '2147483648' is not a block extent";
+        QTest::newRow("too many listed values") << "define.X=" + [] {
+            QStringList v;
+            for (int i = 0; i <= 100000; ++i) {
+                v << QString::number(i);
+            }
+            return v.join(QLatin1Char(','));
+        }() << "--axis define.X: 100001 values; an axis has at most 100000";
     }
     void parseErrors()
     {
@@ -283,6 +322,18 @@ private Q_SLOTS:
                                         << "sweep.zip";
         QTest::newRow("unknown key") << R"({"axes": ["block.x=64"], "points": 3})"
                                      << "points";
+        // Issue 28: a shared project whose axis passed INT64_MAX once crashed every program that opened it.
+        QTest::newRow("range to INT64_MAX") << R"({"axes": ["n=9223372036854775806:9223372036854775808"]})"
+                                            << "sweep.axes[0]: n: the end of the range";
+        QTest::newRow("pow2 to INT64_MAX") << R"({"axes": ["block.x=1:9223372036854775807:pow2"]})"
+                                           << "sweep.axes[0]: block.x: '2147483648' is not a block extent";
+        QTest::newRow("wrapped start") << R"({"axes": ["n=99999999999999999999:1"]})"
+                                       << "sweep.axes[0]: n: the start of the range";
+        QTest::newRow("huge range") << R"({"axes": ["n=0:9223372036854775807"]})"
+                                    << "sweep.axes[0]: n: 0:9223372036854775807 has more than 100000 values";
+        QTest::newRow("too many axes") << R"({"axes": ["a=1","b=1","c=1","d=1","e=1","f=1","g=1","h=1","i=1",
+                                          "j=1","k=1","l=1","m=1","n=1","o=1","p=1","q=1"]})"
+                                       << "sweep.axes: 17 axes; a sweep has at most 16";
     }
     void projectSweepErrors()
     {
@@ -447,6 +498,43 @@ private Q_SLOTS:
                                      << 64 << "--zip needs axes of equal length";
         QTest::newRow("missing project") << QStringList{"sweep", "/nonexistent/p.kpg", "--axis", "block.x=64"} << 65
                                          << "/nonexistent/p.kpg";
+        QTest::newRow("start past INT64_MAX") << QStringList{"sweep", preset, "--axis", "n=99999999999999999999:1"}
+                                              << 64 << "the start of the range 99999999999999999999:1";
+        QTest::newRow("end past INT64_MAX") << QStringList{"sweep", preset, "--axis", "n=1:99999999999999999999"} << 64
+                                            << "the end of the range 1:99999999999999999999";
+        QTest::newRow("range ending at INT64_MAX") << QStringList{"sweep",  preset,
+                                                                  "--axis", "n=9223372036854775806:9223372036854775807",
+                                                                  "--axis", "block.x=1:9223372036854775807:pow2"}
+                                                   << 64 << "--axis block.x: '2147483648' is not a block extent";
+        // Issue 28: outputs are checked before the sweep runs (a bad --plot was reported after it, exit 74).
+        QTest::newRow("plot extension") << QStringList{"sweep", preset, "--axis", "block.x=64", "--plot", "x.pdf"} << 64
+                                        << "sweep: --plot x.pdf: a plot is written as .png, .svg or .csv, not "
+                                           "'.pdf'";
+        QTest::newRow("roofline extension")
+            << QStringList{"sweep", preset, "--axis", "block.x=64", "--roofline", "roof"} << 64
+            << "sweep: --roofline roof: a plot is written as .png, .svg or .csv, not '(no extension)'";
+        QTest::newRow("empty --csv") << QStringList{"sweep", preset, "--axis", "block.x=64", "--csv", ""} << 64
+                                     << "sweep: --csv needs a file name; '' is empty";
+        QTest::newRow("empty --json") << QStringList{"sweep", preset, "--axis", "block.x=64", "--json", ""} << 64
+                                      << "sweep: --json needs a file name; '' is empty";
+        QTest::newRow("empty --plot") << QStringList{"sweep", preset, "--axis", "block.x=64", "--plot", ""} << 64
+                                      << "sweep: --plot needs a file name; '' is empty";
+        QTest::newRow("plot to standard output")
+            << QStringList{"sweep", preset, "--axis", "block.x=64", "--plot", "-"} << 64
+            << "sweep: --plot writes a file; '-' (standard output) is not one here";
+        QTest::newRow("--csv in a missing folder")
+            << QStringList{"sweep", preset, "--axis", "block.x=64", "--csv", "/nonexistent/dir/s.csv"} << 74
+            << "sweep: --csv /nonexistent/dir/s.csv: its folder /nonexistent/dir does not exist";
+        QTest::newRow("--json names a folder")
+            << QStringList{"sweep", preset, "--axis", "block.x=64", "--json", QDir::tempPath()} << 74
+            << QStringLiteral("sweep: --json %1: is a folder").arg(QDir::tempPath());
+        QTest::newRow("too many axes") << [&] {
+            QStringList a{"sweep", preset};
+            for (int i = 0; i < 17; ++i) {
+                a << "--axis" << QStringLiteral("define.D%1=1").arg(i);
+            }
+            return a;
+        }() << 64 << "the sweep has 17 axes; at most 16";
     }
     void cliUsage()
     {
@@ -476,6 +564,32 @@ private Q_SLOTS:
         const QByteArray text = f.readAll();
         QVERIFY2(text.startsWith("block.x,status,median_us,"), text.constData());
         QCOMPARE(text.count('\n'), 1); // the header; no point ran
+    }
+
+    void cliEveryPointSkipped()
+    {
+        // Issue 28: a sweep that ran nothing exited 0. A grid of 0 is skipped by
+        // the host's launch validation, before the GPU is needed.
+        const KpTest::Run r = KpTest::run(
+            "kpg", {"sweep", QStringLiteral(KPG_SOURCE_DIR "/presets/vector_add/vector_add.kpg"), "--axis", "grid.x=0"},
+            {"KPG_CUDA_DRIVER=/nonexistent/libcuda.so.1"});
+        QCOMPARE(r.exitCode, 65);
+        QVERIFY2(r.err.contains("kpg: sweep: every point was skipped, none ran; the first: grid.x=0: "
+                                "launches[0].grid[0]: '0' gives 0"),
+                 qPrintable(r.err));
+    }
+
+    void cliPlotWithoutSession()
+    {
+        // Issue 28: --plot printed "QStandardPaths: XDG_RUNTIME_DIR not set" where no session is.
+        QTemporaryDir dir;
+        const KpTest::Run r = KpTest::run("kpg",
+                                          {"sweep", QStringLiteral(KPG_SOURCE_DIR "/presets/vector_add/vector_add.kpg"),
+                                           "--axis", "block.x=64", "--plot", dir.filePath("p.png")},
+                                          {"KPG_CUDA_DRIVER=/nonexistent/libcuda.so.1", "XDG_RUNTIME_DIR="});
+        QCOMPARE(r.exitCode, 69);
+        QVERIFY2(!r.err.contains("QStandardPaths"), qPrintable(r.err));
+        QVERIFY2(r.err.startsWith("kpg: No NVIDIA driver found"), qPrintable(r.err));
     }
 };
 

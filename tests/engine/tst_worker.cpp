@@ -2,6 +2,7 @@
 // supervision (start on demand, death, time-outs, superseding, restarts).
 
 #include "client/engineclient.h"
+#include "compile/sandbox.h"
 #include "testutil.h"
 #include "worker/protocol.h"
 
@@ -9,6 +10,7 @@
 #include <QLocalServer>
 #include <QLocalSocket>
 #include <QProcess>
+#include <QTemporaryDir>
 #include <QtTest>
 
 #include <optional>
@@ -36,14 +38,14 @@ private:
                 process.waitForFinished();
             }
         }
-        bool start()
+        bool start(const QStringList &extraArgs = {})
         {
             const QString name = QStringLiteral("kpg-test-%1").arg(QCoreApplication::applicationPid());
             QLocalServer::removeServer(name);
             if (!server.listen(name)) {
                 return false;
             }
-            process.start(KpTest::program("kpg-worker"), {"--connect", server.fullServerName()});
+            process.start(KpTest::program("kpg-worker"), QStringList{"--connect", server.fullServerName()} + extraArgs);
             if (!server.waitForNewConnection(10000)) {
                 return false;
             }
@@ -92,6 +94,78 @@ private Q_SLOTS:
         QVERIFY(w.process.waitForFinished(5000));
         QCOMPARE(w.process.exitStatus(), QProcess::NormalExit);
         QCOMPARE(w.process.exitCode(), 0);
+    }
+
+    // Issue 28: kpg-worker's opt-in Landlock sandbox, checked without a GPU:
+    // the worker starts, answers, and cannot open a file outside its policy.
+    void sandboxedWorker_data()
+    {
+        QTest::addColumn<bool>("sandboxed");
+        QTest::newRow("--sandbox") << true;
+        QTest::newRow("not sandboxed (the default)") << false;
+    }
+    void sandboxedWorker()
+    {
+        QFETCH(bool, sandboxed);
+        if (sandboxed && Sandbox::landlockAbi() <= 0) {
+            QSKIP("Landlock is not available on this kernel (landlock_create_ruleset reports no ABI)");
+        }
+        QTemporaryDir dir;
+        QFile secret(dir.filePath("secret.txt"));
+        QVERIFY(secret.open(QIODevice::WriteOnly));
+        secret.write("not for the worker\n");
+        secret.close();
+
+        qputenv("KPG_WORKER_TEST_HOOKS", "1");
+        RawWorker w;
+        const bool started = w.start(sandboxed ? QStringList{"--sandbox"} : QStringList{});
+        qunsetenv("KPG_WORKER_TEST_HOOKS");
+        QVERIFY(started);
+        auto hello = w.ask(Message{kVersion, Type::Hello, 1, {{"protocol", kVersion}}});
+        KP_VERIFY_RESULT(hello);
+        const QVariantMap state = hello->body.value("sandbox").toMap();
+        QCOMPARE(state.value("sandboxed").toBool(), sandboxed);
+        if (sandboxed) {
+            QCOMPARE(state.value("landlockAbi").toInt(), Sandbox::landlockAbi());
+        }
+
+        for (const QString &file : {secret.fileName(), QStringLiteral("/etc/passwd")}) {
+            auto probe = w.ask(Message{kVersion, Type::Ping, 2, {{"testRead", file}}});
+            KP_VERIFY_RESULT(probe);
+            QCOMPARE(probe->body.value("testRead").toString(),
+                     sandboxed ? QStringLiteral("Permission denied") : QStringLiteral("read"));
+        }
+
+        // Without a GPU the driver is missing either way: the same definite answer.
+        auto devices = w.ask(Message{kVersion, Type::ListDevices, 3, {}});
+        KP_VERIFY_RESULT(devices);
+        if (devices->type == Type::ErrorReply) {
+            const Error e = Error::fromVariant(devices->body);
+            QVERIFY2(e.code == Error::Code::NoDriver || e.code == Error::Code::NoDevice, qPrintable(e.toString()));
+            QVERIFY2(e.message.startsWith("No "), qPrintable(e.message));
+        }
+        auto bye = w.ask(Message{kVersion, Type::Shutdown, 4, {}});
+        KP_VERIFY_RESULT(bye);
+        QVERIFY(w.process.waitForFinished(5000));
+        QCOMPARE(w.process.exitCode(), 0);
+    }
+
+    void sandboxedWorkerThroughTheEngine()
+    {
+        // KPG_WORKER_SANDBOX=1: the engine starts kpg-worker --sandbox, which answers as usual.
+        if (Sandbox::landlockAbi() <= 0) {
+            QSKIP("Landlock is not available on this kernel (landlock_create_ruleset reports no ABI)");
+        }
+        qputenv("KPG_WORKER_SANDBOX", "1");
+        qputenv("KPG_CUDA_DRIVER", "/nonexistent/libcuda.so.1");
+        EngineClient client;
+        const Result<DeviceList> r = client.listDevicesSync(15000);
+        qunsetenv("KPG_CUDA_DRIVER");
+        qunsetenv("KPG_WORKER_SANDBOX");
+        QVERIFY(!r.ok());
+        QCOMPARE(r.error().code, Error::Code::NoDriver);
+        QVERIFY2(r.error().message.startsWith("No NVIDIA driver found"), qPrintable(r.error().message));
+        KP_VERIFY_RESULT(client.requestSync(Type::Ping));
     }
 
     void rawRefusals_data()

@@ -12,13 +12,15 @@ build=${1:?usage: tests/fuzz/run.sh BUILD_DIR [TARGET...]}
 shift
 seconds=${FUZZ_SECONDS:-60}
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(fuzz_npy fuzz_project fuzz_signature fuzz_expression fuzz_logparse)
+[ ${#targets[@]} -eq 0 ] && targets=(fuzz_npy fuzz_project fuzz_signature fuzz_expression fuzz_logparse fuzz_sweep fuzz_compare fuzz_checks)
 
 # Longest input per target: a little above the largest real input, so that
 # time goes into structure rather than into ever longer inputs.
 max_len() {
     case $1 in
     fuzz_expression) echo 256 ;;
+    fuzz_sweep) echo 512 ;;
+    fuzz_checks) echo 2048 ;;
     fuzz_npy) echo 4096 ;;
     *) echo 8192 ;;
     esac
