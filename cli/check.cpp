@@ -189,7 +189,7 @@ int checkCommand(const QStringList &args)
         if (!s.printfOutput.isEmpty()) {
             o << "  printf from " << printable(s.kernel) << ":\n";
             for (const QString &line : s.printfOutput.split(QLatin1Char('\n'), Qt::SkipEmptyParts)) {
-                o << "    | " << line << "\n";
+                o << "    | " << printable(line) << "\n"; // a kernel's printf is user data too
             }
         }
     }

@@ -1,5 +1,6 @@
 #include "memorycli.h"
 
+#include "core/printable.h"
 #include "exitcodes.h"
 #include "run/guardzones.h"
 #include "run/runjson.h"
@@ -61,14 +62,14 @@ void printGuards(QTextStream &o, const RunResult &r)
     o << "  memory: " << r.guardViolations.size() << " write" << (r.guardViolations.size() == 1 ? "" : "s")
       << " outside a buffer (guard zones of " << Guard::kGuardBytes << " bytes):\n";
     for (const GuardViolation &v : r.guardViolations) {
-        o << "    " << v.message() << "\n";
+        o << "    " << printable(v.message()) << "\n";
     }
 }
 
 void printSanitizer(QTextStream &o, const SanitizedRun &s, bool all)
 {
     if (s.reportError) {
-        o << "  compute-sanitizer: " << s.reportError->message << "\n";
+        o << "  compute-sanitizer: " << printable(s.reportError->message) << "\n";
         return;
     }
     if (!s.report) {
@@ -94,8 +95,8 @@ void printSanitizer(QTextStream &o, const SanitizedRun &s, bool all)
             continue;
         }
         const QString file = QFileInfo(f.where.path).fileName();
-        o << "    " << (file.isEmpty() ? QStringLiteral("?") : file) << ":" << f.where.line << ": " << f.summary()
-          << "\n";
+        o << "    " << printable(file.isEmpty() ? QStringLiteral("?") : file) << ":" << f.where.line << ": "
+          << printable(f.summary()) << "\n";
     }
     for (auto it = counts.cbegin(); it != counts.cend(); ++it) {
         if (!all && it.value() > kFirstN) {

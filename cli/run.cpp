@@ -247,7 +247,7 @@ int runCommand(const QStringList &args)
         if (!s.printfOutput.isEmpty()) {
             o << "  printf from step " << i + 1 << ":\n";
             for (const QString &line : s.printfOutput.split(QLatin1Char('\n'), Qt::SkipEmptyParts)) {
-                o << "    | " << line << "\n";
+                o << "    | " << printable(line) << "\n"; // a kernel's printf is user data too
             }
             if (s.printfTruncated) {
                 o << "    | (output truncated)\n";

@@ -532,18 +532,33 @@ private Q_SLOTS:
         QVERIFY(r->passed);
     }
 
+    void expressionErrors_data()
+    {
+        QTest::addColumn<QString>("expected");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("unknown variable") << "q + 1"
+                                          << "checks[3].expected: unknown variable 'q' in 'q + 1'; known: ";
+        // Issue 28: these said "unknown variable '1e400'" and "Unexpected parenthesis".
+        QTest::newRow("1e400") << "1e400"
+                               << "checks[3].expected: the number 1e400 is outside the range of a double (about "
+                                  "1.8e308) in '1e400'";
+        QTest::newRow("unknown function") << "foo(i)"
+                                          << "checks[3].expected: unknown function foo in 'foo(i)'; known: abs, ";
+    }
     void expressionErrors()
     {
+        QFETCH(QString, expected);
+        QFETCH(QString, message);
         const QList<BufferSpec> specs{specFor("out", DType::Float32, {4})};
-        const CheckSpec check = parseCheck(R"({"buffer": "out", "expected": "q + 1"})", specs);
+        const CheckSpec check = parseCheck(
+            QStringLiteral(R"({"buffer": "out", "expected": "%1"})").arg(expected).toUtf8().constData(), specs);
         HostData out = makeData(DType::Float32, {4});
         CheckData data;
         data.after.insert("out", out.view());
         const Result<CheckResult> r = evaluateCheck(check, data, 0, "checks[3]");
         QVERIFY(!r);
         QCOMPARE(r.error().path, QString("checks[3].expected"));
-        QVERIFY2(r.error().message.startsWith("checks[3].expected: unknown variable 'q' in 'q + 1'; known: "),
-                 qPrintable(r.error().message));
+        QVERIFY2(r.error().message.startsWith(message), qPrintable(r.error().message));
     }
 
     // --- npy ---

@@ -463,6 +463,21 @@ private Q_SLOTS:
             << QStringList{"compile", "K", "--memory-limit", "100"} << 64
             << "kpg: compile: --memory-limit takes MiB, a whole number from 256 to 1048576, not '100'";
     }
+    void diagnosticsPrintable()
+    {
+        // Issue 28: a diagnostic quotes the source; its control characters must not reach the terminal.
+        QTemporaryDir dir;
+        QFile k(dir.filePath("k.cu"));
+        QVERIFY(k.open(QIODevice::WriteOnly));
+        k.write("#error \x1b]0;title\x07\x1b[2Jcleared\n__global__ void k(float *p) { p[0] = 1; }\n");
+        k.close();
+        const KpTest::Run r = KpTest::run("kpg", {"compile", k.fileName(), "--no-cache"},
+                                          {"KPG_CUDA_DRIVER=/nonexistent/libcuda.so.1"}, 60000);
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("k.cu:1:2: error: #error directive: ?]0;title??[2Jcleared"), qPrintable(r.err));
+        QVERIFY2(!r.err.contains(QChar(0x1b)) && !r.err.contains(QChar(0x07)), qPrintable(r.err));
+    }
+
     void outputFollowsSymbolicLinks()
     {
         // docs/security.md: an output that is a link writes where the link leads; the link stays.
