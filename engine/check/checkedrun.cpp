@@ -162,6 +162,10 @@ CheckedRun runProjectWithChecks(const Project &original, EngineClient *engine, c
 
     Compiler compiler;
     out.request = compileRequestFor(project, ccMajor, ccMinor);
+    if (!options.compileDir.isEmpty()) {
+        out.request.projectDir = options.compileDir;
+        out.request.options.includeDirs.clear();
+    }
     const Result<CompileResult> compiled = compiler.compile(out.request);
     if (!compiled) {
         out.error = compiled.error();

@@ -35,6 +35,12 @@ struct CheckedRunOptions
     std::optional<QString> replacementSource;
     /** The name diagnostics give the replacement ("student.cu"). */
     QString replacementFileName;
+    /**
+     * Compile from this folder alone instead of the project's (kpg grade: a
+     * private copy of the submission, so that it cannot include the
+     * exercise's reference or data); the project's includeDirs are dropped.
+     */
+    QString compileDir;
     int listDevicesTimeoutMs = 60000;
     /** Guard zones around the buffers (off for compute-sanitizer, which needs the exact sizes). */
     bool guards = true;

@@ -1,14 +1,21 @@
 #include "grader.h"
 
 #include "check/checkeval.h"
+#include "check/sanitizedrun.h"
 #include "client/engineclient.h"
 #include "compile/compiler.h"
+#include "grade/integrity.h"
 #include "run/projectcompile.h"
 
+#include <QCryptographicHash>
+#include <QDir>
 #include <QElapsedTimer>
+#include <QFile>
+#include <QTemporaryDir>
 
 #include <condition_variable>
 #include <deque>
+#include <memory>
 #include <thread>
 
 namespace Kp::Grade {
@@ -25,13 +32,49 @@ QString diagnosticText(const Diagnostic &d)
     return QStringLiteral("%1:%2:%3: %4").arg(d.file).arg(d.line).arg(d.column).arg(d.message);
 }
 
+/**
+ * Whether a diagnostic's file is one whose text may be shown: the submission
+ * itself (no folder in its name) or a toolkit header. Anything else was
+ * reached by an #include the sandbox let through (/proc entries, say), and
+ * its text quoted in a message must not reach the results.
+ */
+bool showableFile(const QString &file)
+{
+    if (!file.contains(QLatin1Char('/'))) {
+        return true;
+    }
+    static const QStringList toolkit = [] {
+        QStringList dirs;
+        for (const QString &d : Compiler::toolkitIncludeDirs()) {
+            dirs << QDir::cleanPath(d) + QLatin1Char('/');
+        }
+        return dirs;
+    }();
+    const QString clean = QDir::cleanPath(file);
+    for (const QString &d : toolkit) {
+        if (clean.startsWith(d)) {
+            return true;
+        }
+    }
+    return false;
+}
+
 void setCompileErrors(const CompileResult &c, GradeItem *item)
 {
     item->outcome = Outcome::CompileError;
     item->compileErrors.clear();
+    bool redacted = false;
     for (const Diagnostic &d : c.diagnostics) {
-        if (d.severity == Diagnostic::Severity::Error) {
+        if (d.severity != Diagnostic::Severity::Error) {
+            continue;
+        }
+        if (showableFile(d.file)) {
             item->compileErrors << diagnosticText(d);
+        } else if (!redacted) {
+            redacted = true;
+            item->compileErrors << QStringLiteral("%1: errors in a file outside the submission and the toolkit (not "
+                                                  "shown: a submission compiles from its own file only)")
+                                       .arg(d.file);
         }
     }
     if (item->compileErrors.isEmpty()) {
@@ -70,9 +113,69 @@ Project selfTestProject(const Project &p)
     return r;
 }
 
+/** The slowest launch of a run's correctness pass (ms), NaN when nothing ran. */
+double slowestLaunchMs(const CheckedRun &c)
+{
+    double ms = std::numeric_limits<double>::quiet_NaN();
+    if (!c.ran) {
+        return ms;
+    }
+    for (const StepResult &s : c.run.steps) {
+        if (std::isfinite(s.firstRunMs) && (!std::isfinite(ms) || s.firstRunMs > ms)) {
+            ms = s.firstRunMs;
+        }
+    }
+    return ms;
+}
+
+/**
+ * A private folder holding only the submission, to compile it from: NVRTC
+ * and the compiler sandbox then see this folder and the toolkit, never the
+ * exercise's folder with its reference and expected outputs, the lab or
+ * other students' files.
+ */
+std::shared_ptr<QTemporaryDir> privateCompileDir(const QString &fileName, const QString &source)
+{
+    auto dir = std::make_shared<QTemporaryDir>(QDir::tempPath() + QStringLiteral("/kpg-grade-XXXXXX"));
+    if (!dir->isValid()) {
+        return nullptr;
+    }
+    QFile f(dir->filePath(fileName));
+    if (!f.open(QIODevice::WriteOnly | QIODevice::NewOnly) || f.write(source.toUtf8()) < 0) {
+        return nullptr;
+    }
+    f.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner);
+    return dir;
+}
+
 } // namespace
 
-void classifyRun(const CheckedRun &c, GradeItem *item)
+bool isHiddenCheck(const CheckSpec &check)
+{
+    return check.unknown.value(QStringLiteral("hidden")).toBool(false);
+}
+
+Project saltedProject(const Project &project, const QString &salt)
+{
+    if (salt.isEmpty()) {
+        return project;
+    }
+    Project p = project;
+    for (BufferSpec &b : p.buffers) {
+        if (b.init.kind == BufferInit::Kind::Random) {
+            const QByteArray h = QCryptographicHash::hash(salt.toUtf8() + '\0' + QByteArray::number(b.init.seed),
+                                                          QCryptographicHash::Sha256);
+            quint64 seed = 0;
+            for (int i = 0; i < 8; ++i) {
+                seed = (seed << 8) | quint8(h[i]);
+            }
+            b.init.seed = seed;
+        }
+    }
+    return p;
+}
+
+void classifyRun(const CheckedRun &c, GradeItem *item, const Project *exercise)
 {
     if (c.compiled && !c.compiled->ok) {
         setCompileErrors(*c.compiled, item);
@@ -81,6 +184,35 @@ void classifyRun(const CheckedRun &c, GradeItem *item)
     if (c.ran && c.run.timed) {
         item->medianMs = c.run.stats.medianMs;
     }
+    // A write outside a buffer fails the submission whatever its checks say:
+    // the guard caught what a right answer never does.
+    if (c.ran && !c.run.guardViolations.isEmpty()) {
+        item->wroteOutside = guardHitText(c.run.guardViolations.first());
+        if (c.run.guardViolations.size() > 1) {
+            item->wroteOutside += QStringLiteral(" and %1 more").arg(c.run.guardViolations.size() - 1);
+        }
+    }
+    if (c.ran) {
+        for (const StepResult &s : c.run.steps) {
+            if (s.printfTruncated) {
+                item->outcome = Outcome::PrintfFlood;
+                item->detail =
+                    QStringLiteral("printf output cut at %1 lines").arg(s.printfOutput.count(QLatin1Char('\n')));
+                return;
+            }
+        }
+    }
+    item->checksTotal = exercise ? int(exercise->checks.size()) : int(c.checks.size());
+    for (const CheckResult &r : c.checks) {
+        item->checksPassed += r.passed ? 1 : 0;
+    }
+    auto withGuardHit = [item] {
+        if (!item->wroteOutside.isEmpty()) {
+            item->outcome = Outcome::Fail;
+            item->detail =
+                item->detail.isEmpty() ? item->wroteOutside : item->wroteOutside + QStringLiteral("; ") + item->detail;
+        }
+    };
     if (c.error) {
         const Error &e = *c.error;
         item->detail = e.message;
@@ -110,12 +242,20 @@ void classifyRun(const CheckedRun &c, GradeItem *item)
         default: item->outcome = Outcome::Error; return;
         }
     }
-    for (const CheckResult &r : c.checks) {
+    for (qsizetype k = 0; k < c.checks.size(); ++k) {
+        const CheckResult &r = c.checks[k];
         if (r.passed) {
             continue;
         }
         item->outcome = Outcome::Fail;
         item->failedCheck = r.name;
+        if (exercise) {
+            for (const CheckSpec &spec : exercise->checks) {
+                if (spec.displayName() == r.name && isHiddenCheck(spec)) {
+                    item->failedCheckHidden = true;
+                }
+            }
+        }
         if (r.error) {
             item->detail = QStringLiteral("check '%1' not evaluated: %2").arg(r.name, r.error->message);
         } else {
@@ -129,9 +269,12 @@ void classifyRun(const CheckedRun &c, GradeItem *item)
                 item->firstMismatch = mismatchText(r, r.first.first());
             }
         }
+        withGuardHit();
         return;
     }
     item->outcome = Outcome::Pass;
+    item->detail.clear();
+    withGuardHit();
 }
 
 Grader::Grader(const Lab &lab, GraderOptions options)
@@ -148,6 +291,12 @@ double Grader::referenceMs(const QString &exercise, int device) const
     return m_referenceMs.value(refKey(exercise, device), std::numeric_limits<double>::quiet_NaN());
 }
 
+double Grader::referenceLaunchMs(const QString &exercise, int device) const
+{
+    std::lock_guard<std::mutex> lock(m_mutex);
+    return m_referenceLaunchMs.value(refKey(exercise, device), std::numeric_limits<double>::quiet_NaN());
+}
+
 Status Grader::prepare()
 {
     QElapsedTimer clock;
@@ -161,7 +310,7 @@ Status Grader::prepare()
             if (!e.project.reference || e.project.reference->sourceFile.isEmpty()) {
                 continue;
             }
-            Project p = selfTestProject(e.project);
+            Project p = saltedProject(selfTestProject(e.project), m_options.seedSalt);
             if (m_options.timeoutSeconds > 0) {
                 p.killTimeoutSeconds = m_options.timeoutSeconds;
             }
@@ -193,9 +342,41 @@ Status Grader::prepare()
                 }
                 return;
             }
-            if (c.ran && c.run.timed) {
+            {
                 std::lock_guard<std::mutex> lock(m_mutex);
-                m_referenceMs.insert(refKey(e.name, device), c.run.stats.medianMs);
+                if (c.ran && c.run.timed) {
+                    m_referenceMs.insert(refKey(e.name, device), c.run.stats.medianMs);
+                }
+                m_referenceLaunchMs.insert(refKey(e.name, device), slowestLaunchMs(c));
+            }
+            if (!m_options.preflightStarter || noGpu) {
+                continue;
+            }
+            // The starter graded as a submission must fail: an exercise whose
+            // starter already passes gives everyone the points.
+            Project starter = saltedProject(e.project, m_options.seedSalt);
+            if (m_options.timeoutSeconds > 0) {
+                starter.killTimeoutSeconds = m_options.timeoutSeconds;
+            }
+            CheckedRunOptions so;
+            so.device = device;
+            so.timing = false;
+            const CheckedRun sc = runProjectWithChecks(starter, &engine, so);
+            GradeItem starterProbe;
+            classifyRun(sc, &starterProbe, &e.project);
+            if (starterProbe.outcome == Outcome::Pass) {
+                std::lock_guard<std::mutex> lock(errorMutex);
+                if (!firstError) {
+                    firstError = Error{QStringLiteral("grade"),
+                                       Error::Code::BadInput,
+                                       {},
+                                       QStringLiteral("%1: the starter (%2) passes every check on GPU %3, so the "
+                                                      "checks cannot tell an answer from the starter; add a check it "
+                                                      "fails")
+                                           .arg(e.path, e.project.sourceFile)
+                                           .arg(device)};
+                }
+                return;
             }
         }
     };
@@ -213,7 +394,7 @@ Status Grader::prepare()
     return Unit{};
 }
 
-GradeItem Grader::gradeOne(const GradeTask &task, int device, EngineClient *engine)
+GradeItem Grader::gradeOne(const GradeTask &task, int device, EngineClient *engine, const QString &compileDir)
 {
     GradeItem item;
     item.student = task.student;
@@ -223,11 +404,16 @@ GradeItem Grader::gradeOne(const GradeTask &task, int device, EngineClient *engi
     const Project &ex = task.exercise->project;
     item.minSpeedup = ex.grading ? ex.grading->minSpeedup : 0;
 
-    Project p = ex;
-    if (m_options.timeoutSeconds > 0) {
-        p.killTimeoutSeconds = m_options.timeoutSeconds;
-    }
+    Project p = saltedProject(ex, m_options.seedSalt);
+    // A hang costs a few times the reference's launch, not the exercise's
+    // whole time-out (--timeout overrides).
+    p.killTimeoutSeconds = m_options.timeoutSeconds > 0
+                               ? m_options.timeoutSeconds
+                               : timeLimitSeconds(m_options.policy.timeLimit, referenceLaunchMs(item.exercise, device),
+                                                  ex.killTimeoutSeconds);
+    item.timeLimitSeconds = p.killTimeoutSeconds;
     CheckedRunOptions o;
+    o.compileDir = compileDir;
     o.device = device;
     o.timing = m_options.timing;
     o.checks = m_options.checks;
@@ -237,7 +423,19 @@ GradeItem Grader::gradeOne(const GradeTask &task, int device, EngineClient *engi
     clock.start();
     const CheckedRun c = runProjectWithChecks(p, engine, o);
     item.runMs = double(clock.nsecsElapsed()) / 1e6;
-    classifyRun(c, &item);
+    classifyRun(c, &item, &ex);
+    if (m_options.sanitize && c.compiled && c.compiled->ok && item.outcome != Outcome::NoGpu) {
+        CheckedRunOptions so = o;
+        so.timing = false;
+        const SanitizedRun san = runProjectSanitized(p, so, SanitizeOptions{});
+        if (san.report) {
+            for (const Sanitizer::Finding &f : san.report->findings) {
+                item.memoryFindings << f.summary();
+            }
+        } else if (san.reportError) {
+            item.memoryFindings << QStringLiteral("no memcheck report: ") + san.reportError->message;
+        }
+    }
     if (std::isfinite(item.medianMs) && item.medianMs > 0) {
         item.referenceMs = referenceMs(item.exercise, device);
         if (std::isfinite(item.referenceMs)) {
@@ -257,6 +455,15 @@ GradeItem Grader::gradeOne(const GradeTask &task, int device, EngineClient *engi
                               .arg(item.minSpeedup);
         }
     }
+    // Far faster than the reference is more often a cached answer or a timer
+    // trick than genius: worth a look, not a grade by itself.
+    if (std::isfinite(item.speedRatio) && m_options.policy.flagSpeedRatio > 0 &&
+        item.speedRatio > m_options.policy.flagSpeedRatio) {
+        item.flags << QStringLiteral("%1x the reference's speed, above the %2x bound: check it for a cached answer "
+                                     "or a timing trick")
+                          .arg(QString::number(item.speedRatio, 'f', 1))
+                          .arg(m_options.policy.flagSpeedRatio);
+    }
     return item;
 }
 
@@ -274,7 +481,13 @@ void Grader::run(const QList<GradeTask> &tasks, const std::function<void(const G
     // final here and never occupies a GPU.
     std::mutex queueMutex;
     std::condition_variable queueReady;
-    std::deque<std::pair<const GradeTask *, double>> ready; // task, compile ms
+    struct Compiled
+    {
+        const GradeTask *task = nullptr;
+        double compileMs = 0;
+        std::shared_ptr<QTemporaryDir> dir; ///< the private compile folder, kept until the run is done
+    };
+    std::deque<Compiled> ready;
     int compilersLeft = m_options.compileJobs;
     std::atomic<qsizetype> next{0};
 
@@ -306,10 +519,25 @@ void Grader::run(const QList<GradeTask> &tasks, const std::function<void(const G
             Project p = t.exercise->project;
             p.sourceText = t.submission.source;
             p.sourceFile = t.exercise->name + QStringLiteral(".cu");
+            std::shared_ptr<QTemporaryDir> dir;
+            if (m_options.privateCompile) {
+                dir = privateCompileDir(p.sourceFile, p.sourceText);
+                if (!dir) {
+                    item.outcome = Outcome::Error;
+                    item.detail =
+                        QStringLiteral("cannot make a private folder to compile in under %1").arg(QDir::tempPath());
+                    finish(item);
+                    continue;
+                }
+            }
+            CompileRequest req = compileRequestFor(p, m_options.ccMajor, m_options.ccMinor);
+            if (dir) {
+                req.projectDir = dir->path();
+                req.options.includeDirs.clear();
+            }
             QElapsedTimer clock;
             clock.start();
-            const Result<CompileResult> r =
-                compiler.compile(compileRequestFor(p, m_options.ccMajor, m_options.ccMinor));
+            const Result<CompileResult> r = compiler.compile(req);
             const double compileMs = double(clock.nsecsElapsed()) / 1e6;
             ++m_stats.compiled;
             if (r && !r->ok) {
@@ -319,7 +547,7 @@ void Grader::run(const QList<GradeTask> &tasks, const std::function<void(const G
                 continue;
             }
             std::lock_guard<std::mutex> lock(queueMutex);
-            ready.emplace_back(&t, compileMs);
+            ready.push_back(Compiled{&t, compileMs, dir});
             queueReady.notify_one();
         }
         std::lock_guard<std::mutex> lock(queueMutex);
@@ -333,7 +561,7 @@ void Grader::run(const QList<GradeTask> &tasks, const std::function<void(const G
         EngineClient engine;
         qint64 lastPid = 0;
         for (;;) {
-            std::pair<const GradeTask *, double> work{nullptr, 0};
+            Compiled work;
             {
                 std::unique_lock<std::mutex> lock(queueMutex);
                 queueReady.wait(lock, [&] { return !ready.empty() || compilersLeft == 0; });
@@ -354,8 +582,9 @@ void Grader::run(const QList<GradeTask> &tasks, const std::function<void(const G
                 restartMs = double(clock.nsecsElapsed()) / 1e6;
                 restarted = true;
             }
-            GradeItem item = gradeOne(*work.first, device, &engine);
-            item.compileMs = work.second;
+            GradeItem item = gradeOne(*work.task, device, &engine, work.dir ? work.dir->path() : QString());
+            item.compileMs = work.compileMs;
+            work.dir.reset();
             item.restartMs = restartMs;
             item.workerRestarted = restarted;
             const qint64 pid = engine.workerPid();
