@@ -124,9 +124,6 @@ const QSet<QString> &keptWords()
                               "blockDim",
                               "gridDim",
                               "warpSize",
-                              "x",
-                              "y",
-                              "z",
                               "__syncthreads",
                               "__syncwarp",
                               "__shfl_down_sync",
@@ -248,7 +245,10 @@ NormalizedSource normalizeSource(const QString &s)
                 ++j;
             }
             const QString word = s.mid(i, j - i);
-            out.tokens << (keptWords().contains(word) ? word : QStringLiteral("$"));
+            // A member's name (threadIdx.x, p->next) is part of the structure, not a chosen name.
+            const bool member = !out.tokens.isEmpty() &&
+                                (out.tokens.last() == QLatin1String(".") || out.tokens.last() == QLatin1String("->"));
+            out.tokens << (member || keptWords().contains(word) ? word : QStringLiteral("$"));
             i = j;
         } else if (c.isDigit() || (c == QLatin1Char('.') && i + 1 < n && s[i + 1].isDigit())) {
             qsizetype j = i + 1;

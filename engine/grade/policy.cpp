@@ -68,9 +68,9 @@ public:
         }
         const QJsonValue v = m_o.value(key);
         if (!v.isDouble() || !std::isfinite(v.toDouble()) || v.toDouble() < min || v.toDouble() > max) {
-            return policyError(
-                m_file, at(key),
-                QStringLiteral("must be a number from %1 to %2, got %3").arg(min).arg(max).arg(valueText(v)));
+            return policyError(m_file, at(key),
+                               QStringLiteral("must be a number from %1 to %2, got %3")
+                                   .arg(QString::number(min, 'g', 12), QString::number(max, 'g', 12), valueText(v)));
         }
         *out = v.toDouble();
         return std::nullopt;
