@@ -414,7 +414,9 @@ int finishGrading(const GradeArgs &a, const Lab &lab, const QList<Student> &stud
     }
     sortItems(&chosen);
 
-    QTextStream &o = a.json == QLatin1String("-") ? err() : out();
+    // The JSON on stdout (-, /dev/stdout) keeps stdout to itself: the table goes to stderr.
+    const bool jsonOnStdout = a.json == QLatin1String("-") || a.json == QLatin1String("/dev/stdout");
+    QTextStream &o = jsonOnStdout ? err() : out();
     o << tableText(exercises, chosen);
     o.flush();
 
@@ -619,7 +621,8 @@ int gradeCommand(const QStringList &given)
         for (const QString &n : *names) {
             auto it = std::find_if(students.cbegin(), students.cend(), [&](const Student &st) { return st.name == n; });
             if (it == students.cend()) {
-                return usageError(QStringLiteral("grade: --only: no student folder '%1' in %2").arg(n, a.submissions));
+                return usageError(
+                    QStringLiteral("grade: --only: no student folder '%1' in %2").arg(printableText(n), a.submissions));
             }
             chosen << *it;
         }

@@ -72,7 +72,7 @@ QString printable(const QString &s)
 
 QByteArray csvField(const QString &text, bool maybeFormula)
 {
-    QString s = text;
+    QString s = printable(text); // a terminal showing the CSV runs no escapes either
     // =, +, -, @ at the start make a spreadsheet evaluate the cell; a student's
     // folder named "=HYPERLINK(...)" must stay text.
     if (maybeFormula && !s.isEmpty() && QStringLiteral("=+-@\t\r").contains(s.front())) {
