@@ -186,9 +186,9 @@ Result<LabPolicy> parsePolicy(const QByteArray &json, const QString &file, const
     p.file = file;
     const QJsonObject top = doc.object();
     const Fields f(top, QString(), file);
-    if (auto err =
-            f.unknown({QStringLiteral("default"), QStringLiteral("exercises"), QStringLiteral("late"),
-                       QStringLiteral("timeLimit"), QStringLiteral("flagSpeedRatio"), QStringLiteral("ignore")})) {
+    if (auto err = f.unknown({QStringLiteral("default"), QStringLiteral("exercises"), QStringLiteral("late"),
+                              QStringLiteral("timeLimit"), QStringLiteral("flagSpeedRatio"), QStringLiteral("ignore"),
+                              QStringLiteral("antiGaming")})) {
         return *err;
     }
     if (top.contains(QStringLiteral("default"))) {
@@ -269,6 +269,9 @@ Result<LabPolicy> parsePolicy(const QByteArray &json, const QString &file, const
         }
     }
     if (auto err = f.number(QStringLiteral("flagSpeedRatio"), 0, 1e9, &p.flagSpeedRatio)) {
+        return *err;
+    }
+    if (auto err = f.boolean(QStringLiteral("antiGaming"), &p.antiGaming)) {
         return *err;
     }
     if (top.contains(QStringLiteral("ignore"))) {

@@ -63,6 +63,13 @@ struct LabPolicy
     QHash<QString, ExercisePolicy> exercises;
     LatePolicy late;
     TimeLimitPolicy timeLimit;
+    /**
+     * Timed grading fills the checked outputs with a sentinel before every
+     * timing sample, checks what the timed launches left, and times a run on
+     * fresh inputs too. Off only for exercises whose kernels add into their
+     * outputs rather than overwrite them.
+     */
+    bool antiGaming = true;
     /** Speed ratios above this are flagged for a look (cached answers, timer tricks); 0: never. */
     double flagSpeedRatio = 10;
     /** Names in the submissions folder that are never students or submissions (zip residue). */

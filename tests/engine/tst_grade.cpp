@@ -14,6 +14,7 @@
 #include "grade/policy.h"
 #include "project/projectio.h"
 #include "run/runner.h"
+#include "run/runrequest.h"
 
 #include <QCryptographicHash>
 #include <QDir>
@@ -624,6 +625,17 @@ __global__ void transpose(const float *src, float *dst, int width, int height) {
         QVERIFY(line.isObject());
         QCOMPARE(line.object().value("scores").toObject().value("scale").toDouble(), 20.0);
         QVERIFY(!autolabScoreLine({"scale"}, grades.first()).contains('\n'));
+    }
+
+    void sentinelRequest()
+    {
+        // The anti-gaming field travels to the worker, and an ordinary run's request is what it was.
+        RunRequest r;
+        QVERIFY(!r.toVariant().contains("sentinelBuffers"));
+        r.sentinelBuffers = {1, 3};
+        const RunRequest back = RunRequest::fromVariant(r.toVariant());
+        QCOMPARE(back.sentinelBuffers, QList<int>({1, 3}));
+        QCOMPARE(RunRequest::fromVariant(RunRequest{}.toVariant()).sentinelBuffers, QList<int>{});
     }
 
     void controlCharacters_data()
