@@ -180,8 +180,8 @@ CheckedRun runProjectWithChecks(const Project &original, EngineClient *engine, c
 
     Compiler compiler;
     out.request = compileRequestFor(project, ccMajor, ccMinor);
-    if (!options.compileDir.isEmpty()) {
-        out.request.projectDir = options.compileDir;
+    if (options.isolatedCompile) {
+        out.request.projectDir.clear();
         out.request.options.includeDirs.clear();
     }
     const Result<CompileResult> compiled = compiler.compile(out.request);

@@ -36,11 +36,12 @@ struct CheckedRunOptions
     /** The name diagnostics give the replacement ("student.cu"). */
     QString replacementFileName;
     /**
-     * Compile from this folder alone instead of the project's (kpg grade: a
-     * private copy of the submission, so that it cannot include the
-     * exercise's reference or data); the project's includeDirs are dropped.
+     * Compile the source with no folder of the project's on the include path
+     * and in the compiler sandbox (kpg grade: a submission must not include
+     * the exercise's reference or data): it reads itself and the toolkit
+     * only. The project's includeDirs are dropped.
      */
-    QString compileDir;
+    bool isolatedCompile = false;
     int listDevicesTimeoutMs = 60000;
     /** Guard zones around the buffers (off for compute-sanitizer, which needs the exact sizes). */
     bool guards = true;

@@ -10,12 +10,9 @@
 #include <QCryptographicHash>
 #include <QDir>
 #include <QElapsedTimer>
-#include <QFile>
-#include <QTemporaryDir>
 
 #include <condition_variable>
 #include <deque>
-#include <memory>
 #include <thread>
 
 namespace Kp::Grade {
@@ -126,26 +123,6 @@ double slowestLaunchMs(const CheckedRun &c)
         }
     }
     return ms;
-}
-
-/**
- * A private folder holding only the submission, to compile it from: NVRTC
- * and the compiler sandbox then see this folder and the toolkit, never the
- * exercise's folder with its reference and expected outputs, the lab or
- * other students' files.
- */
-std::shared_ptr<QTemporaryDir> privateCompileDir(const QString &fileName, const QString &source)
-{
-    auto dir = std::make_shared<QTemporaryDir>(QDir::tempPath() + QStringLiteral("/kpg-grade-XXXXXX"));
-    if (!dir->isValid()) {
-        return nullptr;
-    }
-    QFile f(dir->filePath(fileName));
-    if (!f.open(QIODevice::WriteOnly | QIODevice::NewOnly) || f.write(source.toUtf8()) < 0) {
-        return nullptr;
-    }
-    f.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner);
-    return dir;
 }
 
 } // namespace
@@ -394,7 +371,7 @@ Status Grader::prepare()
     return Unit{};
 }
 
-GradeItem Grader::gradeOne(const GradeTask &task, int device, EngineClient *engine, const QString &compileDir)
+GradeItem Grader::gradeOne(const GradeTask &task, int device, EngineClient *engine)
 {
     GradeItem item;
     item.student = task.student;
@@ -413,7 +390,7 @@ GradeItem Grader::gradeOne(const GradeTask &task, int device, EngineClient *engi
                                                   ex.killTimeoutSeconds);
     item.timeLimitSeconds = p.killTimeoutSeconds;
     CheckedRunOptions o;
-    o.compileDir = compileDir;
+    o.isolatedCompile = m_options.isolatedCompile;
     o.sentinelOutputs = m_options.timing && m_options.policy.antiGaming;
     if (o.sentinelOutputs && !p.checks.isEmpty() && seedRunsNeeded(p) < 2) {
         // A timed run on inputs the first run did not see: an answer cached
@@ -497,7 +474,6 @@ void Grader::run(const QList<GradeTask> &tasks, const std::function<void(const G
     {
         const GradeTask *task = nullptr;
         double compileMs = 0;
-        std::shared_ptr<QTemporaryDir> dir; ///< the private compile folder, kept until the run is done
     };
     std::deque<Compiled> ready;
     int compilersLeft = m_options.compileJobs;
@@ -531,20 +507,12 @@ void Grader::run(const QList<GradeTask> &tasks, const std::function<void(const G
             Project p = t.exercise->project;
             p.sourceText = t.submission.source;
             p.sourceFile = t.exercise->name + QStringLiteral(".cu");
-            std::shared_ptr<QTemporaryDir> dir;
-            if (m_options.privateCompile) {
-                dir = privateCompileDir(p.sourceFile, p.sourceText);
-                if (!dir) {
-                    item.outcome = Outcome::Error;
-                    item.detail =
-                        QStringLiteral("cannot make a private folder to compile in under %1").arg(QDir::tempPath());
-                    finish(item);
-                    continue;
-                }
-            }
             CompileRequest req = compileRequestFor(p, m_options.ccMajor, m_options.ccMinor);
-            if (dir) {
-                req.projectDir = dir->path();
+            if (m_options.isolatedCompile) {
+                // No folder of the lab's on the include path or in the sandbox: the
+                // submission reads itself and the toolkit (docs/labs.md). The
+                // runner compiles the same request, so its compile is a cache hit.
+                req.projectDir.clear();
                 req.options.includeDirs.clear();
             }
             QElapsedTimer clock;
@@ -559,7 +527,7 @@ void Grader::run(const QList<GradeTask> &tasks, const std::function<void(const G
                 continue;
             }
             std::lock_guard<std::mutex> lock(queueMutex);
-            ready.push_back(Compiled{&t, compileMs, dir});
+            ready.push_back(Compiled{&t, compileMs});
             queueReady.notify_one();
         }
         std::lock_guard<std::mutex> lock(queueMutex);
@@ -594,9 +562,8 @@ void Grader::run(const QList<GradeTask> &tasks, const std::function<void(const G
                 restartMs = double(clock.nsecsElapsed()) / 1e6;
                 restarted = true;
             }
-            GradeItem item = gradeOne(*work.task, device, &engine, work.dir ? work.dir->path() : QString());
+            GradeItem item = gradeOne(*work.task, device, &engine);
             item.compileMs = work.compileMs;
-            work.dir.reset();
             item.restartMs = restartMs;
             item.workerRestarted = restarted;
             const qint64 pid = engine.workerPid();

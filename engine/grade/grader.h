@@ -51,8 +51,8 @@ struct GraderOptions
     QString seedSalt;
     /** Time limits, the suspicious-speed flag. */
     LabPolicy policy;
-    /** Compile each submission from a private temporary folder holding only it (off only in tests of the old way). */
-    bool privateCompile = true;
+    /** Compile each submission with no folder of the lab's readable: it reads itself and the toolkit only. */
+    bool isolatedCompile = true;
     /** Run each submission once more under compute-sanitizer memcheck and report its findings. */
     bool sanitize = false;
     /** Grade each exercise's starter too (prepare()): one that passes cannot tell students apart. */
@@ -105,7 +105,7 @@ public:
     double referenceLaunchMs(const QString &exercise, int device) const;
 
 private:
-    GradeItem gradeOne(const GradeTask &task, int device, EngineClient *engine, const QString &compileDir);
+    GradeItem gradeOne(const GradeTask &task, int device, EngineClient *engine);
 
     const Lab &m_lab;
     GraderOptions m_options;
