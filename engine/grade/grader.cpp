@@ -294,6 +294,9 @@ Status Grader::prepare()
             CheckedRunOptions o;
             o.device = device;
             o.timing = m_options.timing;
+            // Compiled as a submission is: a reference that needs a header of
+            // the lab's would pass here and fail every student otherwise.
+            o.isolatedCompile = m_options.isolatedCompile;
             const CheckedRun c = runProjectWithChecks(p, &engine, o);
             GradeItem probe;
             classifyRun(c, &probe);
@@ -338,6 +341,7 @@ Status Grader::prepare()
             CheckedRunOptions so;
             so.device = device;
             so.timing = false;
+            so.isolatedCompile = m_options.isolatedCompile;
             const CheckedRun sc = runProjectWithChecks(starter, &engine, so);
             GradeItem starterProbe;
             classifyRun(sc, &starterProbe, &e.project);

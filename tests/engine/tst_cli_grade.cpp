@@ -444,6 +444,9 @@ private Q_SLOTS:
         QTest::newRow("broken reference") << "badref" << 65
                                           << "the reference (reference.cu) does not pass as a submission on GPU 0: "
                                              "compile error: reference.cu:4:";
+        QTest::newRow("reference needing a header of the lab")
+            << "refheader" << 65
+            << "the reference (reference.cu) does not pass as a submission on GPU 0: compile error: reference.cu:1:";
         QTest::newRow("unknown student") << "only" << 64 << "grade: --only: no student folder 'zed'";
         QTest::newRow("no submissions option") << "nosubsopt" << 64 << "give a lab folder and --submissions DIR";
         QTest::newRow("bad grading policy")
@@ -500,6 +503,12 @@ private Q_SLOTS:
         } else if (setup == "only") {
             extra << "--only"
                   << "alice,zed";
+        } else if (setup == "refheader") {
+            // Submissions compile with no folder of the lab readable; the reference is checked the same way.
+            writeFile(m_lab + "/scale/three.h", "#define THREE 3\n");
+            writeFile(m_lab + "/scale/reference.cu",
+                      "#include \"three.h\"\n" +
+                          readAll(m_lab + "/scale/reference.cu").replace("3 * in", "THREE * in"));
         } else if (setup == "badpolicy") {
             writeFile(m_lab + "/grading.json", R"({"exercises": {"scale": {"weight": "2"}}})");
         } else if (setup == "saltfile") {
