@@ -602,6 +602,16 @@ int gradeCommand(const QStringList &given)
     if (!salt) {
         return badInput(salt.error().message);
     }
+    if (!a.manifest.isEmpty()) {
+        // A bad manifest is found before anything is graded, not after.
+        const Result<QByteArray> bytes = readRegularFile(a.manifest, 64 * 1024 * 1024, QStringLiteral("the manifest"));
+        if (!bytes) {
+            return badInput(QStringLiteral("--manifest: ") + bytes.error().message);
+        }
+        if (const Result<QHash<QString, QDateTime>> m = parseManifest(*bytes, a.manifest); !m) {
+            return badInput(m.error().message);
+        }
+    }
     QStringList skipped;
     const Result<QList<Student>> found = findStudents(a.submissions, &skipped, policy->ignore);
     if (!found) {
