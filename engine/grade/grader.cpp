@@ -10,6 +10,7 @@
 #include <QCryptographicHash>
 #include <QDir>
 #include <QElapsedTimer>
+#include <QSet>
 
 #include <condition_variable>
 #include <deque>
@@ -164,9 +165,18 @@ void classifyRun(const CheckedRun &c, GradeItem *item, const Project *exercise)
     // A write outside a buffer fails the submission whatever its checks say:
     // the guard caught what a right answer never does.
     if (c.ran && !c.run.guardViolations.isEmpty()) {
-        item->wroteOutside = guardHitText(c.run.guardViolations.first());
-        if (c.run.guardViolations.size() > 1) {
-            item->wroteOutside += QStringLiteral(" and %1 more").arg(c.run.guardViolations.size() - 1);
+        const GuardViolation &first = c.run.guardViolations.first();
+        item->wroteOutside = guardHitText(first);
+        // The same guard is found again after the timing samples: count other places only.
+        QSet<QString> others;
+        for (const GuardViolation &v : c.run.guardViolations) {
+            if (v.buffer != first.buffer || v.side != first.side) {
+                others.insert(v.buffer +
+                              (v.side == GuardViolation::Side::After ? QStringLiteral(">") : QStringLiteral("<")));
+            }
+        }
+        if (!others.isEmpty()) {
+            item->wroteOutside += QStringLiteral(" and %1 more").arg(others.size());
         }
     }
     if (c.ran) {

@@ -131,6 +131,10 @@ private Q_SLOTS:
             << true << QList<GuardViolation>{hit("in", 8000, 4, -8, -1), hit("out", 8000, 4, 8000, 8003)} << false
             << "fail"
             << "wrote outside `in` (elements -2..-1, 8 bytes before the start) and 1 more";
+        QTest::newRow("the same guard again after the timing samples")
+            << true << QList<GuardViolation>{hit("out", 8000, 4, 8000, 8003), hit("out", 8000, 4, 8000, 8003)} << false
+            << "fail"
+            << "wrote outside `out` (element 2000, 4 bytes past the end)";
         QTest::newRow("no guard hit: a pass") << true << QList<GuardViolation>{} << false << "pass"
                                               << "";
         QTest::newRow("printf flood is its own outcome") << true << QList<GuardViolation>{} << true << "printf-flood"
