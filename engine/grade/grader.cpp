@@ -128,6 +128,18 @@ double slowestLaunchMs(const CheckedRun &c)
 
 } // namespace
 
+void flagSuspiciousSpeed(GradeItem *item, double bound)
+{
+    // Far faster than the reference is more often a cached answer or a timer
+    // trick than genius: worth a look, not a grade by itself.
+    if (std::isfinite(item->speedRatio) && bound > 0 && item->speedRatio > bound) {
+        item->flags << QStringLiteral("%1x the reference's speed, above the %2x bound: check it for a cached answer "
+                                      "or a timing trick")
+                           .arg(QString::number(item->speedRatio, 'f', 1))
+                           .arg(bound);
+    }
+}
+
 bool isHiddenCheck(const CheckSpec &check)
 {
     return check.unknown.value(QStringLiteral("hidden")).toBool(false);
@@ -458,15 +470,7 @@ GradeItem Grader::gradeOne(const GradeTask &task, int device, EngineClient *engi
                               .arg(item.minSpeedup);
         }
     }
-    // Far faster than the reference is more often a cached answer or a timer
-    // trick than genius: worth a look, not a grade by itself.
-    if (std::isfinite(item.speedRatio) && m_options.policy.flagSpeedRatio > 0 &&
-        item.speedRatio > m_options.policy.flagSpeedRatio) {
-        item.flags << QStringLiteral("%1x the reference's speed, above the %2x bound: check it for a cached answer "
-                                     "or a timing trick")
-                          .arg(QString::number(item.speedRatio, 'f', 1))
-                          .arg(m_options.policy.flagSpeedRatio);
-    }
+    flagSuspiciousSpeed(&item, m_options.policy.flagSpeedRatio);
     return item;
 }
 

@@ -124,6 +124,9 @@ private:
  */
 void classifyRun(const CheckedRun &run, GradeItem *item, const Project *exercise = nullptr);
 
+/** Adds a flag for the instructor when the speed ratio is above bound (0: never); the outcome stays. */
+void flagSuspiciousSpeed(GradeItem *item, double bound);
+
 /** Whether a check is marked `"hidden": true` (it runs in grading, and is left out of the starter copy). */
 bool isHiddenCheck(const CheckSpec &check);
 

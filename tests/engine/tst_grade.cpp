@@ -631,6 +631,35 @@ __global__ void transpose(const float *src, float *dst, int width, int height) {
         QVERIFY(!autolabScoreLine({"scale"}, grades.first()).contains('\n'));
     }
 
+    void suspiciousSpeed_data()
+    {
+        QTest::addColumn<double>("ratio");
+        QTest::addColumn<double>("bound");
+        QTest::addColumn<QString>("flag");
+        QTest::newRow("as fast as the reference") << 1.0 << 10.0 << "";
+        QTest::newRow("at the bound") << 10.0 << 10.0 << "";
+        QTest::newRow("far above the bound")
+            << 25.3 << 10.0
+            << "25.3x the reference's speed, above the 10x bound: check it for a cached answer or a timing trick";
+        QTest::newRow("bound off") << 1000.0 << 0.0 << "";
+        QTest::newRow("not timed") << qQNaN() << 10.0 << "";
+    }
+
+    void suspiciousSpeed()
+    {
+        QFETCH(double, ratio);
+        QFETCH(double, bound);
+        QFETCH(QString, flag);
+        GradeItem i = item("alice", "scale", Outcome::Pass);
+        i.speedRatio = ratio;
+        flagSuspiciousSpeed(&i, bound);
+        QCOMPARE(i.flags.value(0), flag);
+        QCOMPARE(i.outcome, Outcome::Pass); // a look, not a grade
+        if (!flag.isEmpty()) {
+            QVERIFY(tableText({"scale"}, {i}).contains("flagged: " + flag));
+        }
+    }
+
     void sentinelRequest()
     {
         // The anti-gaming field travels to the worker, and an ordinary run's request is what it was.
