@@ -303,10 +303,45 @@ Status Grader::prepare()
     const QList<int> devices = m_options.devices.isEmpty() ? QList<int>{0} : m_options.devices;
     std::mutex errorMutex;
     std::optional<Error> firstError;
+    // The starter graded as a submission must fail: an exercise whose starter
+    // already passes gives everyone the points. Only a GPU can say.
+    auto starterFails = [&](const Exercise &e, int device, EngineClient *engine) {
+        if (!m_options.preflightStarter || m_options.devices.isEmpty()) {
+            return true;
+        }
+        Project starter = saltedProject(e.project, m_options.seedSalt);
+        if (m_options.timeoutSeconds > 0) {
+            starter.killTimeoutSeconds = m_options.timeoutSeconds;
+        }
+        CheckedRunOptions so;
+        so.device = device;
+        so.timing = false;
+        so.isolatedCompile = m_options.isolatedCompile;
+        const CheckedRun sc = runProjectWithChecks(starter, engine, so);
+        GradeItem starterProbe;
+        classifyRun(sc, &starterProbe, &e.project);
+        if (starterProbe.outcome != Outcome::Pass) {
+            return true;
+        }
+        std::lock_guard<std::mutex> lock(errorMutex);
+        if (!firstError) {
+            firstError = Error{QStringLiteral("grade"),
+                               Error::Code::BadInput,
+                               {},
+                               QStringLiteral("%1: the starter (%2) passes every check on GPU %3, so the checks "
+                                              "cannot tell an answer from the starter; add a check it fails")
+                                   .arg(e.path, e.project.sourceFile)
+                                   .arg(device)};
+        }
+        return false;
+    };
     auto selfTest = [&](int device) {
         EngineClient engine;
         for (const Exercise &e : m_lab.exercises) {
             if (!e.project.reference || e.project.reference->sourceFile.isEmpty()) {
+                if (!starterFails(e, device, &engine)) {
+                    return;
+                }
                 continue;
             }
             Project p = saltedProject(selfTestProject(e.project), m_options.seedSalt);
@@ -351,34 +386,7 @@ Status Grader::prepare()
                 }
                 m_referenceLaunchMs.insert(refKey(e.name, device), slowestLaunchMs(c));
             }
-            if (!m_options.preflightStarter || noGpu) {
-                continue;
-            }
-            // The starter graded as a submission must fail: an exercise whose
-            // starter already passes gives everyone the points.
-            Project starter = saltedProject(e.project, m_options.seedSalt);
-            if (m_options.timeoutSeconds > 0) {
-                starter.killTimeoutSeconds = m_options.timeoutSeconds;
-            }
-            CheckedRunOptions so;
-            so.device = device;
-            so.timing = false;
-            so.isolatedCompile = m_options.isolatedCompile;
-            const CheckedRun sc = runProjectWithChecks(starter, &engine, so);
-            GradeItem starterProbe;
-            classifyRun(sc, &starterProbe, &e.project);
-            if (starterProbe.outcome == Outcome::Pass) {
-                std::lock_guard<std::mutex> lock(errorMutex);
-                if (!firstError) {
-                    firstError = Error{QStringLiteral("grade"),
-                                       Error::Code::BadInput,
-                                       {},
-                                       QStringLiteral("%1: the starter (%2) passes every check on GPU %3, so the "
-                                                      "checks cannot tell an answer from the starter; add a check it "
-                                                      "fails")
-                                           .arg(e.path, e.project.sourceFile)
-                                           .arg(device)};
-                }
+            if (!starterFails(e, device, &engine)) {
                 return;
             }
         }
