@@ -44,4 +44,7 @@ int sweepCommand(const QStringList &args);
 /** kpg grade LAB --submissions DIR ... (cli/grade.cpp). */
 int gradeCommand(const QStringList &args);
 
+/** kpg lab export-starter LAB OUTDIR: the students' copy of a lab (cli/grade.cpp). */
+int labCommand(const QStringList &args);
+
 } // namespace Kp::Cli

@@ -6,7 +6,11 @@
 
 #include "client/engineclient.h"
 #include "cliutil.h"
+#include "core/safefile.h"
+#include "grade/gradeexport.h"
 #include "grade/grader.h"
+#include "grade/integrity.h"
+#include "grade/policy.h"
 #include "projectcli.h"
 
 #include <QDir>
@@ -77,10 +81,11 @@ public:
             err() << "\r\033[K[" << m_done << "/" << m_total << "] " << parts.join(QStringLiteral(", "))
                   << QStringLiteral(" (%1/s%2)").arg(QString::number(rate, 'f', 1), eta);
         } else {
+            // Names are the students' own folder names: no terminal escapes reach the log.
             QString line = QStringLiteral("[%1/%2] %3/%4: %5")
                                .arg(m_done)
                                .arg(m_total)
-                               .arg(i.student, i.exercise, outcomeText(i.outcome));
+                               .arg(printableText(i.student), printableText(i.exercise), outcomeText(i.outcome));
             if (std::isfinite(i.speedRatio)) {
                 line += QStringLiteral(" (%1x)").arg(QString::number(i.speedRatio, 'f', 2));
             }
@@ -143,19 +148,247 @@ Result<QList<int>> parseDevices(const QString &value, int count)
 
 } // namespace
 
+namespace {
+
+/**
+ * Whether a journal may live beside this output: a file that is or will be a
+ * regular file, not "-", /dev/stdout, a pipe or a terminal (where
+ * "/dev/stdout.journal.jsonl" would be a surprise, or fail).
+ */
+bool besideOk(const QString &output)
+{
+    if (output.isEmpty() || output == QLatin1String("-") || output.startsWith(QLatin1String("/dev/")) ||
+        output.startsWith(QLatin1String("/proc/"))) {
+        return false;
+    }
+    const QFileInfo fi(output);
+    return !fi.exists() || fi.isFile();
+}
+
+QString submittedFileName(const Student &s, const QString &exercise)
+{
+    return QDir(s.dir).filePath(exercise + QStringLiteral(".cu"));
+}
+
+} // namespace
+
 QString journalPath(const GradeArgs &a, const Lab &lab)
 {
     if (!a.journal.isEmpty()) {
         return a.journal;
     }
-    if (!a.json.isEmpty() && a.json != QLatin1String("-")) {
+    if (besideOk(a.json)) {
         return a.json + QStringLiteral(".journal.jsonl");
     }
-    if (!a.csv.isEmpty() && a.csv != QLatin1String("-")) {
+    if (besideOk(a.csv)) {
         return a.csv + QStringLiteral(".journal.jsonl");
     }
     return lab.name + QStringLiteral("-grade.journal.jsonl");
 }
+
+Result<QString> seedSaltFor(const GradeArgs &a, const Lab &lab)
+{
+    QString file;
+    if (a.seedSalt.startsWith(QLatin1Char('@'))) {
+        file = a.seedSalt.mid(1);
+    } else if (!a.seedSalt.isEmpty()) {
+        return a.seedSalt;
+    } else if (const QString beside = QDir(lab.dir).filePath(QStringLiteral("grading-salt"));
+               QFileInfo::exists(beside)) {
+        file = beside;
+    } else {
+        return QString();
+    }
+    const Result<QByteArray> bytes = readRegularFile(file, 4096, QStringLiteral("the seed salt"));
+    if (!bytes) {
+        return Error{QStringLiteral("grade"),
+                     Error::Code::BadInput,
+                     {},
+                     QStringLiteral("--seed-salt: ") + bytes.error().message};
+    }
+    const QString salt = QString::fromUtf8(*bytes).trimmed();
+    if (salt.isEmpty()) {
+        return Error{QStringLiteral("grade"),
+                     Error::Code::BadInput,
+                     {},
+                     QStringLiteral("--seed-salt: %1 is empty; write a secret line of text in it").arg(file)};
+    }
+    return salt;
+}
+
+namespace {
+
+/** When each student handed in: the manifest's time, else the newest of their submitted files' times. */
+Result<QHash<QString, QDateTime>> submissionTimes(const GradeArgs &a, const Lab &lab, const QList<Student> &students)
+{
+    if (!a.manifest.isEmpty()) {
+        const Result<QByteArray> bytes = readRegularFile(a.manifest, 64 * 1024 * 1024, QStringLiteral("the manifest"));
+        if (!bytes) {
+            return Error{QStringLiteral("grade"),
+                         Error::Code::BadInput,
+                         {},
+                         QStringLiteral("--manifest: ") + bytes.error().message};
+        }
+        return parseManifest(*bytes, a.manifest);
+    }
+    QHash<QString, QDateTime> times;
+    for (const Student &s : students) {
+        if (s.dir.isEmpty()) {
+            continue;
+        }
+        QDateTime newest;
+        for (const Exercise &e : lab.exercises) {
+            const QFileInfo fi(submittedFileName(s, e.name));
+            if (fi.isFile() && (!newest.isValid() || fi.lastModified() > newest)) {
+                newest = fi.lastModified();
+            }
+        }
+        if (newest.isValid()) {
+            times.insert(s.name, newest);
+        }
+    }
+    return times;
+}
+
+/** The plagiarism report and its summary line; the gradebook, feedback, Gradescope and Autolab exports. */
+int writeExports(const GradeArgs &a, const Lab &lab, const QList<Student> &students, const QList<GradeItem> &items)
+{
+    int code = Exit::Ok;
+    QStringList exercises;
+    for (const Exercise &e : lab.exercises) {
+        exercises << e.name;
+    }
+    // Plagiarism: always the summary line, the pairs in a file when asked.
+    const QString root = QFileInfo(a.submissions).absoluteFilePath();
+    QList<ExerciseSources> sources;
+    for (const Exercise &e : lab.exercises) {
+        ExerciseSources es;
+        es.exercise = e.name;
+        es.starter = e.project.sourceText;
+        for (const Student &s : students) {
+            const Submission sub = readSubmission(s, e.name, root);
+            if (sub.state == Submission::State::Ok) {
+                es.sources.insert(s.name, sub.source);
+                es.sha256Hex.insert(s.name, sub.sha256);
+            }
+        }
+        sources << es;
+    }
+    const QList<SimilarPair> pairs = findSimilar(sources);
+    int identical = 0;
+    for (const SimilarPair &p : pairs) {
+        identical += p.identical ? 1 : 0;
+    }
+    if (!pairs.isEmpty()) {
+        err() << "kpg: plagiarism: " << pairs.size() << " pair" << (pairs.size() == 1 ? "" : "s")
+              << " of alike submissions (" << identical
+              << " identical); most alike: " << printableText(pairs.first().studentA) << " and "
+              << printableText(pairs.first().studentB) << ", " << pairs.first().exercise << ", "
+              << QString::number(pairs.first().similarity, 'f', 2)
+              << (a.plagiarism.isEmpty() ? QStringLiteral(" (--plagiarism FILE lists them)") : QString()) << "\n";
+    } else {
+        err() << "kpg: plagiarism: no alike submissions\n";
+    }
+    err().flush();
+    if (!a.plagiarism.isEmpty() &&
+        !writeText(a.plagiarism, similarityCsv(pairs), QStringLiteral("the plagiarism report"))) {
+        code = Exit::CannotWrite;
+    }
+    if (a.gradebook.isEmpty() && a.feedback.isEmpty() && a.gradescope.isEmpty() && !a.autolab) {
+        return code;
+    }
+    const Result<LabPolicy> policy = loadPolicy(lab.dir, exercises);
+    if (!policy) {
+        err() << "kpg: " << policy.error().message << "\n";
+        return Exit::BadInput;
+    }
+    const Result<QHash<QString, QDateTime>> times = submissionTimes(a, lab, students);
+    if (!times) {
+        err() << "kpg: " << times.error().message << "\n";
+        return Exit::BadInput;
+    }
+    QStringList names;
+    for (const Student &s : students) {
+        names << s.name;
+    }
+    const QList<StudentGrade> grades = gradebook(names, exercises, items, *policy, *times);
+    if (!a.gradebook.isEmpty() &&
+        !writeText(a.gradebook, gradebookCsv(exercises, grades), QStringLiteral("the gradebook"))) {
+        code = Exit::CannotWrite;
+    }
+    auto feedbackOf = [&](const StudentGrade &g) {
+        Feedback f;
+        f.student = g.student;
+        f.lab = lab.name;
+        f.grade = g;
+        f.policy = *policy;
+        for (const GradeItem &i : items) {
+            if (i.student == g.student) {
+                f.items << i;
+            }
+        }
+        return f;
+    };
+    // Students' names become file names only when plain; others are skipped with a note.
+    auto fileSafe = [](const QString &name) { return isPlainName(name); };
+    if (!a.feedback.isEmpty()) {
+        QDir().mkpath(a.feedback);
+        for (const StudentGrade &g : grades) {
+            if (!fileSafe(g.student)) {
+                err() << "kpg: --feedback: no file for the student '" << printableText(g.student)
+                      << "' (the name is not usable as a file name)\n";
+                continue;
+            }
+            const Feedback f = feedbackOf(g);
+            if (!writeText(QDir(a.feedback).filePath(g.student + QStringLiteral(".md")), feedbackMarkdown(f).toUtf8(),
+                           QStringLiteral("the feedback")) ||
+                !writeText(QDir(a.feedback).filePath(g.student + QStringLiteral(".html")), feedbackHtml(f).toUtf8(),
+                           QStringLiteral("the feedback"))) {
+                code = Exit::CannotWrite;
+            }
+        }
+    }
+    if (!a.gradescope.isEmpty()) {
+        double seconds = 0;
+        for (const GradeItem &i : items) {
+            seconds += (i.compileMs + i.runMs) / 1000;
+        }
+        if (grades.size() == 1) {
+            if (!writeText(a.gradescope,
+                           QJsonDocument(gradescopeResults(feedbackOf(grades.first()), seconds))
+                               .toJson(QJsonDocument::Indented),
+                           QStringLiteral("the Gradescope results"))) {
+                code = Exit::CannotWrite;
+            }
+        } else {
+            for (const StudentGrade &g : grades) {
+                if (!fileSafe(g.student)) {
+                    continue;
+                }
+                const QString dir = QDir(a.gradescope).filePath(g.student);
+                QDir().mkpath(dir);
+                if (!writeText(QDir(dir).filePath(QStringLiteral("results.json")),
+                               QJsonDocument(gradescopeResults(feedbackOf(g), seconds)).toJson(QJsonDocument::Indented),
+                               QStringLiteral("the Gradescope results"))) {
+                    code = Exit::CannotWrite;
+                }
+            }
+        }
+    }
+    if (a.autolab) {
+        // Autolab reads the last line of the autograder's output.
+        for (const StudentGrade &g : grades) {
+            if (grades.size() > 1) {
+                out() << printableText(g.student) << ": ";
+            }
+            out() << autolabScoreLine(exercises, g) << "\n";
+        }
+        out().flush();
+    }
+    return code;
+}
+
+} // namespace
 
 int finishGrading(const GradeArgs &a, const Lab &lab, const QList<Student> &students, QList<GradeItem> items)
 {
@@ -181,7 +414,9 @@ int finishGrading(const GradeArgs &a, const Lab &lab, const QList<Student> &stud
     }
     sortItems(&chosen);
 
-    QTextStream &o = a.json == QLatin1String("-") ? err() : out();
+    // The JSON on stdout (-, /dev/stdout) keeps stdout to itself: the table goes to stderr.
+    const bool jsonOnStdout = a.json == QLatin1String("-") || a.json == QLatin1String("/dev/stdout");
+    QTextStream &o = jsonOnStdout ? err() : out();
     o << tableText(exercises, chosen);
     o.flush();
 
@@ -214,6 +449,9 @@ int finishGrading(const GradeArgs &a, const Lab &lab, const QList<Student> &stud
                                             .toJson(QJsonDocument::Indented),
                                         QStringLiteral("the JSON result"))) {
         code = Exit::CannotWrite;
+    }
+    if (const int c = writeExports(a, lab, students, chosen); c != Exit::Ok) {
+        code = c;
     }
     return code;
 }
@@ -256,13 +494,18 @@ int gradeCommand(const QStringList &given)
             a.noSandbox = true;
         } else if (s == QLatin1String("--slurm")) {
             a.slurm = true;
+        } else if (s == QLatin1String("--autolab")) {
+            a.autolab = true;
         } else if (s.startsWith(QLatin1String("--")) && s != QLatin1String("--")) {
             static const QStringList withValue{
                 QStringLiteral("--submissions"), QStringLiteral("--csv"),           QStringLiteral("--json"),
                 QStringLiteral("--journal"),     QStringLiteral("--jobs"),          QStringLiteral("--compile-jobs"),
                 QStringLiteral("--timeout"),     QStringLiteral("--devices"),       QStringLiteral("--only"),
                 QStringLiteral("--partition"),   QStringLiteral("--gpus-per-task"), QStringLiteral("--tasks"),
-                QStringLiteral("--slurm-dir"),   QStringLiteral("--sbatch-arg"),    QStringLiteral("--poll")};
+                QStringLiteral("--slurm-dir"),   QStringLiteral("--sbatch-arg"),    QStringLiteral("--poll"),
+                QStringLiteral("--seed-salt"),   QStringLiteral("--sanitize"),      QStringLiteral("--plagiarism"),
+                QStringLiteral("--gradebook"),   QStringLiteral("--feedback"),      QStringLiteral("--gradescope"),
+                QStringLiteral("--manifest")};
             if (!withValue.contains(s)) {
                 return usageError(QStringLiteral("grade: unknown option '%1'").arg(s));
             }
@@ -271,6 +514,26 @@ int gradeCommand(const QStringList &given)
             }
             if (s == QLatin1String("--submissions")) {
                 a.submissions = v;
+            } else if (s == QLatin1String("--seed-salt")) {
+                if (v.trimmed().isEmpty()) {
+                    return usageError(QStringLiteral("grade: --seed-salt takes a secret text or @FILE, not nothing"));
+                }
+                a.seedSalt = v;
+            } else if (s == QLatin1String("--sanitize")) {
+                if (v != QLatin1String("memcheck")) {
+                    return usageError(QStringLiteral("grade: --sanitize takes memcheck, not '%1'").arg(v));
+                }
+                a.sanitize = true;
+            } else if (s == QLatin1String("--plagiarism")) {
+                a.plagiarism = v;
+            } else if (s == QLatin1String("--gradebook")) {
+                a.gradebook = v;
+            } else if (s == QLatin1String("--feedback")) {
+                a.feedback = v;
+            } else if (s == QLatin1String("--gradescope")) {
+                a.gradescope = v;
+            } else if (s == QLatin1String("--manifest")) {
+                a.manifest = v;
             } else if (s == QLatin1String("--csv")) {
                 a.csv = v;
             } else if (s == QLatin1String("--json")) {
@@ -327,13 +590,36 @@ int gradeCommand(const QStringList &given)
         return badInput(loaded.error().message);
     }
     const Lab &lab = *loaded;
+    QStringList exerciseNames;
+    for (const Exercise &e : lab.exercises) {
+        exerciseNames << e.name;
+    }
+    const Result<LabPolicy> policy = loadPolicy(lab.dir, exerciseNames);
+    if (!policy) {
+        return badInput(policy.error().message);
+    }
+    const Result<QString> salt = seedSaltFor(a, lab);
+    if (!salt) {
+        return badInput(salt.error().message);
+    }
+    if (!a.manifest.isEmpty()) {
+        // A bad manifest is found before anything is graded, not after.
+        const Result<QByteArray> bytes = readRegularFile(a.manifest, 64 * 1024 * 1024, QStringLiteral("the manifest"));
+        if (!bytes) {
+            return badInput(QStringLiteral("--manifest: ") + bytes.error().message);
+        }
+        if (const Result<QHash<QString, QDateTime>> m = parseManifest(*bytes, a.manifest); !m) {
+            return badInput(m.error().message);
+        }
+    }
     QStringList skipped;
-    const Result<QList<Student>> found = findStudents(a.submissions, &skipped);
+    const Result<QList<Student>> found = findStudents(a.submissions, &skipped, policy->ignore);
     if (!found) {
         return badInput(found.error().message);
     }
     if (!skipped.isEmpty()) {
-        err() << "kpg: note: not student folders, skipped: " << skipped.join(QStringLiteral(", ")) << "\n";
+        err() << "kpg: note: not student folders, skipped: " << printableText(skipped.join(QStringLiteral(", ")))
+              << "\n";
     }
     QList<Student> students = *found;
     if (!a.only.isEmpty()) {
@@ -345,7 +631,8 @@ int gradeCommand(const QStringList &given)
         for (const QString &n : *names) {
             auto it = std::find_if(students.cbegin(), students.cend(), [&](const Student &st) { return st.name == n; });
             if (it == students.cend()) {
-                return usageError(QStringLiteral("grade: --only: no student folder '%1' in %2").arg(n, a.submissions));
+                return usageError(
+                    QStringLiteral("grade: --only: no student folder '%1' in %2").arg(printableText(n), a.submissions));
             }
             chosen << *it;
         }
@@ -353,7 +640,7 @@ int gradeCommand(const QStringList &given)
     }
     for (const Student &s : students) {
         if (!s.refused.isEmpty()) {
-            err() << "kpg: " << s.name << ": " << s.refused << "\n";
+            err() << "kpg: " << printableText(s.name) << ": " << printableText(s.refused) << "\n";
         }
     }
     err().flush();
@@ -384,9 +671,10 @@ int gradeCommand(const QStringList &given)
     }
     QList<GradeTask> tasks;
     bool anyToCompile = false;
+    const LinkIndex links = LinkIndex::build(QFileInfo(a.submissions).absoluteFilePath());
     for (const Student &s : students) {
         for (const Exercise &e : lab.exercises) {
-            GradeTask t{s.name, &e, readSubmission(s, e.name, QFileInfo(a.submissions).absoluteFilePath())};
+            GradeTask t{s.name, &e, readSubmission(s, e.name, QFileInfo(a.submissions).absoluteFilePath(), &links)};
             const auto prev = previous.constFind(s.name + QLatin1Char('/') + e.name);
             if (prev != previous.cend() && isFinal(prev->outcome) && prev->sha256 == t.submission.sha256) {
                 kept << *prev;
@@ -413,6 +701,9 @@ int gradeCommand(const QStringList &given)
     GraderOptions options;
     options.timing = a.timing;
     options.timeoutSeconds = a.timeout;
+    options.seedSalt = *salt;
+    options.policy = *policy;
+    options.sanitize = a.sanitize;
     QString noGpuReason;
     if (!tasks.isEmpty()) {
         EngineClient probe;
@@ -481,6 +772,31 @@ int gradeCommand(const QStringList &given)
         progress.end();
     }
     return finishGrading(a, lab, students, items);
+}
+
+int labCommand(const QStringList &args)
+{
+    if (args.isEmpty() || args.first() != QLatin1String("export-starter")) {
+        return usageError(
+            QStringLiteral("lab: the one subcommand is export-starter (kpg lab export-starter LAB OUTDIR)"));
+    }
+    if (args.size() != 3) {
+        return usageError(QStringLiteral("lab export-starter: give the lab folder and a new folder for the students' "
+                                         "copy (kpg lab export-starter LAB OUTDIR)"));
+    }
+    const Result<Lab> lab = loadLab(args[1]);
+    if (!lab) {
+        return badInput(lab.error().message);
+    }
+    QStringList written;
+    if (Status s = exportStarter(*lab, args[2], &written); !s) {
+        err() << "kpg: " << s.error().message << "\n";
+        err().flush();
+        return s.error().code == Error::Code::BadInput ? Exit::BadInput : Exit::CannotWrite;
+    }
+    out() << "wrote the students' copy of " << lab->name << " to " << args[2] << " (" << lab->exercises.size()
+          << " exercise" << (lab->exercises.size() == 1 ? "" : "s") << ", " << written.size() << " files)\n";
+    return Exit::Ok;
 }
 
 } // namespace Kp::Cli

@@ -27,6 +27,14 @@ struct GradeArgs
     QString only;    ///< --only as written
     bool requireGpu = false;
     bool noSandbox = false;
+    QString seedSalt;      ///< --seed-salt as written (TEXT or @FILE); empty: LAB/grading-salt when it exists
+    bool sanitize = false; ///< --sanitize memcheck
+    QString plagiarism;    ///< --plagiarism FILE: the similarity report (CSV)
+    QString gradebook;     ///< --gradebook FILE: a row per student
+    QString feedback;      ///< --feedback DIR: STUDENT.md and STUDENT.html
+    QString gradescope;    ///< --gradescope OUT: results.json (one student) or OUT/STUDENT/results.json
+    bool autolab = false;  ///< --autolab: Autolab's score line last on stdout
+    QString manifest;      ///< --manifest FILE: student,time for the late penalty (else the files' times)
     // --slurm
     bool slurm = false;
     QString partition;
@@ -49,6 +57,9 @@ QString journalPath(const GradeArgs &a, const Grade::Lab &lab);
  */
 int finishGrading(const GradeArgs &a, const Grade::Lab &lab, const QList<Grade::Student> &students,
                   QList<Grade::GradeItem> items);
+
+/** The salt a grading mixes into the seeds: --seed-salt TEXT or @FILE, else LAB/grading-salt, else none. */
+Result<QString> seedSaltFor(const GradeArgs &a, const Grade::Lab &lab);
 
 /** kpg grade --slurm (cli/gradeslurm.cpp). */
 int gradeWithSlurm(const GradeArgs &a, const Grade::Lab &lab, const QList<Grade::Student> &students);

@@ -192,6 +192,12 @@ int gradeWithSlurm(const GradeArgs &a, const Lab &lab, const QList<Student> &stu
     if (a.compileJobs > 0) {
         cmd << QStringLiteral("--compile-jobs") << QString::number(a.compileJobs);
     }
+    if (!a.seedSalt.isEmpty()) {
+        cmd << QStringLiteral("--seed-salt") << shellQuote(a.seedSalt);
+    }
+    if (a.sanitize) {
+        cmd << QStringLiteral("--sanitize") << QStringLiteral("memcheck");
+    }
     const QString dirQuoted = doubleQuoted(dir);
     const QString script = QStringLiteral("#!/bin/sh\n"
                                           "# Written by kpg grade --slurm: one array task grades one chunk.\n"

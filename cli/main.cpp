@@ -187,6 +187,20 @@ Commands:
         --slurm-dir DIR    shared folder for the tasks' script, lists,
                            journals and logs (default: beside the journal)
         --sbatch-arg ARG   pass ARG to sbatch (repeatable)
+      --seed-salt TEXT|@FILE  mix a secret into every random input's seed
+                     (default: LAB/grading-salt when it exists)
+      --sanitize memcheck  also run each submission under compute-sanitizer
+      --plagiarism FILE    write the alike pairs of submissions as CSV
+      --gradebook FILE     a CSV row per student: total and points
+      --feedback DIR       STUDENT.md and STUDENT.html per student
+      --gradescope OUT     Gradescope results.json (OUT/STUDENT/ for several)
+      --autolab            Autolab's {"scores": ...} line last on stdout
+      --manifest FILE      student,time of each hand-in, for the late penalty
+
+  lab export-starter LAB OUTDIR
+                     Write the students' copy of a lab: the starters, the
+                     exercises without hidden checks, the reference or the
+                     grading settings (docs/labs.md).
 
 Options:
   -h, --help         Show this help and exit.
@@ -706,6 +720,9 @@ int main(int argc, char **argv)
     }
     if (first == QLatin1String("grade")) {
         return gradeCommand(args);
+    }
+    if (first == QLatin1String("lab")) {
+        return labCommand(args);
     }
     if (first.startsWith(QLatin1Char('-'))) {
         return usageError(QStringLiteral("unknown option '%1'").arg(first));

@@ -60,6 +60,24 @@ QString firstDiagnostic(const CompileResult &c)
     return c.log.section(QLatin1Char('\n'), 0, 0);
 }
 
+/** The request's buffers that the checks judge and that start empty: a kernel's outputs. */
+QList<int> sentinelBuffersFor(const Project &project, const RunRequest &request)
+{
+    QList<int> out;
+    for (qsizetype i = 0; i < request.buffers.size(); ++i) {
+        const BufferSpec *b = project.buffer(request.buffers[i].name);
+        bool checked = false;
+        for (const CheckSpec &c : project.checks) {
+            checked = checked || c.buffer == request.buffers[i].name;
+        }
+        if (b && checked &&
+            (b->init.kind == BufferInit::Kind::Zeros || b->init.kind == BufferInit::Kind::Uninitialized)) {
+            out << int(i);
+        }
+    }
+    return out;
+}
+
 Error prefixed(Error e, const QString &prefix)
 {
     e.message = prefix + e.message;
@@ -163,6 +181,10 @@ CheckedRun runProjectWithChecks(const Project &original, EngineClient *engine, c
 
     Compiler compiler;
     out.request = compileRequestFor(project, ccMajor, ccMinor);
+    if (options.isolatedCompile) {
+        out.request.projectDir.clear();
+        out.request.options.includeDirs.clear();
+    }
     const Result<CompileResult> compiled = compiler.compile(out.request);
     if (!compiled) {
         out.error = compiled.error();
@@ -260,7 +282,7 @@ CheckedRun runProjectWithChecks(const Project &original, EngineClient *engine, c
         }
         const QString runPrefix = k == 0 ? QString() : QStringLiteral("seed run %1: ").arg(k);
         Project pk = projectForSeedRun(project, k);
-        if (k > 0) {
+        if (k > 1 || (k == 1 && !options.sentinelOutputs)) {
             pk.timing.enabled = false;
         }
         HostBuffers buffers;
@@ -273,6 +295,9 @@ CheckedRun runProjectWithChecks(const Project &original, EngineClient *engine, c
         Result<PreparedRun> prepared = prepareRun(pk, *compiled, buffers, options.device);
         if (prepared) {
             prepared.value().request.guards = options.guards;
+            if (options.sentinelOutputs && pk.timing.enabled) {
+                prepared.value().request.sentinelBuffers = sentinelBuffersFor(pk, prepared->request);
+            }
         }
         if (!prepared) {
             out.error = prefixed(prepared.error(), runPrefix);

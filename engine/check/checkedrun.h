@@ -35,9 +35,23 @@ struct CheckedRunOptions
     std::optional<QString> replacementSource;
     /** The name diagnostics give the replacement ("student.cu"). */
     QString replacementFileName;
+    /**
+     * Compile the source with no folder of the project's on the include path
+     * and in the compiler sandbox (kpg grade: a submission must not include
+     * the exercise's reference or data): it reads itself and the toolkit
+     * only. The project's includeDirs are dropped.
+     */
+    bool isolatedCompile = false;
     int listDevicesTimeoutMs = 60000;
     /** Guard zones around the buffers (off for compute-sanitizer, which needs the exact sizes). */
     bool guards = true;
+    /**
+     * kpg grade's anti-gaming: the checked output buffers (those that start
+     * as zeros or uninitialized) are a sentinel before every timing sample and
+     * the checks judge what the timed launches left; seed run 1, on fresh
+     * inputs, is timed too (its time is not reported).
+     */
+    bool sentinelOutputs = false;
 };
 
 /** What runProjectWithChecks() did, up to where it stopped. A plain value apart from the buffers. */

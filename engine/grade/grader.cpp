@@ -1,11 +1,16 @@
 #include "grader.h"
 
 #include "check/checkeval.h"
+#include "check/sanitizedrun.h"
 #include "client/engineclient.h"
 #include "compile/compiler.h"
+#include "grade/integrity.h"
 #include "run/projectcompile.h"
 
+#include <QCryptographicHash>
+#include <QDir>
 #include <QElapsedTimer>
+#include <QSet>
 
 #include <condition_variable>
 #include <deque>
@@ -25,13 +30,49 @@ QString diagnosticText(const Diagnostic &d)
     return QStringLiteral("%1:%2:%3: %4").arg(d.file).arg(d.line).arg(d.column).arg(d.message);
 }
 
+/**
+ * Whether a diagnostic's file is one whose text may be shown: the submission
+ * itself (no folder in its name) or a toolkit header. Anything else was
+ * reached by an #include the sandbox let through (/proc entries, say), and
+ * its text quoted in a message must not reach the results.
+ */
+bool showableFile(const QString &file)
+{
+    if (!file.contains(QLatin1Char('/'))) {
+        return true;
+    }
+    static const QStringList toolkit = [] {
+        QStringList dirs;
+        for (const QString &d : Compiler::toolkitIncludeDirs()) {
+            dirs << QDir::cleanPath(d) + QLatin1Char('/');
+        }
+        return dirs;
+    }();
+    const QString clean = QDir::cleanPath(file);
+    for (const QString &d : toolkit) {
+        if (clean.startsWith(d)) {
+            return true;
+        }
+    }
+    return false;
+}
+
 void setCompileErrors(const CompileResult &c, GradeItem *item)
 {
     item->outcome = Outcome::CompileError;
     item->compileErrors.clear();
+    bool redacted = false;
     for (const Diagnostic &d : c.diagnostics) {
-        if (d.severity == Diagnostic::Severity::Error) {
+        if (d.severity != Diagnostic::Severity::Error) {
+            continue;
+        }
+        if (showableFile(d.file)) {
             item->compileErrors << diagnosticText(d);
+        } else if (!redacted) {
+            redacted = true;
+            item->compileErrors << QStringLiteral("%1: errors in a file outside the submission and the toolkit (not "
+                                                  "shown: a submission compiles from its own file only)")
+                                       .arg(d.file);
         }
     }
     if (item->compileErrors.isEmpty()) {
@@ -70,9 +111,61 @@ Project selfTestProject(const Project &p)
     return r;
 }
 
+/** The slowest launch of a run's correctness pass (ms), NaN when nothing ran. */
+double slowestLaunchMs(const CheckedRun &c)
+{
+    double ms = std::numeric_limits<double>::quiet_NaN();
+    if (!c.ran) {
+        return ms;
+    }
+    for (const StepResult &s : c.run.steps) {
+        if (std::isfinite(s.firstRunMs) && (!std::isfinite(ms) || s.firstRunMs > ms)) {
+            ms = s.firstRunMs;
+        }
+    }
+    return ms;
+}
+
 } // namespace
 
-void classifyRun(const CheckedRun &c, GradeItem *item)
+void flagSuspiciousSpeed(GradeItem *item, double bound)
+{
+    // Far faster than the reference is more often a cached answer or a timer
+    // trick than genius: worth a look, not a grade by itself.
+    if (std::isfinite(item->speedRatio) && bound > 0 && item->speedRatio > bound) {
+        item->flags << QStringLiteral("%1x the reference's speed, above the %2x bound: check it for a cached answer "
+                                      "or a timing trick")
+                           .arg(QString::number(item->speedRatio, 'f', 1))
+                           .arg(bound);
+    }
+}
+
+bool isHiddenCheck(const CheckSpec &check)
+{
+    return check.unknown.value(QStringLiteral("hidden")).toBool(false);
+}
+
+Project saltedProject(const Project &project, const QString &salt)
+{
+    if (salt.isEmpty()) {
+        return project;
+    }
+    Project p = project;
+    for (BufferSpec &b : p.buffers) {
+        if (b.init.kind == BufferInit::Kind::Random) {
+            const QByteArray h = QCryptographicHash::hash(salt.toUtf8() + '\0' + QByteArray::number(b.init.seed),
+                                                          QCryptographicHash::Sha256);
+            quint64 seed = 0;
+            for (int i = 0; i < 8; ++i) {
+                seed = (seed << 8) | quint8(h[i]);
+            }
+            b.init.seed = seed;
+        }
+    }
+    return p;
+}
+
+void classifyRun(const CheckedRun &c, GradeItem *item, const Project *exercise)
 {
     if (c.compiled && !c.compiled->ok) {
         setCompileErrors(*c.compiled, item);
@@ -81,6 +174,44 @@ void classifyRun(const CheckedRun &c, GradeItem *item)
     if (c.ran && c.run.timed) {
         item->medianMs = c.run.stats.medianMs;
     }
+    // A write outside a buffer fails the submission whatever its checks say:
+    // the guard caught what a right answer never does.
+    if (c.ran && !c.run.guardViolations.isEmpty()) {
+        const GuardViolation &first = c.run.guardViolations.first();
+        item->wroteOutside = guardHitText(first);
+        // The same guard is found again after the timing samples: count other places only.
+        QSet<QString> others;
+        for (const GuardViolation &v : c.run.guardViolations) {
+            if (v.buffer != first.buffer || v.side != first.side) {
+                others.insert(v.buffer +
+                              (v.side == GuardViolation::Side::After ? QStringLiteral(">") : QStringLiteral("<")));
+            }
+        }
+        if (!others.isEmpty()) {
+            item->wroteOutside += QStringLiteral(" and %1 more").arg(others.size());
+        }
+    }
+    if (c.ran) {
+        for (const StepResult &s : c.run.steps) {
+            if (s.printfTruncated) {
+                item->outcome = Outcome::PrintfFlood;
+                item->detail =
+                    QStringLiteral("printf output cut at %1 lines").arg(s.printfOutput.count(QLatin1Char('\n')));
+                return;
+            }
+        }
+    }
+    item->checksTotal = exercise ? int(exercise->checks.size()) : int(c.checks.size());
+    for (const CheckResult &r : c.checks) {
+        item->checksPassed += r.passed ? 1 : 0;
+    }
+    auto withGuardHit = [item] {
+        if (!item->wroteOutside.isEmpty()) {
+            item->outcome = Outcome::Fail;
+            item->detail =
+                item->detail.isEmpty() ? item->wroteOutside : item->wroteOutside + QStringLiteral("; ") + item->detail;
+        }
+    };
     if (c.error) {
         const Error &e = *c.error;
         item->detail = e.message;
@@ -110,12 +241,20 @@ void classifyRun(const CheckedRun &c, GradeItem *item)
         default: item->outcome = Outcome::Error; return;
         }
     }
-    for (const CheckResult &r : c.checks) {
+    for (qsizetype k = 0; k < c.checks.size(); ++k) {
+        const CheckResult &r = c.checks[k];
         if (r.passed) {
             continue;
         }
         item->outcome = Outcome::Fail;
         item->failedCheck = r.name;
+        if (exercise) {
+            for (const CheckSpec &spec : exercise->checks) {
+                if (spec.displayName() == r.name && isHiddenCheck(spec)) {
+                    item->failedCheckHidden = true;
+                }
+            }
+        }
         if (r.error) {
             item->detail = QStringLiteral("check '%1' not evaluated: %2").arg(r.name, r.error->message);
         } else {
@@ -129,9 +268,12 @@ void classifyRun(const CheckedRun &c, GradeItem *item)
                 item->firstMismatch = mismatchText(r, r.first.first());
             }
         }
+        withGuardHit();
         return;
     }
     item->outcome = Outcome::Pass;
+    item->detail.clear();
+    withGuardHit();
 }
 
 Grader::Grader(const Lab &lab, GraderOptions options)
@@ -148,6 +290,12 @@ double Grader::referenceMs(const QString &exercise, int device) const
     return m_referenceMs.value(refKey(exercise, device), std::numeric_limits<double>::quiet_NaN());
 }
 
+double Grader::referenceLaunchMs(const QString &exercise, int device) const
+{
+    std::lock_guard<std::mutex> lock(m_mutex);
+    return m_referenceLaunchMs.value(refKey(exercise, device), std::numeric_limits<double>::quiet_NaN());
+}
+
 Status Grader::prepare()
 {
     QElapsedTimer clock;
@@ -155,19 +303,57 @@ Status Grader::prepare()
     const QList<int> devices = m_options.devices.isEmpty() ? QList<int>{0} : m_options.devices;
     std::mutex errorMutex;
     std::optional<Error> firstError;
+    // The starter graded as a submission must fail: an exercise whose starter
+    // already passes gives everyone the points. Only a GPU can say.
+    auto starterFails = [&](const Exercise &e, int device, EngineClient *engine) {
+        if (!m_options.preflightStarter || m_options.devices.isEmpty()) {
+            return true;
+        }
+        Project starter = saltedProject(e.project, m_options.seedSalt);
+        if (m_options.timeoutSeconds > 0) {
+            starter.killTimeoutSeconds = m_options.timeoutSeconds;
+        }
+        CheckedRunOptions so;
+        so.device = device;
+        so.timing = false;
+        so.isolatedCompile = m_options.isolatedCompile;
+        const CheckedRun sc = runProjectWithChecks(starter, engine, so);
+        GradeItem starterProbe;
+        classifyRun(sc, &starterProbe, &e.project);
+        if (starterProbe.outcome != Outcome::Pass) {
+            return true;
+        }
+        std::lock_guard<std::mutex> lock(errorMutex);
+        if (!firstError) {
+            firstError = Error{QStringLiteral("grade"),
+                               Error::Code::BadInput,
+                               {},
+                               QStringLiteral("%1: the starter (%2) passes every check on GPU %3, so the checks "
+                                              "cannot tell an answer from the starter; add a check it fails")
+                                   .arg(e.path, e.project.sourceFile)
+                                   .arg(device)};
+        }
+        return false;
+    };
     auto selfTest = [&](int device) {
         EngineClient engine;
         for (const Exercise &e : m_lab.exercises) {
             if (!e.project.reference || e.project.reference->sourceFile.isEmpty()) {
+                if (!starterFails(e, device, &engine)) {
+                    return;
+                }
                 continue;
             }
-            Project p = selfTestProject(e.project);
+            Project p = saltedProject(selfTestProject(e.project), m_options.seedSalt);
             if (m_options.timeoutSeconds > 0) {
                 p.killTimeoutSeconds = m_options.timeoutSeconds;
             }
             CheckedRunOptions o;
             o.device = device;
             o.timing = m_options.timing;
+            // Compiled as a submission is: a reference that needs a header of
+            // the lab's would pass here and fail every student otherwise.
+            o.isolatedCompile = m_options.isolatedCompile;
             const CheckedRun c = runProjectWithChecks(p, &engine, o);
             GradeItem probe;
             classifyRun(c, &probe);
@@ -193,9 +379,15 @@ Status Grader::prepare()
                 }
                 return;
             }
-            if (c.ran && c.run.timed) {
+            {
                 std::lock_guard<std::mutex> lock(m_mutex);
-                m_referenceMs.insert(refKey(e.name, device), c.run.stats.medianMs);
+                if (c.ran && c.run.timed) {
+                    m_referenceMs.insert(refKey(e.name, device), c.run.stats.medianMs);
+                }
+                m_referenceLaunchMs.insert(refKey(e.name, device), slowestLaunchMs(c));
+            }
+            if (!starterFails(e, device, &engine)) {
+                return;
             }
         }
     };
@@ -223,11 +415,28 @@ GradeItem Grader::gradeOne(const GradeTask &task, int device, EngineClient *engi
     const Project &ex = task.exercise->project;
     item.minSpeedup = ex.grading ? ex.grading->minSpeedup : 0;
 
-    Project p = ex;
-    if (m_options.timeoutSeconds > 0) {
-        p.killTimeoutSeconds = m_options.timeoutSeconds;
-    }
+    Project p = saltedProject(ex, m_options.seedSalt);
+    // A hang costs a few times the reference's launch, not the exercise's
+    // whole time-out (--timeout overrides).
+    p.killTimeoutSeconds = m_options.timeoutSeconds > 0
+                               ? m_options.timeoutSeconds
+                               : timeLimitSeconds(m_options.policy.timeLimit, referenceLaunchMs(item.exercise, device),
+                                                  ex.killTimeoutSeconds);
+    item.timeLimitSeconds = p.killTimeoutSeconds;
     CheckedRunOptions o;
+    o.isolatedCompile = m_options.isolatedCompile;
+    o.sentinelOutputs = m_options.timing && m_options.policy.antiGaming;
+    if (o.sentinelOutputs && !p.checks.isEmpty() && seedRunsNeeded(p) < 2) {
+        // A timed run on inputs the first run did not see: an answer cached
+        // from the first launches does not fit them.
+        bool random = false;
+        for (const BufferSpec &b : p.buffers) {
+            random = random || b.init.kind == BufferInit::Kind::Random;
+        }
+        if (random) {
+            p.checks.first().seeds = 2;
+        }
+    }
     o.device = device;
     o.timing = m_options.timing;
     o.checks = m_options.checks;
@@ -237,7 +446,19 @@ GradeItem Grader::gradeOne(const GradeTask &task, int device, EngineClient *engi
     clock.start();
     const CheckedRun c = runProjectWithChecks(p, engine, o);
     item.runMs = double(clock.nsecsElapsed()) / 1e6;
-    classifyRun(c, &item);
+    classifyRun(c, &item, &ex);
+    if (m_options.sanitize && c.compiled && c.compiled->ok && item.outcome != Outcome::NoGpu) {
+        CheckedRunOptions so = o;
+        so.timing = false;
+        const SanitizedRun san = runProjectSanitized(p, so, SanitizeOptions{});
+        if (san.report) {
+            for (const Sanitizer::Finding &f : san.report->findings) {
+                item.memoryFindings << f.summary();
+            }
+        } else if (san.reportError) {
+            item.memoryFindings << QStringLiteral("no memcheck report: ") + san.reportError->message;
+        }
+    }
     if (std::isfinite(item.medianMs) && item.medianMs > 0) {
         item.referenceMs = referenceMs(item.exercise, device);
         if (std::isfinite(item.referenceMs)) {
@@ -257,6 +478,7 @@ GradeItem Grader::gradeOne(const GradeTask &task, int device, EngineClient *engi
                               .arg(item.minSpeedup);
         }
     }
+    flagSuspiciousSpeed(&item, m_options.policy.flagSpeedRatio);
     return item;
 }
 
@@ -274,7 +496,12 @@ void Grader::run(const QList<GradeTask> &tasks, const std::function<void(const G
     // final here and never occupies a GPU.
     std::mutex queueMutex;
     std::condition_variable queueReady;
-    std::deque<std::pair<const GradeTask *, double>> ready; // task, compile ms
+    struct Compiled
+    {
+        const GradeTask *task = nullptr;
+        double compileMs = 0;
+    };
+    std::deque<Compiled> ready;
     int compilersLeft = m_options.compileJobs;
     std::atomic<qsizetype> next{0};
 
@@ -306,10 +533,17 @@ void Grader::run(const QList<GradeTask> &tasks, const std::function<void(const G
             Project p = t.exercise->project;
             p.sourceText = t.submission.source;
             p.sourceFile = t.exercise->name + QStringLiteral(".cu");
+            CompileRequest req = compileRequestFor(p, m_options.ccMajor, m_options.ccMinor);
+            if (m_options.isolatedCompile) {
+                // No folder of the lab's on the include path or in the sandbox: the
+                // submission reads itself and the toolkit (docs/labs.md). The
+                // runner compiles the same request, so its compile is a cache hit.
+                req.projectDir.clear();
+                req.options.includeDirs.clear();
+            }
             QElapsedTimer clock;
             clock.start();
-            const Result<CompileResult> r =
-                compiler.compile(compileRequestFor(p, m_options.ccMajor, m_options.ccMinor));
+            const Result<CompileResult> r = compiler.compile(req);
             const double compileMs = double(clock.nsecsElapsed()) / 1e6;
             ++m_stats.compiled;
             if (r && !r->ok) {
@@ -319,7 +553,7 @@ void Grader::run(const QList<GradeTask> &tasks, const std::function<void(const G
                 continue;
             }
             std::lock_guard<std::mutex> lock(queueMutex);
-            ready.emplace_back(&t, compileMs);
+            ready.push_back(Compiled{&t, compileMs});
             queueReady.notify_one();
         }
         std::lock_guard<std::mutex> lock(queueMutex);
@@ -333,7 +567,7 @@ void Grader::run(const QList<GradeTask> &tasks, const std::function<void(const G
         EngineClient engine;
         qint64 lastPid = 0;
         for (;;) {
-            std::pair<const GradeTask *, double> work{nullptr, 0};
+            Compiled work;
             {
                 std::unique_lock<std::mutex> lock(queueMutex);
                 queueReady.wait(lock, [&] { return !ready.empty() || compilersLeft == 0; });
@@ -354,8 +588,8 @@ void Grader::run(const QList<GradeTask> &tasks, const std::function<void(const G
                 restartMs = double(clock.nsecsElapsed()) / 1e6;
                 restarted = true;
             }
-            GradeItem item = gradeOne(*work.first, device, &engine);
-            item.compileMs = work.second;
+            GradeItem item = gradeOne(*work.task, device, &engine);
+            item.compileMs = work.compileMs;
             item.restartMs = restartMs;
             item.workerRestarted = restarted;
             const qint64 pid = engine.workerPid();

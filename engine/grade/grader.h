@@ -10,6 +10,7 @@
 #include "check/checkedrun.h"
 #include "grade/graderesult.h"
 #include "grade/lab.h"
+#include "grade/policy.h"
 
 #include <QHash>
 #include <QList>
@@ -42,6 +43,20 @@ struct GraderOptions
     /** The compute capability the compile stage compiles for ("auto" arch); 0.0 without a GPU. */
     int ccMajor = 0;
     int ccMinor = 0;
+    /**
+     * Grading only: mixed into every random buffer's seed (saltedProject()),
+     * so the seeds in the students' copy of an exercise do not predict the
+     * inputs they are graded on. Empty: the seeds as written.
+     */
+    QString seedSalt;
+    /** Time limits, the suspicious-speed flag. */
+    LabPolicy policy;
+    /** Compile each submission with no folder of the lab's readable: it reads itself and the toolkit only. */
+    bool isolatedCompile = true;
+    /** Run each submission once more under compute-sanitizer memcheck and report its findings. */
+    bool sanitize = false;
+    /** Grade each exercise's starter too (prepare()): one that passes cannot tell students apart. */
+    bool preflightStarter = true;
 };
 
 /** One submission of one exercise to grade. */
@@ -86,19 +101,40 @@ public:
 
     const GraderStats &stats() const { return m_stats; }
     double prepareMs() const { return m_prepareMs; }
+    /** The reference's slowest launch (ms) of an exercise on a device, NaN when unknown: the time limit's base. */
+    double referenceLaunchMs(const QString &exercise, int device) const;
 
 private:
     GradeItem gradeOne(const GradeTask &task, int device, EngineClient *engine);
 
     const Lab &m_lab;
     GraderOptions m_options;
-    QHash<QString, double> m_referenceMs; ///< "exercise#device"
+    QHash<QString, double> m_referenceMs;       ///< "exercise#device"
+    QHash<QString, double> m_referenceLaunchMs; ///< "exercise#device"
     mutable std::mutex m_mutex;
     GraderStats m_stats;
     double m_prepareMs = 0;
 };
 
-/** Turns a checked run into an item's outcome and detail (also for tests). */
-void classifyRun(const CheckedRun &run, GradeItem *item);
+/**
+ * Turns a checked run into an item's outcome and detail (also for tests): a
+ * write outside a buffer fails it ("wrote outside `out` ..."), also next to
+ * a failed check; printf cut short is its own outcome. exercise, when
+ * given, says which checks are hidden.
+ */
+void classifyRun(const CheckedRun &run, GradeItem *item, const Project *exercise = nullptr);
+
+/** Adds a flag for the instructor when the speed ratio is above bound (0: never); the outcome stays. */
+void flagSuspiciousSpeed(GradeItem *item, double bound);
+
+/** Whether a check is marked `"hidden": true` (it runs in grading, and is left out of the starter copy). */
+bool isHiddenCheck(const CheckSpec &check);
+
+/**
+ * The project with every random buffer's seed mixed with salt (SHA-256 of
+ * the salt and the seed); the project itself when salt is empty. Seed runs
+ * then derive their seeds from the salted ones.
+ */
+Project saltedProject(const Project &project, const QString &salt);
 
 } // namespace Kp::Grade

@@ -39,6 +39,7 @@ constexpr OutcomeName kOutcomes[] = {
     {Outcome::Refused, "refused", "refused"},
     {Outcome::Error, "error", "error"},
     {Outcome::NotGraded, "not-graded", "not graded"},
+    {Outcome::PrintfFlood, "printf-flood", "printf flood"},
 };
 
 QJsonValue numberOrNull(double v)
@@ -64,20 +65,14 @@ QString ratio(double v)
     return std::isfinite(v) ? QString::number(v, 'f', 2) + QLatin1Char('x') : QString();
 }
 
-/** Text for one cell of the terminal table: control characters of hostile names shown as '?'. */
-QString printable(QString s)
+QString printable(const QString &s)
 {
-    for (QChar &c : s) {
-        if (c.category() == QChar::Other_Control || c.category() == QChar::Other_Format) {
-            c = QLatin1Char('?');
-        }
-    }
-    return s;
+    return printableText(s);
 }
 
 QByteArray csvField(const QString &text, bool maybeFormula)
 {
-    QString s = text;
+    QString s = printable(text); // a terminal showing the CSV runs no escapes either
     // =, +, -, @ at the start make a spreadsheet evaluate the cell; a student's
     // folder named "=HYPERLINK(...)" must stay text.
     if (maybeFormula && !s.isEmpty() && QStringLiteral("=+-@\t\r").contains(s.front())) {
@@ -102,6 +97,16 @@ double median(QList<double> v)
 }
 
 } // namespace
+
+QString printableText(QString s)
+{
+    for (QChar &c : s) {
+        if (c.category() == QChar::Other_Control || c.category() == QChar::Other_Format) {
+            c = QLatin1Char('?');
+        }
+    }
+    return s;
+}
 
 QString outcomeKey(Outcome o)
 {
@@ -163,7 +168,14 @@ QJsonObject GradeItem::toJson() const
                   {QStringLiteral("compileMs"), compileMs},
                   {QStringLiteral("runMs"), runMs},
                   {QStringLiteral("restartMs"), restartMs},
-                  {QStringLiteral("workerRestarted"), workerRestarted}};
+                  {QStringLiteral("workerRestarted"), workerRestarted},
+                  {QStringLiteral("checksPassed"), checksPassed},
+                  {QStringLiteral("checksTotal"), checksTotal},
+                  {QStringLiteral("failedCheckHidden"), failedCheckHidden},
+                  {QStringLiteral("wroteOutside"), wroteOutside},
+                  {QStringLiteral("flags"), QJsonArray::fromStringList(flags)},
+                  {QStringLiteral("memoryFindings"), QJsonArray::fromStringList(memoryFindings)},
+                  {QStringLiteral("timeLimitSeconds"), timeLimitSeconds}};
     return o;
 }
 
@@ -193,6 +205,17 @@ std::optional<GradeItem> GradeItem::fromJson(const QJsonObject &o)
     i.runMs = o.value(QStringLiteral("runMs")).toDouble(0);
     i.restartMs = o.value(QStringLiteral("restartMs")).toDouble(0);
     i.workerRestarted = o.value(QStringLiteral("workerRestarted")).toBool(false);
+    i.checksPassed = o.value(QStringLiteral("checksPassed")).toInt(0);
+    i.checksTotal = o.value(QStringLiteral("checksTotal")).toInt(0);
+    i.failedCheckHidden = o.value(QStringLiteral("failedCheckHidden")).toBool(false);
+    i.wroteOutside = o.value(QStringLiteral("wroteOutside")).toString();
+    for (const QJsonValue &v : o.value(QStringLiteral("flags")).toArray()) {
+        i.flags << v.toString();
+    }
+    for (const QJsonValue &v : o.value(QStringLiteral("memoryFindings")).toArray()) {
+        i.memoryFindings << v.toString();
+    }
+    i.timeLimitSeconds = o.value(QStringLiteral("timeLimitSeconds")).toDouble(0);
     return i;
 }
 
@@ -264,6 +287,12 @@ QString tableText(const QStringList &exercises, const QList<GradeItem> &items)
         }
         if (!i.firstMismatch.isEmpty() && i.outcome == Outcome::Fail) {
             t += QStringLiteral("      first mismatch: ") + printable(i.firstMismatch) + QLatin1Char('\n');
+        }
+        for (const QString &m : i.memoryFindings) {
+            t += QStringLiteral("      memory: ") + printable(m) + QLatin1Char('\n');
+        }
+        for (const QString &f : i.flags) {
+            t += QStringLiteral("      flagged: ") + printable(f) + QLatin1Char('\n');
         }
     }
     t += QStringLiteral("\nSummary\n");

@@ -30,6 +30,7 @@ enum class Outcome {
     Refused,      ///< the file was not read: a link outside, not a regular file, too large
     Error,        ///< grading itself failed (the reference faulted, an internal error)
     NotGraded,    ///< a Slurm task that should have graded it failed
+    PrintfFlood,  ///< the kernel printed more than the printf buffer holds (output cut)
 };
 
 /** "pass", "fail", "slow", "compile-error", ... (JSON, CSV and the journal). */
@@ -66,11 +67,22 @@ struct GradeItem
      * else at its start.
      */
     bool workerRestarted = false;
+    // Integrity and credit (docs/labs.md, "Points and policies").
+    int checksPassed = 0;           ///< of the exercise's checks that ran
+    int checksTotal = 0;            ///< the exercise's checks (0 when none ran)
+    bool failedCheckHidden = false; ///< the failed check is a hidden one: feedback names no details
+    QString wroteOutside;           ///< "wrote outside `out` (element 1000, 4 bytes past the end)"; empty: none
+    QStringList flags;              ///< for the instructor: "12.5x the reference: suspiciously fast", ...
+    QStringList memoryFindings;     ///< --sanitize memcheck's findings in words
+    double timeLimitSeconds = 0;    ///< the launch time limit it ran under (0: not run)
 
     QString key() const { return student + QLatin1Char('/') + exercise; }
     QJsonObject toJson() const;
     static std::optional<GradeItem> fromJson(const QJsonObject &o);
 };
+
+/** Text with control characters (terminal escapes, bidi overrides) shown as '?': for every stream. */
+QString printableText(QString s);
 
 /** The per-exercise line of the summary. */
 struct ExerciseSummary

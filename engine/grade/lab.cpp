@@ -1,7 +1,9 @@
 #include "lab.h"
 
+#include "check/checkspec.h"
 #include "compile/compiler.h"
 #include "core/safefile.h"
+#include "grade/integrity.h"
 #include "project/pathpolicy.h"
 #include "project/projectio.h"
 
@@ -11,6 +13,8 @@
 #include <QRegularExpression>
 
 #include <algorithm>
+
+#include <sys/stat.h>
 
 namespace Kp::Grade {
 
@@ -99,6 +103,17 @@ Result<Lab> loadLab(const QString &dirPath)
             err.path = QStringLiteral("checks");
             return err;
         }
+        for (qsizetype k = 0; k < p->checks.size(); ++k) {
+            const QJsonValue hidden = p->checks[k].unknown.value(QStringLiteral("hidden"));
+            if (!hidden.isUndefined() && !hidden.isBool()) {
+                Error err = badInput(QStringLiteral("%1: checks[%2].hidden: must be true (the check runs only in "
+                                                    "grading and is left out of the starter copy) or false")
+                                         .arg(file)
+                                         .arg(k));
+                err.path = QStringLiteral("checks[%1].hidden").arg(k);
+                return err;
+            }
+        }
         e.project = std::move(p).value();
         lab.exercises << e;
     }
@@ -107,7 +122,7 @@ Result<Lab> loadLab(const QString &dirPath)
     return lab;
 }
 
-Result<QList<Student>> findStudents(const QString &dirPath, QStringList *skipped)
+Result<QList<Student>> findStudents(const QString &dirPath, QStringList *skipped, const QStringList &ignore)
 {
     const QFileInfo info(dirPath);
     if (!info.exists()) {
@@ -122,7 +137,7 @@ Result<QList<Student>> findStudents(const QString &dirPath, QStringList *skipped
     QList<Student> students;
     const QFileInfoList entries = dir.entryInfoList(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::System, QDir::Name);
     for (const QFileInfo &e : entries) {
-        if (e.fileName().startsWith(QLatin1Char('.'))) {
+        if (e.fileName().startsWith(QLatin1Char('.')) || ignore.contains(e.fileName())) {
             continue;
         }
         if (e.isSymLink()) {
@@ -141,7 +156,13 @@ Result<QList<Student>> findStudents(const QString &dirPath, QStringList *skipped
                                         .arg(e.symLinkTarget())};
                 continue;
             }
-            students << Student{e.fileName(), target, {}};
+            // Inside, it is someone else's work graded twice.
+            const QString other = QDir(root).relativeFilePath(target);
+            students << Student{e.fileName(),
+                                {},
+                                QStringLiteral("the student folder is a symbolic link to '%1': the same files as %1; "
+                                               "not graded as this student's work")
+                                    .arg(other)};
             continue;
         }
         if (!e.isDir()) {
@@ -160,7 +181,8 @@ Result<QList<Student>> findStudents(const QString &dirPath, QStringList *skipped
     return students;
 }
 
-Submission readSubmission(const Student &student, const QString &exercise, const QString &submissionsDir)
+Submission readSubmission(const Student &student, const QString &exercise, const QString &submissionsDir,
+                          const LinkIndex *links)
 {
     Submission s;
     s.path = student.name + QLatin1Char('/') + exercise + QStringLiteral(".cu");
@@ -189,6 +211,29 @@ Submission readSubmission(const Student &student, const QString &exercise, const
                         .arg(fi.symLinkTarget());
             return s;
         }
+        if (!isInside(target, student.dir)) {
+            s.state = Submission::State::Refused;
+            s.why = QStringLiteral("a symbolic link: same file as %1; not graded as this student's work")
+                        .arg(QDir(root).relativeFilePath(target));
+            return s;
+        }
+    } else if (fi.isFile()) {
+        // A hard link is the same file under two names: another student's
+        // file, or one outside the submissions folder that a link was made to.
+        struct stat st
+        {
+        };
+        if (::lstat(QFile::encodeName(file).constData(), &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink > 1) {
+            const QStringList others = links ? links->sameFileAs(file) : QStringList();
+            s.state = Submission::State::Refused;
+            s.why = !others.isEmpty()
+                        ? QStringLiteral("a hard link: same file as %1; not graded as this student's work")
+                              .arg(others.join(QStringLiteral(", ")))
+                        : QStringLiteral("a hard link (%1 names for one file), the others not in the student's "
+                                         "folder; it is not read")
+                              .arg(quint64(st.st_nlink));
+            return s;
+        }
     }
     const Result<QByteArray> bytes = readRegularFile(file, Compiler::kMaxSourceBytes, QStringLiteral("a submission"));
     if (!bytes) {
@@ -200,6 +245,82 @@ Submission readSubmission(const Student &student, const QString &exercise, const
     s.source = QString::fromUtf8(*bytes);
     s.sha256 = QCryptographicHash::hash(*bytes, QCryptographicHash::Sha256).toHex();
     return s;
+}
+
+Status exportStarter(const Lab &lab, const QString &outDir, QStringList *written)
+{
+    const QFileInfo out(outDir);
+    if (out.exists() &&
+        (!out.isDir() || !QDir(outDir).isEmpty(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden))) {
+        return badInput(QStringLiteral("export-starter: '%1' exists and is not an empty folder; the students' copy "
+                                       "goes into a new or empty one")
+                            .arg(outDir));
+    }
+    if (!QDir().mkpath(outDir)) {
+        return badInput(QStringLiteral("export-starter: cannot make the folder '%1'").arg(outDir));
+    }
+    for (const Exercise &e : lab.exercises) {
+        Project p = e.project;
+        QList<CheckSpec> kept;
+        for (const CheckSpec &c : p.checks) {
+            // Hidden checks are the grader's; reference checks need the
+            // reference, which students do not get.
+            if (c.unknown.value(QStringLiteral("hidden")).toBool(false) || c.kind == CheckSpec::Kind::Reference) {
+                continue;
+            }
+            kept << c;
+        }
+        p.checks = kept;
+        p.reference.reset();
+        p.grading.reset();
+        const QString dir = QDir(outDir).filePath(e.name);
+        if (!QDir().mkpath(dir)) {
+            return badInput(QStringLiteral("export-starter: cannot make the folder '%1'").arg(dir));
+        }
+        // The starter under the name students hand in.
+        p.sourceFile = e.name + QStringLiteral(".cu");
+        const QString kpg = QDir(dir).filePath(e.name + QStringLiteral(".kpg"));
+        if (Status st = saveProject(p, kpg); !st) {
+            return st;
+        }
+        if (Status st = saveProjectSource(p, kpg); !st) {
+            return st;
+        }
+        if (written) {
+            *written << kpg << QDir(dir).filePath(p.sourceFile);
+        }
+        // Files the inputs and the students' checks read, copied as they are.
+        QStringList files;
+        for (const BufferSpec &b : p.buffers) {
+            if (!b.init.file.isEmpty()) {
+                files << b.init.file;
+            }
+        }
+        for (const CheckSpec &c : p.checks) {
+            if (c.kind == CheckSpec::Kind::Npy) {
+                files << c.npy;
+            }
+        }
+        files.removeDuplicates();
+        for (const QString &f : files) {
+            const QString from = QDir(e.project.dir()).filePath(f);
+            const QString to = QDir(dir).filePath(f);
+            const Result<QByteArray> bytes =
+                readRegularFile(from, 1024ll * 1024 * 1024, QStringLiteral("an exercise file"));
+            if (!bytes) {
+                return bytes.error();
+            }
+            QDir().mkpath(QFileInfo(to).absolutePath());
+            QFile file(to);
+            if (!file.open(QIODevice::WriteOnly | QIODevice::NewOnly) || file.write(*bytes) != bytes->size()) {
+                return badInput(QStringLiteral("export-starter: cannot write '%1'").arg(to));
+            }
+            if (written) {
+                *written << to;
+            }
+        }
+    }
+    return Unit{};
 }
 
 Result<QStringList> parseStudentList(const QString &value)

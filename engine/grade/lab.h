@@ -16,6 +16,8 @@
 
 namespace Kp::Grade {
 
+class LinkIndex;
+
 /** One exercise: a .kpg whose base name names it and names the file a student submits (NAME.cu). */
 struct Exercise
 {
@@ -54,12 +56,13 @@ struct Student
 
 /**
  * The student folders in dir, sorted by name: every sub-folder not starting
- * with '.'. A symbolic link is followed only when it leads to a folder inside
- * dir; otherwise the student is listed with `refused` set. Plain files in dir
+ * with '.' nor named in ignore (zip residue: "__MACOSX"). A student folder
+ * that is a symbolic link is never followed: it is listed with `refused` set,
+ * naming the other student's folder when it leads to one. Plain files in dir
  * are skipped and named in *skipped. BadInput when dir is not a readable
  * folder or holds no student folder.
  */
-Result<QList<Student>> findStudents(const QString &dir, QStringList *skipped = nullptr);
+Result<QList<Student>> findStudents(const QString &dir, QStringList *skipped = nullptr, const QStringList &ignore = {});
 
 /** What reading one submitted file gave. */
 struct Submission
@@ -73,11 +76,24 @@ struct Submission
 };
 
 /**
- * Reads STUDENT/EXERCISE.cu: a regular file (or a link to one inside
- * submissionsDir) within the source size limit; anything else is Refused
- * with the reason, a missing file is Missing.
+ * Reads STUDENT/EXERCISE.cu: a regular file of the student's own (or a
+ * link to one in the student's own folder) within the source size limit.
+ * A link or hard link to another student's file is Refused "same file as
+ * bob/x.cu"; a hard link to a file outside the submissions folder, links
+ * leading outside, and anything but a regular file are Refused with the
+ * reason; a missing file is Missing. links names hard links' other sides.
  */
-Submission readSubmission(const Student &student, const QString &exercise, const QString &submissionsDir);
+Submission readSubmission(const Student &student, const QString &exercise, const QString &submissionsDir,
+                          const LinkIndex *links = nullptr);
+
+/**
+ * Writes the students' copy of a lab to outDir: for each exercise its .kpg
+ * without hidden checks, without the reference (and the checks that compare
+ * with it) and without the grading settings, its starter as NAME.cu, and the
+ * files the remaining checks and inputs read. Never the reference, the
+ * grading policy or a salt. BadInput when outDir exists and is not empty.
+ */
+Status exportStarter(const Lab &lab, const QString &outDir, QStringList *written = nullptr);
 
 /**
  * Parses --only: names separated by commas, or "@FILE" with one name a line

@@ -754,6 +754,12 @@ RunResult GpuSession::run(const RunRequest &request)
     if (!setupStreams(request, plan, result)) { // streams: run/streamexec.cpp
         return result;
     }
+    // kpg grade's sentinel outputs (RunRequest::sentinelBuffers); swaps move buffers between samples.
+    for (int b : request.sentinelBuffers) {
+        if (request.swaps.isEmpty() && !plan.streamed && b >= 0 && size_t(b) < m_buffers.size()) {
+            plan.sentinel.push_back(b);
+        }
+    }
     if (!correctnessRun(plan, result)) {
         return result;
     }
@@ -766,6 +772,10 @@ RunResult GpuSession::run(const RunRequest &request)
         timingRun(request.timing, plan, result);
         if (!result.error) {
             checkGuards(plan, -1, 0, result);
+        }
+        // kpg grade: the host copies become what the timed launches left, for the checks to judge.
+        if (!result.error && !plan.sentinel.empty() && request.download && !downloadBuffers(plan, result)) {
+            return result;
         }
     }
     result.guardCheckMs = m_guards.costMs();
@@ -1212,7 +1222,19 @@ void GpuSession::timingRun(const RunTiming &timing, Plan &plan, RunResult &resul
                 return;
             }
         }
-        Status st = flush ? flushL2() : Status(Unit{});
+        Status st = Unit{};
+        // kpg grade: outputs start each sample as a sentinel, so a launch that skips its work shows.
+        for (int b : plan.sentinel) {
+            const DeviceBuffer &d = *m_buffers[size_t(plan.perm[size_t(b)])];
+            if (const CUresult r =
+                    d.bytes > 0 ? m_api->cuMemsetD8Async(d.ptr(), 0xFF, size_t(d.bytes), stream) : CUDA_SUCCESS;
+                st && r != CUDA_SUCCESS) {
+                st = cudaError(r, "cuMemsetD8Async");
+            }
+        }
+        if (st && flush) {
+            st = flushL2();
+        }
         m_api->cuEventRecord(m_ev[2].get(), stream);
         const auto enqueueStart = Clock::now();
         for (int b = 0; b < batch && st; ++b) {

@@ -89,6 +89,8 @@ private:
         double killMs = 10000;
         bool streamed = false; ///< steps on streams, run asynchronously by m_exec (docs/streams.md)
         void resetPerm();
+        /** Request buffers filled with 0xFF before each timing sample (kpg grade's anti-gaming). */
+        std::vector<int> sentinel;
     };
 
     // The phases of run(), in order; each returns false after recording the

@@ -19,6 +19,7 @@ const QString kTiming = QStringLiteral("timing");
 const QString kDownload = QStringLiteral("download");
 const QString kTestSleepMs = QStringLiteral("testSleepMs");
 const QString kGuards = QStringLiteral("guards");
+const QString kSentinelBuffers = QStringLiteral("sentinelBuffers");
 const QString kElementBytes = QStringLiteral("elem");
 const QString kNoUpload = QStringLiteral("noUpload");
 const QString kName = QStringLiteral("name");
@@ -159,6 +160,13 @@ QVariantMap RunRequest::toVariant() const
     if (!guards) {
         m.insert(kGuards, false);
     }
+    if (!sentinelBuffers.isEmpty()) {
+        QVariantList l;
+        for (int b : sentinelBuffers) {
+            l << b;
+        }
+        m.insert(kSentinelBuffers, l);
+    }
     if (!streams.isEmpty()) {
         QVariantList sl;
         for (const RunStream &st : streams) {
@@ -254,6 +262,9 @@ RunRequest RunRequest::fromVariant(const QVariantMap &m)
     r.download = m.value(kDownload, true).toBool();
     r.testSleepMs = m.value(kTestSleepMs, 0).toInt();
     r.guards = m.value(kGuards, true).toBool();
+    for (const QVariant &v : m.value(kSentinelBuffers).toList()) {
+        r.sentinelBuffers << v.toInt();
+    }
     for (const QVariant &v : m.value(kStreams).toList()) {
         const QVariantMap sm = v.toMap();
         r.streams << RunStream{sm.value(kName).toString(), sm.value(kPriority).toInt(), sm.value(kLegacy).toBool()};

@@ -112,6 +112,13 @@ struct RunRequest
     bool download = true; ///< copy the buffers back to the host copies after the run
     bool guards = true;   ///< guard zones around every buffer (off under compute-sanitizer, which needs exact sizes)
     int testSleepMs = 0;  ///< tests only: the worker sleeps first (needs KPG_WORKER_TEST_HOOKS)
+    /**
+     * kpg grade's anti-gaming (docs/labs.md): these buffers are filled with
+     * 0xFF bytes (NaN for floats) before every timing sample and downloaded
+     * again after timing, so the checks judge what the timed launches wrote.
+     * Empty: neither (and with swaps or streams, ignored).
+     */
+    QList<int> sentinelBuffers;
 
     bool operator==(const RunRequest &) const = default;
 

@@ -9,8 +9,12 @@
 //             evaluation and the reference runs they need).
 // Mostly correct submissions, every 10th wrong (an off-by-one). Target: >= 20
 // per second per GPU when nothing faults.
+//   --timed   time every submission with a short timing (anti-gaming on: the
+//             sentinel outputs, a second timed seed run), as kpg grade does;
+//   --hangs   5 % of the submissions never end: each must cost about the
+//             per-submission time limit (a second), not the exercise's time-out.
 //
-// usage: bench_grade [--students N] [--devices 0,1]   (KPG_WORKER etc. as for kpg)
+// usage: bench_grade [--students N] [--devices 0,1] [--timed] [--hangs]   (KPG_WORKER etc. as for kpg)
 
 #include "client/engineclient.h"
 #include "grade/grader.h"
@@ -42,6 +46,8 @@ struct ExerciseDef
 };
 
 const char *const kTiming = R"~("timing": {"enabled": false}, "timeout": 5)~";
+const char *const kShortTiming =
+    R"~("timing": {"warmup": 1, "minSamples": 3, "maxSamples": 10, "minSeconds": 0.001}, "timeout": 5)~";
 
 const ExerciseDef kExercises[] = {
     {"vector_add",
@@ -117,6 +123,9 @@ struct Pass
     double restartMs = 0;
     int restarts = 0;
     int compiles = 0;
+    int timeouts = 0;
+    double slowestTimeoutMs = 0; ///< the longest run of an item that timed out
+    double timeLimitSeconds = 0;
 };
 
 Pass grade(const Lab &lab, const QList<Student> &students, const QString &subs, const GraderOptions &options)
@@ -140,6 +149,11 @@ Pass grade(const Lab &lab, const QList<Student> &students, const QString &subs, 
         p.runMs += i.runMs;
         p.restartMs += i.restartMs;
         p.restarts += i.workerRestarted ? 1 : 0;
+        if (i.outcome == Outcome::Timeout) {
+            ++p.timeouts;
+            p.slowestTimeoutMs = std::max(p.slowestTimeoutMs, i.runMs);
+            p.timeLimitSeconds = i.timeLimitSeconds;
+        }
     });
     p.wallMs = double(clock.nsecsElapsed()) / 1e6;
     p.compiles = grader.stats().compiled.load();
@@ -156,6 +170,10 @@ void report(const char *name, const Pass &p, int gpus)
                 "share of item time: compile %.0f %%, run+checks %.0f %%, restarts %.0f %%\n",
                 p.compileMs / std::max(p.items, 1), p.runMs / std::max(p.items, 1), p.restarts, p.restartMs,
                 100 * p.compileMs / work, 100 * p.runMs / work, 100 * p.restartMs / work);
+    if (p.timeouts > 0) {
+        std::printf("           hangs: %d, each stopped after at most %.0f ms (limit %.2f s)\n", p.timeouts,
+                    p.slowestTimeoutMs, p.timeLimitSeconds);
+    }
 }
 
 } // namespace
@@ -166,6 +184,8 @@ int main(int argc, char **argv)
     int studentCount = 100;
     QString devicesArg;
     const QStringList args = app.arguments();
+    const bool timed = args.contains(QStringLiteral("--timed"));
+    const bool hangs = args.contains(QStringLiteral("--hangs"));
     for (qsizetype i = 1; i + 1 < args.size(); ++i) {
         if (args[i] == QLatin1String("--students")) {
             studentCount = std::max(1, args[++i].toInt());
@@ -182,7 +202,7 @@ int main(int argc, char **argv)
         const QString d = labDir + QLatin1Char('/') + QLatin1String(e.name);
         QDir().mkpath(d);
         QByteArray kpg(e.kpg);
-        kpg.replace("TIMING", kTiming);
+        kpg.replace("TIMING", timed ? kShortTiming : kTiming);
         write(d + QLatin1Char('/') + QLatin1String(e.name) + QStringLiteral(".kpg"), kpg);
         write(d + QStringLiteral("/reference.cu"), e.reference);
         write(d + QStringLiteral("/starter.cu"), "// starter\n");
@@ -191,11 +211,16 @@ int main(int argc, char **argv)
     for (int s = 0; s < studentCount; ++s) {
         const QString d = subs + QStringLiteral("/student%1").arg(s, 3, 10, QLatin1Char('0'));
         QDir().mkpath(d);
-        for (const ExerciseDef &e : kExercises) {
+        for (qsizetype k = 0; k < qsizetype(std::size(kExercises)); ++k) {
+            const ExerciseDef &e = kExercises[k];
             const bool bad = s % 10 == 7;
             wrong += bad ? 1 : 0;
-            const QByteArray source = QByteArray("// student ") + QByteArray::number(s) + "'s " + e.name + "\n" +
-                                      (bad ? e.wrong : e.reference);
+            QByteArray source = QByteArray("// student ") + QByteArray::number(s) + "'s " + e.name + "\n" +
+                                (bad ? e.wrong : e.reference);
+            // One item in 20 (never a wrong one) spins forever.
+            if (hangs && (s * qsizetype(std::size(kExercises)) + k) % 20 == 13) {
+                source.replace("{\n", "{\n    volatile int spin = 0;\n    while (spin == 0) {\n    }\n");
+            }
             write(d + QLatin1Char('/') + QLatin1String(e.name) + QStringLiteral(".cu"), source);
         }
     }
@@ -207,7 +232,7 @@ int main(int argc, char **argv)
         return 1;
     }
     GraderOptions options;
-    options.timing = false;
+    options.timing = timed;
     {
         EngineClient probe;
         const Result<DeviceList> devices = probe.listDevicesSync();
@@ -229,9 +254,10 @@ int main(int argc, char **argv)
     options.jobs = std::max<int>(1, int(options.devices.size()));
     options.compileJobs = std::clamp(QThread::idealThreadCount() - options.jobs, 1, 16);
     const int gpus = std::max<int>(1, int(options.devices.size()));
-    std::printf("%d submissions x %d exercises = %d items (%d wrong), timing off; %d runner%s, %d compile thread%s\n",
+    std::printf("%d submissions x %d exercises = %d items (%d wrong%s), timing %s; %d runner%s, %d compile thread%s\n",
                 studentCount, int(std::size(kExercises)), studentCount * int(std::size(kExercises)), wrong,
-                options.jobs, options.jobs == 1 ? "" : "s", options.compileJobs, options.compileJobs == 1 ? "" : "s");
+                hangs ? ", 5 % hanging" : "", timed ? "on with anti-gaming" : "off", options.jobs,
+                options.jobs == 1 ? "" : "s", options.compileJobs, options.compileJobs == 1 ? "" : "s");
 
     Grader warm(*lab, options);
     QElapsedTimer clock;

@@ -5,6 +5,7 @@
 // leading outside, a spreadsheet formula as a name); bad labs and folders.
 // The GPU side is tests/gpu/tst_gpu_grade.cpp, Slurm tests/slurm.
 
+#include "compile/sandbox.h"
 #include "testutil.h"
 
 #include <QCryptographicHash>
@@ -48,6 +49,7 @@ QByteArray readAll(const QString &path)
 
 void writeFile(const QString &path, const QByteArray &data)
 {
+    QDir().mkpath(QFileInfo(path).absolutePath());
     QFile f(path);
     QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
     f.write(data);
@@ -266,7 +268,9 @@ private Q_SLOTS:
         const QMap<QString, QString> got = outcomes(readAll(csv));
         QCOMPARE(got.value("mallory/vector_add"), QString("refused"));
         QCOMPARE(got.value("trudy/vector_add"), QString("refused"));
-        QCOMPARE(got.value("trudy/scale"), QString("no-gpu"));
+        // A link to another student's file is that student's work, not trudy's.
+        QCOMPARE(got.value("trudy/scale"), QString("refused"));
+        QVERIFY2(r.out.contains("trudy/scale.cu: a symbolic link: same file as alice/scale.cu"), qPrintable(r.out));
         QCOMPARE(got.value("trudy/saxpy"), QString("refused"));
         QVERIFY2(
             r.out.contains("trudy/vector_add.cu: a symbolic link to '/etc/passwd', outside the submissions folder"),
@@ -274,6 +278,152 @@ private Q_SLOTS:
         QVERIFY2(r.out.contains("trudy/saxpy.cu: cannot read"), qPrintable(r.out));
         // A spreadsheet must not run a student's folder name.
         QVERIFY2(readAll(csv).contains("\"'=HYPERLINK(1)\",saxpy,not-submitted"), readAll(csv).constData());
+    }
+
+    void submissionReadsOnlyItself_data()
+    {
+        QTest::addColumn<QString>("source");
+        QTest::addColumn<bool>("needsSandbox");
+        QTest::addColumn<QString>("error");
+        QTest::newRow("the exercise's reference by name")
+            << "#include \"reference.cu\"\n"
+            << false << "scale.cu:1:24: cannot open source file \"reference.cu\"";
+        QTest::newRow("the reference through the lab's folders")
+            << "#include \"../scale/reference.cu\"\n"
+            << false << "cannot open source file \"../scale/reference.cu\"";
+        QTest::newRow("the reference by absolute path") << "#include \"%LAB%/scale/reference.cu\"\n"
+                                                        << true << "reference.cu\": Permission denied";
+        QTest::newRow("another student's file") << "#include \"%SUBS%/alice/scale.cu\"\n"
+                                                << true << "alice/scale.cu\": Permission denied";
+        QTest::newRow("the grader's environment")
+            << "#include \"/proc/self/environ\"\n"
+            << false << "/proc/self/environ: errors in a file outside the submission and the toolkit (not shown";
+    }
+
+    void submissionReadsOnlyItself()
+    {
+        QFETCH(QString, source);
+        QFETCH(bool, needsSandbox);
+        QFETCH(QString, error);
+        const Kp::Sandbox::Availability sandbox = Kp::Sandbox::availability();
+        if (needsSandbox && !sandbox.sandboxed) {
+            QSKIP(qPrintable("only the compiler sandbox refuses absolute paths, and here it is " + sandbox.text));
+        }
+        source.replace("%LAB%", m_lab).replace("%SUBS%", m_subs);
+        writeFile(m_subs + "/eve/scale.cu", source.toUtf8());
+        const QString json = m_dir.filePath(QStringLiteral("eve-%1.json").arg(m_runs));
+        // A secret in the grader's environment must reach no output, whatever the sandbox lets through.
+        QStringList env = kNoDriver;
+        env << "KPG_TEST_GRADER_SECRET=hunter2-in-the-environment";
+        QStringList args{"grade", m_lab, "--submissions", m_subs, "--only", "eve", "--json", json};
+        if (!sandbox.sandboxed) {
+            args << "--no-sandbox";
+        }
+        const KpTest::Run r = KpTest::run("kpg", args, env, 240000);
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const QJsonArray results = QJsonDocument::fromJson(readAll(json)).object().value("results").toArray();
+        QJsonObject scale;
+        for (const QJsonValue &v : results) {
+            if (v["exercise"].toString() == "scale") {
+                scale = v.toObject();
+            }
+        }
+        QCOMPARE(scale.value("outcome").toString(), QString("compile-error"));
+        QVERIFY2(scale.value("detail").toString().contains(error), qPrintable(scale.value("detail").toString()));
+        for (const QByteArray &text :
+             {r.out.toUtf8(), r.err.toUtf8(), readAll(json), readAll(json + ".journal.jsonl")}) {
+            QVERIFY(!text.contains("hunter2"));
+        }
+    }
+
+    void journalNotBesideStdout()
+    {
+        const QString csv = m_dir.filePath("stdout.csv");
+        const KpTest::Run r = grade({"--only", "bob", "--json", "/dev/stdout", "--csv", csv});
+        QCOMPARE(r.exitCode, 0);
+        // stdout is the JSON alone; the journal went beside the CSV, a regular file.
+        QCOMPARE(QJsonDocument::fromJson(r.out.toUtf8()).object().value("results").toArray().size(), 3);
+        QCOMPARE(readAll(csv + ".journal.jsonl").count('\n'), 4);
+        QVERIFY(!QFile::exists("/dev/stdout.journal.jsonl"));
+        QVERIFY2(r.err.contains("saxpy       0 of 1 passed (1 compile error)"), qPrintable(r.err));
+    }
+
+    void controlCharactersInEveryStream()
+    {
+        const QString evil = QString("eve\x1b[2J") + QChar(0x202E) + "x";
+        writeFile(m_subs + "/" + evil + "/scale.cu", readAll(m_subs + "/alice/scale.cu") + "// mine\n");
+        const QString csv = m_dir.filePath("evil.csv");
+        const QString book = m_dir.filePath("evil-book.csv");
+        const KpTest::Run r = grade({"--only", evil, "--csv", csv, "--gradebook", book, "--autolab"});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        // The progress lines on stderr, the table and the exports: the name with '?' for each control character.
+        QVERIFY2(r.err.contains("/3] eve?[2J?x/scale: no GPU"), qPrintable(r.err));
+        QVERIFY2(r.out.contains("eve?[2J?x\n"), qPrintable(r.out));
+        for (const QByteArray &text : {r.out.toUtf8(), r.err.toUtf8(), readAll(csv), readAll(book)}) {
+            QVERIFY(!text.contains('\x1b'));
+            QVERIFY(!QString::fromUtf8(text).contains(QChar(0x202E)));
+        }
+        QVERIFY(readAll(book).contains("eve?[2J?x,0,30,0,0,0,0"));
+    }
+
+    void exports()
+    {
+        // A renamed copy of alice's vector_add, a policy, zip residue.
+        QByteArray copy = readAll(m_subs + "/alice/vector_add.cu");
+        copy.replace("int i", "int idx").replace("[i]", "[idx]").replace("i < n", "idx < n");
+        copy.prepend("// all my own work\n");
+        writeFile(m_subs + "/dave/vector_add.cu", copy);
+        QDir().mkpath(m_subs + "/__MACOSX/alice");
+        QDir().mkpath(m_subs + "/.ipynb_checkpoints");
+        writeFile(m_lab + "/grading.json", R"({"default": {"points": 5}, "exercises": {"scale": {"points": 20}}})");
+        const QString book = m_dir.filePath("book.csv");
+        const QString gs = m_dir.filePath("gradescope");
+        const QString fb = m_dir.filePath("feedback");
+        const QString plag = m_dir.filePath("plagiarism.csv");
+        const KpTest::Run r = grade({"--gradebook", book, "--gradescope", gs, "--feedback", fb, "--plagiarism", plag,
+                                     "--csv", m_dir.filePath("exports.csv")});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QVERIFY2(!r.err.contains("__MACOSX") && !r.out.contains("__MACOSX"), qPrintable(r.err));
+        const QList<QByteArray> rows = readAll(book).trimmed().split('\n');
+        QCOMPARE(rows.size(), 5);
+        QCOMPARE(rows[0].trimmed(), QByteArray("student,total,max,late_penalty_percent,saxpy,scale,vector_add"));
+        QVERIFY(rows[1].startsWith("alice,0,30,0,"));
+        // The plagiarism report and its summary line.
+        QVERIFY2(readAll(plag).contains("vector_add,alice,dave,"), readAll(plag).constData());
+        QVERIFY2(r.err.contains("kpg: plagiarism: "), qPrintable(r.err));
+        // Gradescope: a results.json per student, with the documented keys.
+        for (const QString &student : QStringList{"alice", "bob", "carol", "dave"}) {
+            const QJsonObject o = QJsonDocument::fromJson(readAll(gs + "/" + student + "/results.json")).object();
+            QVERIFY2(o.value("score").isDouble(), qPrintable(student));
+            QCOMPARE(o.value("tests").toArray().size(), 3);
+            QVERIFY(QFile::exists(fb + "/" + student + ".md"));
+            QVERIFY(QFile::exists(fb + "/" + student + ".html"));
+        }
+        QVERIFY2(readAll(fb + "/bob.md").contains("saxpy.cu:5:5: expected a \";\""),
+                 readAll(fb + "/bob.md").constData());
+        // Autolab: the last line of stdout for one student.
+        const KpTest::Run one = grade({"--only", "alice", "--autolab", "--journal", m_dir.filePath("autolab.jsonl")});
+        QCOMPARE(one.exitCode, 0);
+        const QJsonObject last = QJsonDocument::fromJson(one.out.trimmed().split('\n').last().toUtf8()).object();
+        QCOMPARE(last.value("scores").toObject().keys(), QStringList({"saxpy", "scale", "vector_add"}));
+    }
+
+    void exportStarter()
+    {
+        const QString policyLab = QStringLiteral(KPG_SOURCE_DIR "/tests/data/lab-policy");
+        const QString outDir = m_dir.filePath(QStringLiteral("students-%1").arg(m_runs));
+        const KpTest::Run r = KpTest::run("kpg", {"lab", "export-starter", policyLab, outDir});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QVERIFY2(r.out.contains("wrote the students' copy of lab-policy"), qPrintable(r.out));
+        QVERIFY(!readAll(outDir + "/scale/scale.kpg").contains("hidden"));
+        QVERIFY(!QFile::exists(outDir + "/scale/reference.cu"));
+        QVERIFY(!QFile::exists(outDir + "/grading.json"));
+        QVERIFY(!QFile::exists(outDir + "/grading-salt"));
+        const KpTest::Run again = KpTest::run("kpg", {"lab", "export-starter", policyLab, outDir});
+        QCOMPARE(again.exitCode, 65);
+        const KpTest::Run usage = KpTest::run("kpg", {"lab", "export", policyLab});
+        QCOMPARE(usage.exitCode, 64);
+        QVERIFY2(usage.err.contains("the one subcommand is export-starter"), qPrintable(usage.err));
     }
 
     void badInput_data()
@@ -294,8 +444,18 @@ private Q_SLOTS:
         QTest::newRow("broken reference") << "badref" << 65
                                           << "the reference (reference.cu) does not pass as a submission on GPU 0: "
                                              "compile error: reference.cu:4:";
+        QTest::newRow("reference needing a header of the lab")
+            << "refheader" << 65
+            << "the reference (reference.cu) does not pass as a submission on GPU 0: compile error: reference.cu:1:";
         QTest::newRow("unknown student") << "only" << 64 << "grade: --only: no student folder 'zed'";
         QTest::newRow("no submissions option") << "nosubsopt" << 64 << "give a lab folder and --submissions DIR";
+        QTest::newRow("bad grading policy")
+            << "badpolicy" << 65
+            << "grading.json: exercises.scale.weight: must be a number from 0 to 1000000, got \"2\"";
+        QTest::newRow("missing salt file") << "saltfile" << 65 << "--seed-salt: ";
+        QTest::newRow("empty salt file") << "emptysalt" << 65 << "is empty; write a secret line of text in it";
+        QTest::newRow("unknown sanitizer") << "sanitize" << 64 << "grade: --sanitize takes memcheck, not 'racecheck'";
+        QTest::newRow("bad manifest") << "manifest" << 65 << "manifest.csv:2: time 'noon' is not ISO 8601";
         QTest::newRow("sandbox off")
             << "sandbox" << 69 << "compiled only in the compiler sandbox, and here it is off (KPG_COMPILER_SANDBOX=0)";
     }
@@ -343,6 +503,25 @@ private Q_SLOTS:
         } else if (setup == "only") {
             extra << "--only"
                   << "alice,zed";
+        } else if (setup == "refheader") {
+            // Submissions compile with no folder of the lab readable; the reference is checked the same way.
+            writeFile(m_lab + "/scale/three.h", "#define THREE 3\n");
+            writeFile(m_lab + "/scale/reference.cu",
+                      "#include \"three.h\"\n" +
+                          readAll(m_lab + "/scale/reference.cu").replace("3 * in", "THREE * in"));
+        } else if (setup == "badpolicy") {
+            writeFile(m_lab + "/grading.json", R"({"exercises": {"scale": {"weight": "2"}}})");
+        } else if (setup == "saltfile") {
+            extra << "--seed-salt"
+                  << "@" + m_dir.filePath("no-such-salt");
+        } else if (setup == "emptysalt") {
+            writeFile(m_lab + "/grading-salt", "\n");
+        } else if (setup == "sanitize") {
+            extra << "--sanitize"
+                  << "racecheck";
+        } else if (setup == "manifest") {
+            writeFile(m_dir.filePath("manifest.csv"), "student,time\nalice,noon\n");
+            extra << "--manifest" << m_dir.filePath("manifest.csv") << "--gradebook" << m_dir.filePath("m.csv");
         } else if (setup == "sandbox") {
             extra.clear();
             env << "KPG_COMPILER_SANDBOX=0";

@@ -7,6 +7,8 @@
 #include "client/engineclient.h"
 #include "testutil.h"
 
+#include <QDir>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -128,6 +130,87 @@ private Q_SLOTS:
         QCOMPARE(res["carol/vector_add"].value("outcome").toString(), QString("fault"));
         QCOMPARE(res["alice/saxpy"].value("outcome").toString(), QString("pass"));
         QCOMPARE(res["carol/scale"].value("outcome").toString(), QString("pass"));
+    }
+
+    void integrityAndAntiGaming_data()
+    {
+        QTest::addColumn<QString>("source");
+        QTest::addColumn<QString>("outcome");
+        QTest::addColumn<QString>("detail");
+        QTest::newRow("writes one element past the end (i <= n)")
+            << "__global__ void scale(const int *in, int *out, int n)\n{\n"
+               "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+               "    if (i <= n) out[i] = 3 * (i < n ? in[i] : 0);\n}\n"
+            << "fail"
+            << "wrote outside `out` (element 2000, 4 bytes past the end)";
+        QTest::newRow("writes past the end and computes the wrong thing")
+            << "__global__ void scale(const int *in, int *out, int n)\n{\n"
+               "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+               "    if (i <= n) out[i] = 2 * (i < n ? in[i] : 0);\n}\n"
+            << "fail"
+            << "wrote outside `out` (element 2000, 4 bytes past the end); check 'out = 3 in' failed";
+        // Computes in the first two launches (the checked run and the warm-up),
+        // then leaves the output alone: fast, and right only without the sentinel.
+        QTest::newRow("caches its answer across launches")
+            << "__device__ unsigned int launches;\n"
+               "__global__ void scale(const int *in, int *out, int n)\n{\n"
+               "    const unsigned int seen = *(volatile unsigned int *)&launches;\n"
+               "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+               "    if (seen < 2 && i < n) out[i] = 3 * in[i];\n"
+               "    if (i == 0) atomicAdd(&launches, 1u);\n}\n"
+            << "fail"
+            << "check 'out = 3 in' failed";
+        QTest::newRow("prints a flood")
+            << "#include <cstdio>\n__global__ void scale(const int *in, int *out, int n)\n{\n"
+               "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+               "    for (int k = 0; k < 20; ++k) printf(\"%d %d\\n\", i, k);\n"
+               "    if (i < n) out[i] = 3 * in[i];\n}\n"
+            << "printf-flood"
+            << "printf output cut at ";
+    }
+
+    void integrityAndAntiGaming()
+    {
+        QFETCH(QString, source);
+        QFETCH(QString, outcome);
+        QFETCH(QString, detail);
+        QTemporaryDir subs;
+        QDir().mkpath(subs.filePath("mallory"));
+        QFile f(subs.filePath("mallory/scale.cu"));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(source.toUtf8());
+        f.close();
+        const QString json =
+            m_dir.filePath(QStringLiteral("mallory-%1.json").arg(QTest::currentDataTag()).replace(' ', '_'));
+        const KpTest::Run r = KpTest::run(
+            "kpg", {"grade", kLab, "--submissions", subs.path(), "--jobs", "1", "--json", json}, {}, 240000);
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err + r.out));
+        const QJsonObject scale = resultsOf(json).value("mallory/scale");
+        QCOMPARE(scale.value("outcome").toString(), outcome);
+        QVERIFY2(scale.value("detail").toString().startsWith(detail), qPrintable(scale.value("detail").toString()));
+    }
+
+    void hangCostsAboutTheLimit()
+    {
+        // No --timeout: the limit comes from the reference's launch (at least a second).
+        const QString json = m_dir.filePath("hang.json");
+        QElapsedTimer clock;
+        clock.start();
+        const KpTest::Run r = KpTest::run(
+            "kpg", {"grade", kLab, "--submissions", kSubs, "--only", "carol", "--jobs", "1", "--json", json}, {},
+            240000);
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err + r.out));
+        const QJsonObject hang = resultsOf(json).value("carol/saxpy");
+        QCOMPARE(hang.value("outcome").toString(), QString("timeout"));
+        const double limit = hang.value("timeLimitSeconds").toDouble();
+        QVERIFY2(limit >= 1 && limit < 5, qPrintable(QString::number(limit)));
+        // The hang cost its limit and the worker's restart, not the exercise's 5 s time-out.
+        QVERIFY2(hang.value("runMs").toDouble() < limit * 1000 + 3000,
+                 qPrintable(QString::number(hang.value("runMs").toDouble())));
+        qInfo().noquote() << QStringLiteral("carol graded in %1 s; the hang took %2 ms under a %3 s limit")
+                                 .arg(double(clock.elapsed()) / 1000)
+                                 .arg(hang.value("runMs").toDouble())
+                                 .arg(limit);
     }
 };
 
