@@ -2,6 +2,8 @@
 
 #include "supervisor.h"
 
+#include "client/target.h"
+
 #include <QCoreApplication>
 #include <QDir>
 #include <QFileInfo>
@@ -18,6 +20,7 @@ EngineClient::EngineClient(QObject *parent)
 
 EngineClient::EngineClient(const WorkerLaunch &launch, QObject *parent)
     : QObject(parent)
+    , m_target(launch.target)
 {
     m_thread.setObjectName(QStringLiteral("kpg-engine"));
     m_supervisor = new Supervisor(launch);
@@ -120,6 +123,12 @@ Result<DeviceList> EngineClient::listDevicesSync(int timeoutMs)
 int EngineClient::protocolVersion()
 {
     return Protocol::kVersion;
+}
+
+QString EngineClient::targetName() const
+{
+    const Result<Target> t = m_target.isEmpty() ? Target::fromEnvironment() : Target::parse(m_target);
+    return t ? t->displayName() : t.error().message;
 }
 
 QString EngineClient::workerPath()

@@ -42,6 +42,13 @@ struct WorkerLaunch
 {
     /** Program and arguments put before kpg-worker's path ("compute-sanitizer --tool memcheck ..."). */
     QStringList prefix;
+    /**
+     * Where the worker runs (client/target.h, docs/remote.md): "local",
+     * "ssh://[user@]host[:port][/path/to/kpg-worker]" or "slurm:...". Empty:
+     * $KPG_TARGET, else local; kpg's --target sets that variable, so one
+     * choice reaches every EngineClient of the process.
+     */
+    QString target;
     /** How long a starting worker has to answer the handshake. */
     int startTimeoutMs = 15000;
     /** How long an ending worker (after shutdown or a fault) may take before it is killed. */
@@ -114,6 +121,12 @@ public:
     /** The engine <-> kpg-worker protocol version this engine speaks (for --version). */
     static int protocolVersion();
 
+    /**
+     * The target a request would go to now, as written ("local",
+     * "ssh://lab-gpu-01"), or why it is wrong. Any thread.
+     */
+    QString targetName() const;
+
     /** Where kpg-worker is looked for: $KPG_WORKER, else next to this program. */
     static QString workerPath();
 
@@ -127,6 +140,7 @@ private:
     QThread m_thread;
     Supervisor *m_supervisor = nullptr;
     std::atomic<qint64> m_workerPid{0};
+    QString m_target;
 };
 
 } // namespace Kp

@@ -52,14 +52,21 @@ bool WorkerProcess::usePosixSpawn()
     return !profilerInjectionVariable().isEmpty();
 }
 
+QIODevice *WorkerProcess::channel() const
+{
+    return m_stdio ? m_qprocess : nullptr;
+}
+
 void WorkerProcess::start()
 {
-    if (!usePosixSpawn()) {
+    if (m_stdio || !usePosixSpawn()) {
         m_qprocess = new QProcess(this);
         m_qprocess->setProgram(m_program);
         m_qprocess->setArguments(m_arguments);
         m_qprocess->setProcessEnvironment(m_env);
-        m_qprocess->setStandardOutputFile(QProcess::nullDevice());
+        if (!m_stdio) {
+            m_qprocess->setStandardOutputFile(QProcess::nullDevice());
+        }
         connect(m_qprocess, &QProcess::readyReadStandardError, this, &WorkerProcess::readyReadStandardError);
         connect(m_qprocess, &QProcess::errorOccurred, this, &WorkerProcess::errorOccurred);
         connect(m_qprocess, &QProcess::finished, this, &WorkerProcess::finished);

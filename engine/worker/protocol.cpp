@@ -2,7 +2,10 @@
 
 #include <QCborMap>
 #include <QCborValue>
+#include <QHash>
 #include <QtEndian>
+
+#include <cstring>
 
 namespace Kp::Protocol {
 
@@ -88,6 +91,35 @@ std::optional<Result<Message>> FrameDecoder::next()
         m_failed = r.error();
     }
     return r;
+}
+
+quint64 contentHash(const void *data, qint64 bytes)
+{
+    // qHashBits with a fixed seed: the same within one build on one machine,
+    // which is all a side comparing its own fingerprints needs. Hashed in
+    // pieces folded together, so buffers above what size_t arithmetic in the
+    // hash is tuned for still hash in one pass.
+    constexpr qint64 kPiece = qint64(1) << 30;
+    const auto *p = static_cast<const char *>(data);
+    quint64 h = 0x6b70672d72656d6full ^ quint64(bytes);
+    for (qint64 at = 0; at < bytes; at += kPiece) {
+        const size_t n = size_t(qMin(kPiece, bytes - at));
+        h = (h * 0x9e3779b97f4a7c15ull) ^ quint64(qHashBits(p + at, n, size_t(0x4b70672d48617368ull)));
+    }
+    return h;
+}
+
+bool isAllZero(const void *data, qint64 bytes)
+{
+    static const char zeros[4096] = {};
+    const auto *p = static_cast<const char *>(data);
+    for (qint64 at = 0; at < bytes; at += qint64(sizeof zeros)) {
+        const size_t n = size_t(qMin<qint64>(qint64(sizeof zeros), bytes - at));
+        if (std::memcmp(p + at, zeros, n) != 0) {
+            return false;
+        }
+    }
+    return true;
 }
 
 Message reply(const Message &request, const QVariantMap &body)
