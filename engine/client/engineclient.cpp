@@ -32,6 +32,13 @@ EngineClient::EngineClient(const WorkerLaunch &launch, QObject *parent)
         Qt::DirectConnection);
     connect(
         m_supervisor, &Supervisor::workerExited, m_supervisor, [this] { m_workerPid = 0; }, Qt::DirectConnection);
+    connect(
+        m_supervisor, &Supervisor::transferred, m_supervisor,
+        [this](qint64 up, qint64 down) {
+            m_uploaded = up;
+            m_downloaded = down;
+        },
+        Qt::DirectConnection);
     connect(m_supervisor, &Supervisor::workerStarted, this, &EngineClient::workerStarted);
     connect(m_supervisor, &Supervisor::workerExited, this, &EngineClient::workerExited);
     m_thread.start();

@@ -115,6 +115,15 @@ public:
      */
     void abortCurrent();
 
+    /**
+     * On a remote target, the bytes of buffer data the last finished request
+     * sent to the worker and received back (docs/remote.md, "What travels");
+     * 0 for a local worker, which maps the buffers instead. Thread-safe; true
+     * when that request's callback runs.
+     */
+    qint64 lastUploadBytes() const { return m_uploaded.load(); }
+    qint64 lastDownloadBytes() const { return m_downloaded.load(); }
+
     /** The process id of the running worker, or 0. Thread-safe. */
     qint64 workerPid() const { return m_workerPid.load(); }
 
@@ -140,6 +149,8 @@ private:
     QThread m_thread;
     Supervisor *m_supervisor = nullptr;
     std::atomic<qint64> m_workerPid{0};
+    std::atomic<qint64> m_uploaded{0};
+    std::atomic<qint64> m_downloaded{0};
     QString m_target;
 };
 

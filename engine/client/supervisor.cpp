@@ -92,6 +92,7 @@ void Supervisor::pump()
             pump();
             return;
         }
+        m_current->uploaded = m_buffers.uploadBytes();
         m_uploading = true;
         pumpUpload();
         return;
@@ -319,6 +320,7 @@ void Supervisor::onReadyRead()
             // A piece of a buffer the run changed (remote targets); the reply follows.
             if (m_current && m.id == m_current->id) {
                 const Status s = m_buffers.receive(m.body);
+                m_current->downloaded += m.body.value(QStringLiteral("data")).toByteArray().size();
                 if (!s) {
                     Job job = std::move(*m_current);
                     m_current.reset();
@@ -515,6 +517,9 @@ void Supervisor::teardown(bool graceful)
 
 void Supervisor::finish(Job &job, const Reply &reply)
 {
+    if (m_target.isRemote()) {
+        Q_EMIT transferred(job.uploaded, job.downloaded);
+    }
     if (job.done) {
         auto done = std::move(job.done);
         job.done = nullptr;

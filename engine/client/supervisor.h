@@ -37,6 +37,8 @@ public:
         RequestOptions options;
         std::function<void(const Reply &)> done;
         quint64 id = 0;
+        qint64 uploaded = 0;   ///< remote targets: buffer bytes sent for this request
+        qint64 downloaded = 0; ///< remote targets: buffer bytes received with its reply
     };
 
     explicit Supervisor(const WorkerLaunch &launch = {}, QObject *parent = nullptr);
@@ -51,6 +53,8 @@ public:
 Q_SIGNALS:
     void workerStarted(qint64 pid);
     void workerExited(const QString &reason);
+    /** Remote targets: the buffer bytes a request sent and received, emitted before its callback runs. */
+    void transferred(qint64 uploaded, qint64 downloaded);
 
 private:
     enum class State { Idle, Starting, Ready };
