@@ -377,8 +377,11 @@ QString Target::explainFailure(const QString &stderrText, int exitCode, bool han
             return QStringLiteral("%1: the Slurm allocation ended: %2").arg(name, last);
         }
         if (has("execve()") && (has("No such file") || has("Permission denied"))) {
+            // slurmstepd's own line says why; srun's last line only gives the exit code.
+            const qsizetype at = stderrText.indexOf(QLatin1String("execve()"));
+            const qsizetype from = stderrText.lastIndexOf(QLatin1Char('\n'), at) + 1;
             return QStringLiteral("%1: kpg-worker was not found on the allocated node at '%2' (set worker=PATH): %3")
-                .arg(name, workerPath, last);
+                .arg(name, workerPath, stderrText.mid(from).section(QLatin1Char('\n'), 0, 0).trimmed());
         }
         if (exitCode == 127 && viaSsh) {
             return QStringLiteral("%1: srun was not found on the login node %2: %3").arg(name, sshHost, last);
