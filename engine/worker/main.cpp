@@ -66,6 +66,10 @@ int serveStdio()
     }
     ::dup2(devNull, STDIN_FILENO);
     ::dup2(devNull, STDOUT_FILENO);
+    // Pipes of 1 MiB instead of 64 KiB: buffer frames of megabytes then move
+    // in a few large reads and writes (a socket or file refuses; that is fine).
+    ::fcntl(in, F_SETPIPE_SZ, 1 << 20);
+    ::fcntl(out, F_SETPIPE_SZ, 1 << 20);
 
     Protocol::FrameDecoder decoder;
     WorkerService service;

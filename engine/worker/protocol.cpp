@@ -1,6 +1,8 @@
 #include "protocol.h"
 
+#include <QBuffer>
 #include <QCborMap>
+#include <QCborStreamWriter>
 #include <QCborValue>
 #include <QHash>
 #include <QtEndian>
@@ -23,11 +25,17 @@ QByteArray encode(const Message &message)
     map.insert(QStringLiteral("type"), message.type);
     map.insert(QStringLiteral("id"), static_cast<qint64>(message.id));
     map.insert(QStringLiteral("body"), QCborMap::fromVariantMap(message.body));
-    const QByteArray payload = map.toCborValue().toCbor();
 
+    // The CBOR is written straight after a length placeholder, so a frame of
+    // buffer data is not copied once more to put the length in front.
     QByteArray frame(4, Qt::Uninitialized);
-    qToBigEndian<quint32>(static_cast<quint32>(payload.size()), frame.data());
-    frame.append(payload);
+    {
+        QBuffer out(&frame);
+        out.open(QIODevice::WriteOnly | QIODevice::Append); // QCborStreamWriter(QByteArray *) would truncate
+        QCborStreamWriter writer(&out);
+        map.toCborValue().toCbor(writer);
+    }
+    qToBigEndian<quint32>(static_cast<quint32>(frame.size() - 4), frame.data());
     return frame;
 }
 
@@ -82,11 +90,18 @@ std::optional<Result<Message>> FrameDecoder::next()
         return Result<Message>(*m_failed);
     }
     if (m_buffer.size() < 4 + static_cast<qsizetype>(length)) {
+        // Room for the whole frame at once: a buffer frame of megabytes
+        // arrives in pipe-sized pieces, and growing (and moving) the buffer
+        // for each piece cost more than the transfer itself.
+        if (m_buffer.capacity() < 4 + static_cast<qsizetype>(length)) {
+            m_buffer.reserve(4 + static_cast<qsizetype>(length));
+        }
         return std::nullopt;
     }
-    const QByteArray payload = m_buffer.mid(4, length);
+    // Decoded in place (the decoder copies what it keeps), then dropped.
+    Result<Message> r =
+        decodePayload(QByteArray::fromRawData(m_buffer.constData() + 4, static_cast<qsizetype>(length)));
     m_buffer.remove(0, 4 + static_cast<qsizetype>(length));
-    Result<Message> r = decodePayload(payload);
     if (!r.ok()) {
         m_failed = r.error();
     }

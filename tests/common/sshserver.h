@@ -68,7 +68,7 @@ public:
               QStringLiteral("Port %1\nListenAddress 127.0.0.1\nHostKey %2\nPidFile %3\nAuthorizedKeysFile %4\n"
                              "StrictModes no\nUsePAM no\nPasswordAuthentication no\nKbdInteractiveAuthentication no\n"
                              "PubkeyAuthentication yes\nPermitRootLogin prohibit-password\nUseDNS no\n"
-                             "LogLevel VERBOSE\n")
+                             "LogLevel VERBOSE\nSubsystem sftp internal-sftp\n")
                   .arg(m_port)
                   .arg(path(QStringLiteral("host_key")), path(QStringLiteral("sshd.pid")),
                        path(QStringLiteral("authorized_keys"))));
