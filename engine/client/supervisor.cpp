@@ -382,13 +382,14 @@ void Supervisor::onRequestTimeout()
     }
     Job job = std::move(*m_current);
     m_current.reset();
-    finish(job, Error{QStringLiteral("engine"),
-                      Error::Code::Timeout,
-                      {},
-                      QStringLiteral("'%1' did not finish within %2 ms; kpg-worker was stopped and a fresh one "
-                                     "will serve the next request")
-                          .arg(job.type)
-                          .arg(job.options.timeoutMs)});
+    finish(job,
+           fromTarget(Error{QStringLiteral("engine"),
+                            Error::Code::Timeout,
+                            {},
+                            QStringLiteral("'%1' did not finish within %2 ms; kpg-worker was stopped and a fresh one "
+                                           "will serve the next request")
+                                .arg(job.type)
+                                .arg(job.options.timeoutMs)}));
     stopWorker(QStringLiteral("kpg-worker was stopped after a time-out"));
     pump(); // a fresh worker for what is queued
 }

@@ -394,10 +394,14 @@ QString Target::explainFailure(const QString &stderrText, int exitCode, bool han
                  workerPath, last);
     }
     if (throughSsh && exitCode == 255) {
-        if (handshakeDone || has("closed by remote host") || has("Broken pipe") || has("Connection reset") ||
-            has("not responding") || has("Connection closed")) {
-            return QStringLiteral("%1: the connection dropped%2")
-                .arg(name, last.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(last));
+        if (has("closed by remote host") || has("Broken pipe") || has("Connection reset") || has("not responding") ||
+            has("Connection closed")) {
+            return QStringLiteral("%1: the connection dropped (%2)").arg(name, last);
+        }
+        if (handshakeDone) {
+            // ssh exits 255 without a word when the remote command was killed by a signal.
+            return QStringLiteral("%1: kpg-worker crashed (killed by a signal)%2")
+                .arg(name, last.isEmpty() ? QString() : QStringLiteral("; ssh said: ") + last);
         }
         return QStringLiteral("%1: ssh failed: %2").arg(name, last.isEmpty() ? QStringLiteral("exit code 255") : last);
     }

@@ -15,7 +15,8 @@ namespace Kp::Protocol {
  *
  * A frame is a 4-byte big-endian payload length followed by the payload, a
  * CBOR map {"v": version, "type": string, "id": uint, "body": map}. Messages
- * are small (requests, results, statistics); bulk data never travels here.
+ * are small (requests, results, statistics); bulk data travels only on a
+ * remote target (kpg-worker --stdio), as bufferData frames.
  * Requests carry a type such as "hello"; the worker answers each with one
  * message of type "reply" (body: the result) or "error" (body: an Error), with
  * the request's id.

@@ -452,6 +452,46 @@ private Q_SLOTS:
         }
     }
 
+    // A time-out and a crash behave as locally: the request fails with the
+    // same kind of error, naming the target, and the next request gets a
+    // fresh worker on a fresh connection.
+    void timeoutAndCrash_data()
+    {
+        QTest::addColumn<QString>("type");
+        QTest::addColumn<int>("timeoutMs");
+        QTest::addColumn<int>("code");
+        QTest::addColumn<QString>("words");
+        QTest::newRow("time-out") << Protocol::Type::Sleep << 1500 << int(Error::Code::Timeout)
+                                  << "'sleep' did not finish within 1500 ms";
+        QTest::newRow("crash") << Protocol::Type::Crash << 30000 << int(Error::Code::WorkerDied)
+                               << "kpg-worker crashed (killed by a signal) while running 'crash'";
+    }
+
+    void timeoutAndCrash()
+    {
+        needSsh();
+        QFETCH(QString, type);
+        QFETCH(int, timeoutMs);
+        QFETCH(int, code);
+        QFETCH(QString, words);
+        qputenv("KPG_SSH_CONFIG", m_ssh->path(QStringLiteral("ssh_config")).toUtf8());
+        WorkerLaunch launch;
+        launch.target = m_ssh->target(m_worker);
+        EngineClient engine(launch);
+        const Reply first = engine.requestSync(Protocol::Type::Ping);
+        QVERIFY2(first.ok(), qPrintable(first ? QString() : first.error().message));
+        const qint64 firstPid = first->value(QStringLiteral("pid")).toLongLong();
+        const Reply r = engine.requestSync(type, {{QStringLiteral("ms"), 60000}}, RequestOptions{timeoutMs, {}});
+        QVERIFY(!r.ok());
+        QCOMPARE(int(r.error().code), code);
+        QVERIFY2(r.error().message.contains(words), qPrintable(r.error().message));
+        QVERIFY2(r.error().message.startsWith(launch.target + QStringLiteral(": ")), qPrintable(r.error().message));
+        const Reply again = engine.requestSync(Protocol::Type::Ping);
+        QVERIFY2(again.ok(), qPrintable(again ? QString() : again.error().message));
+        QVERIFY(again->value(QStringLiteral("pid")).toLongLong() != firstPid);
+        qunsetenv("KPG_SSH_CONFIG");
+    }
+
     // The connection dies while the worker is busy: the request fails with
     // "connection dropped" naming the target, and the next one reconnects.
     void connectionDropped()
