@@ -228,10 +228,10 @@ void Supervisor::startRemote()
     }
     m_startTimer->start(startMs);
     m_process->start();
-    m_channel = m_process->channel();
-    if (!m_channel) {
-        return; // failed to start: errorOccurred follows from the event loop
+    if (!m_process || !m_process->channel()) {
+        return; // failed to start (errorOccurred may already have torn it down)
     }
+    m_channel = m_process->channel();
     connect(m_channel, &QIODevice::readyRead, this, &Supervisor::onReadyRead);
     connect(m_channel, &QIODevice::bytesWritten, this, &Supervisor::pumpUpload);
     // Written now, read by the worker once ssh has connected and started it.

@@ -397,6 +397,8 @@ private Q_SLOTS:
         QTest::newRow("worker not executable")
             << "@notexec"
             << "ssh_config" << false << 69 << QStringList{"remote kpg-worker cannot be executed"};
+        QTest::newRow("no ssh program") << ""
+                                        << "@nossh" << false << 69 << QStringList{"cannot start /nonexistent/ssh"};
         QTest::newRow("protocol version mismatch")
             << "@version99"
             << "ssh_config" << false << 70
@@ -441,8 +443,12 @@ private Q_SLOTS:
             probe.close(); // nothing listens there now
             target = QStringLiteral("ssh://127.0.0.1:%1%2").arg(port).arg(worker);
         }
-        const KpTest::Run r = KpTest::run(
-            QStringLiteral("kpg"), {QStringLiteral("devices"), QStringLiteral("--target"), target}, sshEnv(config));
+        QStringList env = sshEnv(config == QLatin1String("@nossh") ? QStringLiteral("ssh_config") : config);
+        if (config == QLatin1String("@nossh")) {
+            env << QStringLiteral("KPG_SSH=/nonexistent/ssh");
+        }
+        const KpTest::Run r =
+            KpTest::run(QStringLiteral("kpg"), {QStringLiteral("devices"), QStringLiteral("--target"), target}, env);
         QCOMPARE(r.exitCode, exitCode);
         const QStringList lines = r.err.trimmed().split(QLatin1Char('\n'));
         QVERIFY2(lines.size() == 1, qPrintable(r.err));
