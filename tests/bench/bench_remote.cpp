@@ -54,8 +54,13 @@ struct Series
     double timedMedianMs = 0;            ///< a timed run's median
 };
 
+KpTest::SshServer *g_ssh = nullptr; ///< stopped by fail(), which exits without unwinding
+
 [[noreturn]] void fail(const QString &what)
 {
+    if (g_ssh) {
+        g_ssh->stop();
+    }
     std::printf("bench_remote: %s\n", qPrintable(what));
     std::exit(1);
 }
@@ -163,6 +168,7 @@ int main(int argc, char **argv)
     const int rounds = argc > 1 ? qMax(3, QString::fromLocal8Bit(argv[1]).toInt()) : 30;
 
     KpTest::SshServer ssh;
+    g_ssh = &ssh;
     if (const QString why = ssh.start(); !why.isEmpty()) {
         std::printf("bench_remote: SKIP: %s\n", qPrintable(why));
         return 77;

@@ -109,7 +109,10 @@ public:
         return {};
     }
 
-    ~SshServer()
+    ~SshServer() { stop(); }
+
+    /** Stops sshd and waits for it (also before a program exits without unwinding). */
+    void stop()
     {
         if (m_process.state() != QProcess::NotRunning) {
             m_process.terminate();

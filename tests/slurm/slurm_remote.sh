@@ -112,4 +112,6 @@ done
 [ "$state" = RUNNING ] || fail "the blocking job did not start (state '$state')"
 expect 69 "slurm:partition=grade,gpus=0,wait=2,worker=$WORKER" "did not start within 2 s"
 scancel "$job"
+# Let slurmd end the job's step before the cluster is stopped, so no slurmstepd outlives the test.
+for _ in $(seq 100); do [ -z "$(squeue -h -j "$job" 2>/dev/null)" ] && break; sleep 0.1; done
 echo "PASS"
