@@ -2,6 +2,7 @@
 // for scripts and for grading labs.
 
 #include "client/engineclient.h"
+#include "client/target.h"
 #include "cliutil.h"
 #include "compile/compiler.h"
 #include "compile/sandbox.h"
@@ -203,11 +204,19 @@ Commands:
                      grading settings (docs/labs.md).
 
 Options:
+  --target T         where kpg-worker runs, for every command (docs/remote.md):
+                     local (default), ssh://[user@]host[:port][/path/to/kpg-worker],
+                     or slurm:[partition=P,gpus=N,time=T,account=A,wait=S,
+                     worker=PATH,via=ssh://login]; compiling stays here
   -h, --help         Show this help and exit.
   --version          Show the version and exit.
 
 Environment:
   KPG_WORKER         path of kpg-worker (default: next to kpg)
+  KPG_TARGET         the target when --target is not given (default: local)
+  KPG_SSH            the ssh program for remote targets (default: ssh)
+  KPG_SSH_CONFIG     an ssh_config passed to ssh as -F (default: ssh's own)
+  KPG_SRUN           the srun program for local Slurm targets (default: srun)
   KPG_CUDA_DRIVER    driver library to load (default: libcuda.so.1)
   KPG_NVRTC_LIBRARY  NVRTC library to load (default: libnvrtc.so.13, .so.12)
   KPG_CACHE_DIR      compile cache folder (default: ~/.cache/kernel-playground/nvrtc)
@@ -220,6 +229,42 @@ Environment:
   KPG_WORKER_SPAWN   posix or qprocess: how kpg-worker is started (default: posix_spawn under Nsight, else QProcess)
   KPG_CRASH_TRACE=1  on a crash, print the crashing thread, the return address and the stack
 )";
+
+/**
+ * --target T (or --target=T) of any command: checked here and handed on as
+ * KPG_TARGET, which every EngineClient of this process reads (client/target.h),
+ * so devices, run, check, sweep and grade need no option of their own.
+ * Returns an exit code when the option is wrong.
+ */
+std::optional<int> takeTargetOption(QStringList &args)
+{
+    for (qsizetype i = 0; i < args.size(); ++i) {
+        QString value;
+        if (args[i] == QLatin1String("--target")) {
+            if (i + 1 >= args.size()) {
+                return usageError(QStringLiteral("--target needs a value: local, ssh://[user@]host[:port][/path/to/"
+                                                 "kpg-worker] or slurm:[partition=P,gpus=N,...]"));
+            }
+            value = args[i + 1];
+            args.remove(i, 2);
+        } else if (args[i].startsWith(QLatin1String("--target="))) {
+            value = args[i].mid(9);
+            args.remove(i);
+        } else {
+            continue;
+        }
+        const Result<Target> t = Target::parse(value);
+        if (!t) {
+            return usageError(QStringLiteral("--target: ") + t.error().message);
+        }
+        qputenv("KPG_TARGET", t->spec.toUtf8());
+        --i;
+    }
+    if (const Result<Target> t = Target::fromEnvironment(); !t) {
+        return usageError(t.error().message);
+    }
+    return std::nullopt;
+}
 
 /** The usage text, then the exit codes from their one list (cli/exitcodes.h). */
 void printUsage()
@@ -699,6 +744,9 @@ int main(int argc, char **argv)
     if (args.contains(QLatin1String("--help")) || args.contains(QLatin1String("-h"))) {
         printUsage();
         return Exit::Ok;
+    }
+    if (const std::optional<int> bad = takeTargetOption(args)) {
+        return *bad;
     }
     if (first == QLatin1String("devices")) {
         return devices(args);

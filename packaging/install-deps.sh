@@ -18,6 +18,9 @@ packages=(
   # The kpg grade --slurm test (tests/slurm/slurm_grade.sh) starts a
   # single-node Slurm; it is skipped where these are missing.
   slurm-wlm munge
+  # The remote-target tests (tests/engine/tst_remote, bench_remote) start their
+  # own sshd on 127.0.0.1; they are skipped where it is missing.
+  openssh-server openssh-client
   # make deb, make bundle and their tests (tests/packaging): dpkg-shlibdeps,
   # lintian, desktop-file-validate, appstreamcli, update-mime-database,
   # patchelf, xz and the DejaVu fonts the bundle carries.

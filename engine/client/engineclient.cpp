@@ -2,6 +2,8 @@
 
 #include "supervisor.h"
 
+#include "client/target.h"
+
 #include <QCoreApplication>
 #include <QDir>
 #include <QFileInfo>
@@ -18,6 +20,7 @@ EngineClient::EngineClient(QObject *parent)
 
 EngineClient::EngineClient(const WorkerLaunch &launch, QObject *parent)
     : QObject(parent)
+    , m_target(launch.target)
 {
     m_thread.setObjectName(QStringLiteral("kpg-engine"));
     m_supervisor = new Supervisor(launch);
@@ -29,6 +32,13 @@ EngineClient::EngineClient(const WorkerLaunch &launch, QObject *parent)
         Qt::DirectConnection);
     connect(
         m_supervisor, &Supervisor::workerExited, m_supervisor, [this] { m_workerPid = 0; }, Qt::DirectConnection);
+    connect(
+        m_supervisor, &Supervisor::transferred, m_supervisor,
+        [this](qint64 up, qint64 down) {
+            m_uploaded = up;
+            m_downloaded = down;
+        },
+        Qt::DirectConnection);
     connect(m_supervisor, &Supervisor::workerStarted, this, &EngineClient::workerStarted);
     connect(m_supervisor, &Supervisor::workerExited, this, &EngineClient::workerExited);
     m_thread.start();
@@ -120,6 +130,12 @@ Result<DeviceList> EngineClient::listDevicesSync(int timeoutMs)
 int EngineClient::protocolVersion()
 {
     return Protocol::kVersion;
+}
+
+QString EngineClient::targetName() const
+{
+    const Result<Target> t = m_target.isEmpty() ? Target::fromEnvironment() : Target::parse(m_target);
+    return t ? t->displayName() : t.error().message;
 }
 
 QString EngineClient::workerPath()

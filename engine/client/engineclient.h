@@ -42,6 +42,13 @@ struct WorkerLaunch
 {
     /** Program and arguments put before kpg-worker's path ("compute-sanitizer --tool memcheck ..."). */
     QStringList prefix;
+    /**
+     * Where the worker runs (client/target.h, docs/remote.md): "local",
+     * "ssh://[user@]host[:port][/path/to/kpg-worker]" or "slurm:...". Empty:
+     * $KPG_TARGET, else local; kpg's --target sets that variable, so one
+     * choice reaches every EngineClient of the process.
+     */
+    QString target;
     /** How long a starting worker has to answer the handshake. */
     int startTimeoutMs = 15000;
     /** How long an ending worker (after shutdown or a fault) may take before it is killed. */
@@ -108,11 +115,26 @@ public:
      */
     void abortCurrent();
 
+    /**
+     * On a remote target, the bytes of buffer data the last finished request
+     * sent to the worker and received back (docs/remote.md, "What travels");
+     * 0 for a local worker, which maps the buffers instead. Thread-safe; true
+     * when that request's callback runs.
+     */
+    qint64 lastUploadBytes() const { return m_uploaded.load(); }
+    qint64 lastDownloadBytes() const { return m_downloaded.load(); }
+
     /** The process id of the running worker, or 0. Thread-safe. */
     qint64 workerPid() const { return m_workerPid.load(); }
 
     /** The engine <-> kpg-worker protocol version this engine speaks (for --version). */
     static int protocolVersion();
+
+    /**
+     * The target a request would go to now, as written ("local",
+     * "ssh://lab-gpu-01"), or why it is wrong. Any thread.
+     */
+    QString targetName() const;
 
     /** Where kpg-worker is looked for: $KPG_WORKER, else next to this program. */
     static QString workerPath();
@@ -127,6 +149,9 @@ private:
     QThread m_thread;
     Supervisor *m_supervisor = nullptr;
     std::atomic<qint64> m_workerPid{0};
+    std::atomic<qint64> m_uploaded{0};
+    std::atomic<qint64> m_downloaded{0};
+    QString m_target;
 };
 
 } // namespace Kp

@@ -83,12 +83,61 @@ void Supervisor::pump()
     }
     m_current = m_queue.takeFirst();
     m_current->id = m_nextId++;
+    if (m_target.isRemote() && (m_current->type == Type::Run || m_current->type == Type::Prepare)) {
+        // The worker cannot map this process's memory: the buffers it lacks go first, in frames.
+        const Status s = m_buffers.begin(m_current->body, m_current->id);
+        if (!s) {
+            Job job = std::move(*m_current);
+            m_current.reset();
+            finish(job, s.error());
+            pump();
+            return;
+        }
+        m_current->uploaded = m_buffers.uploadBytes();
+        m_uploading = true;
+        pumpUpload();
+        return;
+    }
     send(Message{kVersion, m_current->type, m_current->id, m_current->body});
     m_requestTimer->start(qMax(1, m_current->options.timeoutMs));
 }
 
+void Supervisor::pumpUpload()
+{
+    // Keep a few frames queued, not the whole upload: a GiB buffer must not be copied into the write buffer.
+    constexpr qint64 kQueued = 4 * kBufferChunkBytes;
+    while (m_uploading && m_current && m_channel && m_channel->bytesToWrite() < kQueued) {
+        const QByteArray frame = m_buffers.nextFrame();
+        if (frame.isEmpty()) {
+            m_uploading = false;
+            send(Message{kVersion, m_current->type, m_current->id, m_current->body});
+            // The time-out counts the worker's time, not the transfer's.
+            m_requestTimer->start(qMax(1, m_current->options.timeoutMs));
+            return;
+        }
+        m_channel->write(frame);
+    }
+}
+
 void Supervisor::startWorker()
 {
+    Result<Target> target = m_launch.target.isEmpty() ? Target::fromEnvironment() : Target::parse(m_launch.target);
+    if (!target) {
+        failQueue(target.error());
+        return;
+    }
+    m_target = *target;
+    if (m_target.isRemote() && !m_launch.prefix.isEmpty()) {
+        failQueue(engineError(Error::Code::Usage,
+                              QStringLiteral("%1: a memory check (compute-sanitizer) runs on this machine only; use "
+                                             "the target 'local'")
+                                  .arg(m_target.displayName())));
+        return;
+    }
+    if (m_target.isRemote()) {
+        startRemote();
+        return;
+    }
     const QString program = EngineClient::workerPath();
     m_state = State::Starting;
     m_stderr.clear();
@@ -146,12 +195,90 @@ void Supervisor::startWorker()
     m_process->start();
 }
 
+void Supervisor::startRemote()
+{
+    m_state = State::Starting;
+    m_stderr.clear();
+    m_decoder = FrameDecoder();
+    m_buffers.reset();
+    m_uploading = false;
+    const QStringList command = m_target.command();
+    m_process = new WorkerProcess(this);
+    m_started = true;
+    m_process->setStdio(true);
+    m_process->setProgram(command.first());
+    m_process->setArguments(command.mid(1));
+    connect(m_process, &WorkerProcess::readyReadStandardError, this, [this] {
+        m_stderr.append(m_process->readAllStandardError());
+        if (m_stderr.size() > kStderrKeep) {
+            m_stderr.remove(0, m_stderr.size() - kStderrKeep);
+        }
+    });
+    const QString program = command.first();
+    connect(m_process, &WorkerProcess::errorOccurred, this, [this, program](QProcess::ProcessError error) {
+        if (error == QProcess::FailedToStart) {
+            const Error e = engineError(Error::Code::WorkerStart,
+                                        QStringLiteral("%1: cannot start %2: %3")
+                                            .arg(m_target.displayName(), program, m_process->errorString()));
+            teardown();
+            failQueue(e);
+        }
+    });
+    connect(m_process, &WorkerProcess::finished, this, &Supervisor::onWorkerGone);
+    // ssh's own ConnectTimeout is 15 s; srun waits up to the target's allocation time.
+    int startMs = qMax(m_launch.startTimeoutMs, 40000);
+    if (m_target.kind == Target::Kind::Slurm) {
+        startMs = qMax(startMs, (m_target.allocationWaitSeconds + 60) * 1000);
+    }
+    m_startTimer->start(startMs);
+    m_process->start();
+    if (!m_process || !m_process->channel()) {
+        return; // failed to start (errorOccurred may already have torn it down)
+    }
+    m_channel = m_process->channel();
+    connect(m_channel, &QIODevice::readyRead, this, &Supervisor::onReadyRead);
+    connect(m_channel, &QIODevice::bytesWritten, this, &Supervisor::pumpUpload);
+    // Written now, read by the worker once ssh has connected and started it.
+    m_helloId = m_nextId++;
+    send(Message{kVersion, Type::Hello, m_helloId, {{QStringLiteral("protocol"), kVersion}}});
+}
+
+Error Supervisor::fromTarget(Error e) const
+{
+    if (m_target.isRemote() && !e.message.startsWith(m_target.displayName())) {
+        e.message = m_target.displayName() + QStringLiteral(": ") + e.message;
+    }
+    return e;
+}
+
+Error Supervisor::goneError(const QString &reason, const QString &tail, bool wasStarting, const QString &type) const
+{
+    const Error::Code code = wasStarting ? Error::Code::WorkerStart : Error::Code::WorkerDied;
+    if (m_target.isRemote()) {
+        const QString explained =
+            m_target.explainFailure(QString::fromLocal8Bit(m_stderr), m_process->exitCode(), !wasStarting);
+        if (!explained.isEmpty()) {
+            return engineError(code, type.isEmpty() ? explained
+                                                    : QStringLiteral("%1 while running '%2'; the next request "
+                                                                     "reconnects")
+                                                          .arg(explained, type));
+        }
+    }
+    const QString where = m_target.isRemote() ? m_target.displayName() + QStringLiteral(": ") : QString();
+    if (type.isEmpty()) {
+        return engineError(code, QStringLiteral("%1%2 before it answered%3").arg(where, reason, tail));
+    }
+    return engineError(code, QStringLiteral("%1%2 while running '%3'; a fresh worker will serve the next request%4")
+                                 .arg(where, reason, type, tail));
+}
+
 void Supervisor::onConnection()
 {
     if (m_socket || !m_server) {
         return;
     }
     m_socket = m_server->nextPendingConnection();
+    m_channel = m_socket;
     m_server->close(); // one worker, one connection
     connect(m_socket, &QLocalSocket::readyRead, this, &Supervisor::onReadyRead);
     // A dead worker shows first as a closed socket; act on it at once, so no
@@ -163,18 +290,20 @@ void Supervisor::onConnection()
 
 void Supervisor::send(const Message &message)
 {
+    if (m_channel) {
+        m_channel->write(encode(message));
+    }
     if (m_socket) {
-        m_socket->write(encode(message));
         m_socket->flush();
     }
 }
 
 void Supervisor::onReadyRead()
 {
-    if (!m_socket) {
+    if (!m_channel) {
         return;
     }
-    m_decoder.feed(m_socket->readAll());
+    m_decoder.feed(m_channel->readAll());
     while (auto next = m_decoder.next()) {
         if (!next->ok()) {
             Error e = next->error();
@@ -191,6 +320,22 @@ void Supervisor::onReadyRead()
             return;
         }
         const Message &m = next->value();
+        if (m.type == Type::BufferData) {
+            // A piece of a buffer the run changed (remote targets); the reply follows.
+            if (m_current && m.id == m_current->id) {
+                const Status s = m_buffers.receive(m.body);
+                m_current->downloaded += m.body.value(QStringLiteral("data")).toByteArray().size();
+                if (!s) {
+                    Job job = std::move(*m_current);
+                    m_current.reset();
+                    finish(job, fromTarget(s.error()));
+                    stopWorker(QStringLiteral("kpg-worker was stopped after a wrong buffer frame"));
+                    pump();
+                    return;
+                }
+            }
+            continue;
+        }
         if (m.id == m_helloId && m_state == State::Starting) {
             m_startTimer->stop();
             if (m.type != Type::Reply || m.body.value(QStringLiteral("protocol")).toInt() != kVersion) {
@@ -200,7 +345,7 @@ void Supervisor::onReadyRead()
                                             QStringLiteral("kpg-worker speaks protocol %1; this engine speaks %2")
                                                 .arg(m.body.value(QStringLiteral("protocol")).toString())
                                                 .arg(kVersion));
-                failQueue(e);
+                failQueue(fromTarget(e));
                 stopWorker(QStringLiteral("kpg-worker was stopped: its handshake failed"));
                 return;
             }
@@ -225,7 +370,7 @@ void Supervisor::onReadyRead()
         if (m.type == Type::Reply) {
             finish(job, m.body);
         } else {
-            finish(job, Error::fromVariant(m.body));
+            finish(job, fromTarget(Error::fromVariant(m.body)));
         }
         pump();
         if (exiting) {
@@ -241,13 +386,14 @@ void Supervisor::onRequestTimeout()
     }
     Job job = std::move(*m_current);
     m_current.reset();
-    finish(job, Error{QStringLiteral("engine"),
-                      Error::Code::Timeout,
-                      {},
-                      QStringLiteral("'%1' did not finish within %2 ms; kpg-worker was stopped and a fresh one "
-                                     "will serve the next request")
-                          .arg(job.type)
-                          .arg(job.options.timeoutMs)});
+    finish(job,
+           fromTarget(Error{QStringLiteral("engine"),
+                            Error::Code::Timeout,
+                            {},
+                            QStringLiteral("'%1' did not finish within %2 ms; kpg-worker was stopped and a fresh one "
+                                           "will serve the next request")
+                                .arg(job.type)
+                                .arg(job.options.timeoutMs)}));
     stopWorker(QStringLiteral("kpg-worker was stopped after a time-out"));
     pump(); // a fresh worker for what is queued
 }
@@ -271,10 +417,10 @@ void Supervisor::onStartTimeout()
     if (m_state != State::Starting) {
         return;
     }
-    const Error e =
+    const Error e = fromTarget(
         engineError(Error::Code::WorkerStart, QStringLiteral("kpg-worker did not answer within %1 s of starting%2")
-                                                  .arg(m_launch.startTimeoutMs / 1000)
-                                                  .arg(stderrTail()));
+                                                  .arg(m_startTimer->interval() / 1000)
+                                                  .arg(stderrTail())));
     failQueue(e);
     stopWorker(QStringLiteral("kpg-worker was stopped: it did not answer after starting"));
 }
@@ -284,11 +430,21 @@ void Supervisor::onWorkerGone()
     if (!m_process) {
         return; // already handled (socket and process both report a death)
     }
+    if (m_channel && m_channel != m_socket && m_channel->bytesAvailable() > 0) {
+        // A remote worker's last frames (a reply, then its exit) are read before its end is acted on.
+        onReadyRead();
+        if (!m_process) {
+            return;
+        }
+    }
     // Handle the death once: waiting below would otherwise re-enter through
     // finished() or the socket's disconnected().
     m_process->disconnect(this);
     if (m_socket) {
         m_socket->disconnect(this);
+    }
+    if (m_channel) {
+        m_channel->disconnect(this);
     }
     // Make sure the process has really ended, so its exit status is known.
     if (m_process->state() != QProcess::NotRunning &&
@@ -305,17 +461,14 @@ void Supervisor::onWorkerGone()
     if (m_current) {
         Job job = std::move(*m_current);
         m_current.reset();
-        finish(job, Error{QStringLiteral("engine"),
-                          wasStarting ? Error::Code::WorkerStart : Error::Code::WorkerDied,
-                          {},
-                          QStringLiteral("%1 while running '%2'; a fresh worker will serve the next request%3")
-                              .arg(reason, job.type, tail)});
+        finish(job, goneError(reason, tail, wasStarting, job.type));
     }
+    const Error startError = goneError(reason, tail, true, {});
     teardown();
     Q_EMIT workerExited(reason + tail);
     if (wasStarting) {
         // A worker that dies before its handshake would die again: do not loop.
-        failQueue(engineError(Error::Code::WorkerStart, QStringLiteral("%1 before it answered%2").arg(reason, tail)));
+        failQueue(startError);
         return;
     }
     pump();
@@ -334,6 +487,11 @@ void Supervisor::teardown(bool graceful)
 {
     m_startTimer->stop();
     m_requestTimer->stop();
+    m_uploading = false;
+    if (m_channel && m_channel != m_socket) {
+        m_channel->disconnect(this);
+    }
+    m_channel = nullptr;
     if (m_socket) {
         m_socket->disconnect(this);
         m_socket->deleteLater();
@@ -364,6 +522,9 @@ void Supervisor::teardown(bool graceful)
 
 void Supervisor::finish(Job &job, const Reply &reply)
 {
+    if (m_target.isRemote()) {
+        Q_EMIT transferred(job.uploaded, job.downloaded);
+    }
     if (job.done) {
         auto done = std::move(job.done);
         job.done = nullptr;
@@ -393,11 +554,11 @@ void Supervisor::shutdown()
     }
     // A worker busy with a request cannot read "shutdown" until it is done,
     // which may be never (a spinning kernel): then teardown() kills it.
-    if (!busy && m_process && m_socket && m_state == State::Ready) {
+    if (!busy && m_process && m_channel && m_state == State::Ready) {
         m_process->disconnect(this);
-        m_socket->disconnect(this);
+        m_channel->disconnect(this);
         send(Message{kVersion, Type::Shutdown, m_nextId++, {}});
-        m_socket->waitForBytesWritten(1000);
+        m_channel->waitForBytesWritten(1000);
         if (!m_process->waitForFinished(m_launch.exitWaitMs)) {
             m_process->kill();
         }

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "client/remotebuffers.h"
+#include "client/target.h"
 #include "engineclient.h"
 #include "worker/protocol.h"
 
@@ -10,6 +12,7 @@
 #include <functional>
 #include <optional>
 
+class QIODevice;
 class QLocalServer;
 class QLocalSocket;
 class QTimer;
@@ -34,6 +37,8 @@ public:
         RequestOptions options;
         std::function<void(const Reply &)> done;
         quint64 id = 0;
+        qint64 uploaded = 0;   ///< remote targets: buffer bytes sent for this request
+        qint64 downloaded = 0; ///< remote targets: buffer bytes received with its reply
     };
 
     explicit Supervisor(const WorkerLaunch &launch = {}, QObject *parent = nullptr);
@@ -48,11 +53,21 @@ public:
 Q_SIGNALS:
     void workerStarted(qint64 pid);
     void workerExited(const QString &reason);
+    /** Remote targets: the buffer bytes a request sent and received, emitted before its callback runs. */
+    void transferred(qint64 uploaded, qint64 downloaded);
 
 private:
     enum class State { Idle, Starting, Ready };
 
     void startWorker();
+    /** A remote target: ssh or srun starts kpg-worker --stdio; frames on its stdin and stdout. */
+    void startRemote();
+    /** Sends the current request's buffer pieces while the channel takes them, then the request. */
+    void pumpUpload();
+    /** The error of a request whose worker went away, in the target's words when it is remote. */
+    Error goneError(const QString &reason, const QString &tail, bool wasStarting, const QString &type) const;
+    /** A remote worker's error names the target ("ssh://lab-gpu-01: no NVIDIA driver ..."). */
+    Error fromTarget(Error e) const;
     void onConnection();
     void onReadyRead();
     void onWorkerGone();
@@ -71,6 +86,10 @@ private:
     QLocalServer *m_server = nullptr;
     WorkerProcess *m_process = nullptr;
     QLocalSocket *m_socket = nullptr;
+    QIODevice *m_channel = nullptr; ///< m_socket, or a remote target's ssh/srun stdin and stdout
+    Target m_target;                ///< resolved when a worker starts
+    RemoteBuffers m_buffers;        ///< what a remote worker holds of the buffers
+    bool m_uploading = false;       ///< the current request's buffer pieces are still going out
     QTimer *m_startTimer = nullptr;
     QTimer *m_requestTimer = nullptr;
     Protocol::FrameDecoder m_decoder;

@@ -52,14 +52,28 @@ bool WorkerProcess::usePosixSpawn()
     return !profilerInjectionVariable().isEmpty();
 }
 
+QIODevice *WorkerProcess::channel() const
+{
+    return m_stdio ? m_qprocess : nullptr;
+}
+
 void WorkerProcess::start()
 {
-    if (!usePosixSpawn()) {
+    if (m_stdio || !usePosixSpawn()) {
         m_qprocess = new QProcess(this);
         m_qprocess->setProgram(m_program);
         m_qprocess->setArguments(m_arguments);
         m_qprocess->setProcessEnvironment(m_env);
-        m_qprocess->setStandardOutputFile(QProcess::nullDevice());
+        if (!m_stdio) {
+            m_qprocess->setStandardOutputFile(QProcess::nullDevice());
+        } else {
+            // In the child before exec (only a system call): 1 MiB pipes to ssh
+            // instead of 64 KiB, so buffer frames of megabytes need fewer wake-ups.
+            m_qprocess->setChildProcessModifier([] {
+                ::fcntl(STDIN_FILENO, F_SETPIPE_SZ, 1 << 20);
+                ::fcntl(STDOUT_FILENO, F_SETPIPE_SZ, 1 << 20);
+            });
+        }
         connect(m_qprocess, &QProcess::readyReadStandardError, this, &WorkerProcess::readyReadStandardError);
         connect(m_qprocess, &QProcess::errorOccurred, this, &WorkerProcess::errorOccurred);
         connect(m_qprocess, &QProcess::finished, this, &WorkerProcess::finished);

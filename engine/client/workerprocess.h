@@ -34,7 +34,16 @@ public:
     void setProgram(const QString &program) { m_program = program; }
     void setArguments(const QStringList &arguments) { m_arguments = arguments; }
     void setProcessEnvironment(const QProcessEnvironment &env) { m_env = env; }
+    /**
+     * Frames on the child's stdin and stdout instead of a socket (a remote
+     * target's ssh or srun): channel() is then the QIODevice to read and
+     * write. Always QProcess: such a child is ssh or srun, never a CUDA
+     * process a profiler follows.
+     */
+    void setStdio(bool stdio) { m_stdio = stdio; }
     void start();
+    /** With setStdio(true), after start(): the child's stdin/stdout; else nullptr. */
+    QIODevice *channel() const;
 
     QProcess::ProcessState state() const;
     bool waitForFinished(int msecs);
@@ -55,6 +64,7 @@ private:
     bool reap(bool block);
 
     QString m_program;
+    bool m_stdio = false;
     QStringList m_arguments;
     QProcessEnvironment m_env = QProcessEnvironment::systemEnvironment();
     QProcess *m_qprocess = nullptr; ///< the QProcess backend; nullptr with posix_spawn

@@ -1,9 +1,13 @@
 // kpg-worker: the GPU child process. It connects back to the engine's local
 // socket, then answers one request at a time until told to shut down or until
 // the engine goes away. Everything a user's kernel can poison lives here.
+// With --stdio (a remote target: started by ssh or srun, docs/remote.md) the
+// same frames travel on standard input and output instead of a socket, and
+// the buffers' bytes travel in them too (StdioBridge).
 
 #include "compile/sandbox.h"
 #include "protocol.h"
+#include "stdiobridge.h"
 #include "workerservice.h"
 
 #include <QCoreApplication>
@@ -11,12 +15,117 @@
 #include <QLocalSocket>
 
 #include <cstdio>
+#include <cstring>
 
+#include <cerrno>
 #include <csignal>
+#include <fcntl.h>
 #include <sys/prctl.h>
 #include <unistd.h>
 
 using namespace Kp;
+
+namespace {
+
+// Tests of a protocol mismatch need a worker that speaks another version;
+// only they set these.
+void applyTestHooks(WorkerService &service)
+{
+    if (qEnvironmentVariableIsSet("KPG_WORKER_TEST_HOOKS") && qEnvironmentVariableIsSet("KPG_WORKER_TEST_PROTOCOL")) {
+        service.setProtocolVersion(qEnvironmentVariableIntValue("KPG_WORKER_TEST_PROTOCOL"));
+    }
+}
+
+bool writeAll(int fd, const QByteArray &bytes)
+{
+    const char *p = bytes.constData();
+    qsizetype left = bytes.size();
+    while (left > 0) {
+        const ssize_t n = ::write(fd, p, size_t(left));
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n <= 0) {
+            return false;
+        }
+        p += n;
+        left -= n;
+    }
+    return true;
+}
+
+// Frames on stdin and stdout. Standard output is taken for the frames before
+// anything else runs: GpuSession points descriptor 1 at a memfd to catch the
+// kernels' printf, and a stray write there would corrupt the stream.
+int serveStdio()
+{
+    const int in = ::fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 3);
+    const int out = ::fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+    const int devNull = ::open("/dev/null", O_RDWR | O_CLOEXEC);
+    if (in < 0 || out < 0 || devNull < 0) {
+        std::fprintf(stderr, "kpg-worker: cannot set up the standard streams: %s\n", std::strerror(errno));
+        return 69;
+    }
+    ::dup2(devNull, STDIN_FILENO);
+    ::dup2(devNull, STDOUT_FILENO);
+    // Pipes of 1 MiB instead of 64 KiB: buffer frames of megabytes then move
+    // in a few large reads and writes (a socket or file refuses; that is fine).
+    ::fcntl(in, F_SETPIPE_SZ, 1 << 20);
+    ::fcntl(out, F_SETPIPE_SZ, 1 << 20);
+
+    Protocol::FrameDecoder decoder;
+    WorkerService service;
+    applyTestHooks(service);
+    StdioBridge bridge;
+    const auto send = [out](const QByteArray &frame) { return writeAll(out, frame); };
+    QByteArray chunk(1 << 20, Qt::Uninitialized);
+    for (;;) {
+        const ssize_t n = ::read(in, chunk.data(), size_t(chunk.size()));
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n <= 0) {
+            return 0; // the engine closed the connection or it dropped
+        }
+        decoder.feed(QByteArray(chunk.constData(), qsizetype(n)));
+        while (auto next = decoder.next()) {
+            if (!next->ok()) {
+                std::fprintf(stderr, "kpg-worker: %s\n", qPrintable(next->error().toString()));
+                return 65;
+            }
+            Protocol::Message request = std::move(*next).value();
+            if (request.type == Protocol::Type::BufferData) {
+                bridge.receive(request.body);
+                continue;
+            }
+            Protocol::Message answer;
+            const bool withBuffers = request.type == Protocol::Type::Run || request.type == Protocol::Type::Prepare;
+            Result<QVariantMap> local = withBuffers ? bridge.localize(request.body) : Result<QVariantMap>(request.body);
+            if (!local) {
+                answer = Protocol::errorReply(request, local.error());
+            } else {
+                request.body = *local;
+                answer = service.handle(request);
+                if (request.type == Protocol::Type::Run && answer.type == Protocol::Type::Reply) {
+                    // The buffers the run changed travel first, so the reply finds them in place.
+                    bridge.sendChanged(request.id, send);
+                }
+            }
+            if (!send(Protocol::encode(answer))) {
+                return 0;
+            }
+            if (service.mustExit()) {
+                std::fflush(stderr);
+                _exit(3);
+            }
+            if (service.shutdownRequested()) {
+                return 0;
+            }
+        }
+    }
+}
+
+} // namespace
 
 int main(int argc, char **argv)
 {
@@ -33,9 +142,13 @@ int main(int argc, char **argv)
         std::printf("kpg-worker %s (protocol %d)\n", KPG_VERSION, Protocol::kVersion);
         return 0;
     }
+    if (args.size() == 2 && args.at(1) == QLatin1String("--stdio")) {
+        return serveStdio();
+    }
     if (at < 0 || at + 1 >= args.size()) {
         std::fprintf(stderr,
                      "usage: kpg-worker --connect SOCKET-NAME\n"
+                     "       kpg-worker --stdio   (frames on standard input and output: a remote target)\n"
                      "kpg-worker is started by kernel-playground and kpg; it is not meant to be run by hand.\n");
         return 64;
     }
@@ -50,6 +163,7 @@ int main(int argc, char **argv)
 
     Protocol::FrameDecoder decoder;
     WorkerService service;
+    applyTestHooks(service);
     if (args.contains(QStringLiteral("--sandbox"))) {
         // Defence in depth (docs/security.md): from here the process reads
         // only the driver's files and writes nowhere; the socket is open.

@@ -1,8 +1,13 @@
 #include "protocol.h"
 
+#include <QBuffer>
 #include <QCborMap>
+#include <QCborStreamWriter>
 #include <QCborValue>
+#include <QHash>
 #include <QtEndian>
+
+#include <cstring>
 
 namespace Kp::Protocol {
 
@@ -20,11 +25,17 @@ QByteArray encode(const Message &message)
     map.insert(QStringLiteral("type"), message.type);
     map.insert(QStringLiteral("id"), static_cast<qint64>(message.id));
     map.insert(QStringLiteral("body"), QCborMap::fromVariantMap(message.body));
-    const QByteArray payload = map.toCborValue().toCbor();
 
+    // The CBOR is written straight after a length placeholder, so a frame of
+    // buffer data is not copied once more to put the length in front.
     QByteArray frame(4, Qt::Uninitialized);
-    qToBigEndian<quint32>(static_cast<quint32>(payload.size()), frame.data());
-    frame.append(payload);
+    {
+        QBuffer out(&frame);
+        out.open(QIODevice::WriteOnly | QIODevice::Append); // QCborStreamWriter(QByteArray *) would truncate
+        QCborStreamWriter writer(&out);
+        map.toCborValue().toCbor(writer);
+    }
+    qToBigEndian<quint32>(static_cast<quint32>(frame.size() - 4), frame.data());
     return frame;
 }
 
@@ -79,15 +90,51 @@ std::optional<Result<Message>> FrameDecoder::next()
         return Result<Message>(*m_failed);
     }
     if (m_buffer.size() < 4 + static_cast<qsizetype>(length)) {
+        // Room for the whole frame at once: a buffer frame of megabytes
+        // arrives in pipe-sized pieces, and growing (and moving) the buffer
+        // for each piece cost more than the transfer itself.
+        if (m_buffer.capacity() < 4 + static_cast<qsizetype>(length)) {
+            m_buffer.reserve(4 + static_cast<qsizetype>(length));
+        }
         return std::nullopt;
     }
-    const QByteArray payload = m_buffer.mid(4, length);
+    // Decoded in place (the decoder copies what it keeps), then dropped.
+    Result<Message> r =
+        decodePayload(QByteArray::fromRawData(m_buffer.constData() + 4, static_cast<qsizetype>(length)));
     m_buffer.remove(0, 4 + static_cast<qsizetype>(length));
-    Result<Message> r = decodePayload(payload);
     if (!r.ok()) {
         m_failed = r.error();
     }
     return r;
+}
+
+quint64 contentHash(const void *data, qint64 bytes)
+{
+    // qHashBits with a fixed seed: the same within one build on one machine,
+    // which is all a side comparing its own fingerprints needs. Hashed in
+    // pieces folded together, so buffers above what size_t arithmetic in the
+    // hash is tuned for still hash in one pass.
+    constexpr qint64 kPiece = qint64(1) << 30;
+    const auto *p = static_cast<const char *>(data);
+    quint64 h = 0x6b70672d72656d6full ^ quint64(bytes);
+    for (qint64 at = 0; at < bytes; at += kPiece) {
+        const size_t n = size_t(qMin(kPiece, bytes - at));
+        h = (h * 0x9e3779b97f4a7c15ull) ^ quint64(qHashBits(p + at, n, size_t(0x4b70672d48617368ull)));
+    }
+    return h;
+}
+
+bool isAllZero(const void *data, qint64 bytes)
+{
+    static const char zeros[4096] = {};
+    const auto *p = static_cast<const char *>(data);
+    for (qint64 at = 0; at < bytes; at += qint64(sizeof zeros)) {
+        const size_t n = size_t(qMin<qint64>(qint64(sizeof zeros), bytes - at));
+        if (std::memcmp(p + at, zeros, n) != 0) {
+            return false;
+        }
+    }
+    return true;
 }
 
 Message reply(const Message &request, const QVariantMap &body)

@@ -15,7 +15,8 @@ namespace Kp::Protocol {
  *
  * A frame is a 4-byte big-endian payload length followed by the payload, a
  * CBOR map {"v": version, "type": string, "id": uint, "body": map}. Messages
- * are small (requests, results, statistics); bulk data never travels here.
+ * are small (requests, results, statistics); bulk data travels only on a
+ * remote target (kpg-worker --stdio), as bufferData frames.
  * Requests carry a type such as "hello"; the worker answers each with one
  * message of type "reply" (body: the result) or "error" (body: an Error), with
  * the request's id.
@@ -39,6 +40,16 @@ inline const QString Ceilings = QStringLiteral("ceilings");
 inline const QString Sleep = QStringLiteral("sleep");
 /** Diagnostic: the worker aborts at once, as if a kernel had killed it (tests). */
 inline const QString Crash = QStringLiteral("crash");
+/**
+ * One-way, no reply: a piece of a buffer's host copy, on a remote target only
+ * (kpg-worker --stdio), where the worker cannot map the engine's memory.
+ * body: key (the engine's SharedMemory id), bytes (the buffer's size), offset,
+ * data (at most kBufferChunkBytes), or zero: true for a buffer that is all
+ * zeros (no data). The engine sends those whose contents the worker lacks
+ * before a run or prepare request, with that request's id; the worker sends
+ * those a run changed before its reply (docs/remote.md, "What travels").
+ */
+inline const QString BufferData = QStringLiteral("bufferData");
 inline const QString Reply = QStringLiteral("reply");
 inline const QString ErrorReply = QStringLiteral("error");
 } // namespace Type
@@ -49,6 +60,20 @@ inline const QString ErrorReply = QStringLiteral("error");
  * waits for a fresh worker before it sends anything else.
  */
 inline const QString kWorkerExiting = QStringLiteral("workerExiting");
+
+/** The most bytes of a buffer one bufferData frame carries: well under kMaxFrameBytes with the CBOR around it. */
+constexpr qint64 kBufferChunkBytes = 8 * 1024 * 1024;
+
+/**
+ * A fingerprint of a buffer's bytes, to tell whether a remote copy is still
+ * the same. Each side compares only its own fingerprints (engine: what it
+ * last sent or received; worker: what it last received or sent), so the two
+ * machines never need to compute the same value.
+ */
+quint64 contentHash(const void *data, qint64 bytes);
+
+/** True when all bytes are zero: such a buffer travels as a marker, not as data. */
+bool isAllZero(const void *data, qint64 bytes);
 
 struct Message
 {

@@ -43,24 +43,24 @@ bool WorkerService::mustExit() const
 
 Message WorkerService::handle(const Message &request)
 {
-    if (request.version != kVersion) {
+    if (request.version != m_version && request.type != Type::Hello) {
         return errorReply(request, workerError(Error::Code::Protocol,
                                                QStringLiteral("kpg-worker speaks protocol version %1; the request "
                                                               "uses version %2")
-                                                   .arg(kVersion)
+                                                   .arg(m_version)
                                                    .arg(request.version)));
     }
     const qint64 pid = QCoreApplication::applicationPid();
     if (request.type == Type::Hello) {
         const int clientVersion = request.body.value(QStringLiteral("protocol"), -1).toInt();
-        if (clientVersion != kVersion) {
+        if (clientVersion != m_version || request.version != m_version) {
             return errorReply(
                 request, workerError(Error::Code::Protocol, QStringLiteral("kpg-worker speaks protocol version %1; the "
                                                                            "engine speaks version %2")
-                                                                .arg(kVersion)
+                                                                .arg(m_version)
                                                                 .arg(clientVersion)));
         }
-        return reply(request, {{QStringLiteral("protocol"), kVersion},
+        return reply(request, {{QStringLiteral("protocol"), m_version},
                                {QStringLiteral("pid"), pid},
                                {QStringLiteral("version"), QCoreApplication::applicationVersion()},
                                {QStringLiteral("sandbox"), m_sandbox}});

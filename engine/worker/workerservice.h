@@ -21,6 +21,9 @@ public:
     /** Handles one request and returns the message to send back. */
     Protocol::Message handle(const Protocol::Message &request);
 
+    /** Tests only: the protocol version this worker claims to speak (a mismatch without two builds). */
+    void setProtocolVersion(int version) { m_version = version; }
+
     /** True once a "shutdown" request was answered; the worker then exits. */
     bool shutdownRequested() const { return m_shutdown; }
     /** True after a fault poisoned the CUDA context: the worker must exit once the reply is sent. */
@@ -37,6 +40,7 @@ private:
 
     bool m_shutdown = false;
     QVariantMap m_sandbox{{QStringLiteral("sandboxed"), false}, {QStringLiteral("reason"), QStringLiteral("off")}};
+    int m_version = Protocol::kVersion;
     std::unique_ptr<GpuSession> m_session;
 };
 
