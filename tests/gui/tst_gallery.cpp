@@ -6,14 +6,14 @@
 // without a GPU and rendered from an image buffer when there is one.
 
 #include "client/engineclient.h"
-#include "compilecontroller.h"
-#include "descriptionview.h"
 #include "editor/codeeditor.h"
-#include "mainwindow.h"
-#include "presetgallery.h"
+#include "panels/description/descriptionview.h"
+#include "panels/start/presetgallery.h"
 #include "project/projectio.h"
 #include "run/runner.h"
+#include "shell/mainwindow.h"
 #include "testutil.h"
+#include "workbench/compilecontroller.h"
 
 #include <QDir>
 #include <QRandomGenerator>

@@ -6,7 +6,7 @@
 #include "editor/codeeditor.h"
 #include "editor/cudalexer.h"
 #include "editor/ptxview.h"
-#include "mainwindow.h"
+#include "shell/mainwindow.h"
 #include "testutil.h"
 
 #include <QFile>
