@@ -37,6 +37,11 @@ void CompileController::setDevice(int ccMajor, int ccMinor)
     }
 }
 
+bool CompileController::isPending() const
+{
+    return m_timer->isActive() || m_inFlight;
+}
+
 void CompileController::setTextSource(std::function<QString()> text)
 {
     m_text = std::move(text);
@@ -76,9 +81,16 @@ void CompileController::compileNow()
     m_options = req.options.toVariant();
     const quint64 revision = m_revision;
     Q_EMIT statusChanged(tr("Compiling…"), {});
+    // The service drops a request that a newer one replaced before it ran:
+    // only the newest's answer ends the wait.
+    const quint64 serial = ++m_sent;
+    m_inFlight = true;
     m_service->compile(
         req, this,
-        [this, revision](const Result<CompileResult> &r) {
+        [this, revision, serial](const Result<CompileResult> &r) {
+            if (serial == m_sent) {
+                m_inFlight = false;
+            }
             if (revision != m_revision) {
                 return; // the text changed meanwhile; a newer compile is coming
             }

@@ -49,6 +49,8 @@ public:
     void syncSource();
     /** The result for the editor's current text, once it has arrived. */
     const CompileResult &last() const { return m_last; }
+    /** True while a compile waits for the typing pause or is in flight. */
+    bool isPending() const;
     /** A counter that changes with every edit of the text: work for an older value is stale. */
     quint64 revision() const { return m_revision; }
 
@@ -84,7 +86,9 @@ private:
     QTimer *m_timer = nullptr;
     CompileResult m_last;
     quint64 m_revision = 0;
-    QVariantMap m_options; ///< the compile options of the last compile, to tell when an edit needs a new one
+    quint64 m_sent = 0;      ///< compiles sent so far
+    bool m_inFlight = false; ///< the newest compile sent has not answered
+    QVariantMap m_options;   ///< the compile options of the last compile, to tell when an edit needs a new one
     int m_ccMajor = 0;
     int m_ccMinor = 0;
     bool m_active = true;

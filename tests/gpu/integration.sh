@@ -1,4 +1,15 @@
-cd "$(dirname "$0")/.."
+#!/usr/bin/env bash
+# The GPU integration run: the device tests (the sanitizer's in the
+# background, the timing-sensitive ones alone afterwards), screenshots of the
+# panels that only a GPU fills, and the command line's overlap, graph, sweep
+# and guard numbers. Runs on any machine with an NVIDIA GPU, from a built
+# tree (make build).
+#
+# usage: tests/gpu/integration.sh [OUT]   (OUT: where logs/ and shots/ go; default build/gpu-integration)
+set -u
+cd "$(dirname "$0")/../.."
+OUT=${1:-${OUT:-$PWD/build/gpu-integration}}
+mkdir -p "$OUT"
 export HOME=$(mktemp -d)
 export PATH=/usr/local/cuda/bin:$PATH
 B=$PWD/build/bin
