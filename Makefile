@@ -17,7 +17,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_TARGETS ?=
 FUZZ_CMAKE_ARGS ?=
 
-.PHONY: all deps configure build run test test-gpu fuzz fuzz-build bench format format-check clean deb bundle
+.PHONY: all deps configure build run test test-gpu gpu-integration fuzz fuzz-build bench format format-check clean deb bundle
 
 all: build
 
@@ -45,6 +45,11 @@ test: build $(if $(CI),fuzz)
 # Only the device tests (on a machine with an NVIDIA GPU).
 test-gpu: build
 	@cd $(BUILD_DIR) && ctest --output-on-failure -L gpu
+
+# The device tests, screenshots and command-line numbers of a GPU host
+# (tests/gpu/integration.sh), logs and pictures in $(BUILD_DIR)/gpu-integration.
+gpu-integration: build
+	@bash tests/gpu/integration.sh $(abspath $(BUILD_DIR))/gpu-integration
 
 # libFuzzer targets with ASan+UBSan, each run for FUZZ_SECONDS on a scratch
 # copy of its corpus; fails naming the crashing input (tests/fuzz/run.sh).

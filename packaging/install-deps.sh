@@ -25,6 +25,8 @@ packages=(
   # lintian, desktop-file-validate, appstreamcli, update-mime-database,
   # patchelf, xz and the DejaVu fonts the bundle carries.
   dpkg-dev lintian desktop-file-utils appstream shared-mime-info patchelf xz-utils fonts-dejavu-core
+  # The include-order check (tests/lint/includes.py).
+  python3
 )
 
 missing=()

@@ -2,7 +2,7 @@
 
 #include "core/format.h"
 #include "plots/timingchart.h"
-#include "results/runhistory.h"
+#include "workbench/runhistory.h"
 
 #include <QList>
 #include <QString>

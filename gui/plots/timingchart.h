@@ -2,7 +2,7 @@
 
 #include "core/format.h"
 #include "core/result.h"
-#include "results/runhistory.h"
+#include "workbench/runhistory.h"
 
 #include <QColor>
 #include <QImage>

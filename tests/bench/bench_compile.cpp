@@ -9,7 +9,7 @@
 #include "compile/compiler.h"
 #include "cuda/nvrtcapi.h"
 #include "editor/codeeditor.h"
-#include "mainwindow.h"
+#include "shell/mainwindow.h"
 
 #include <QApplication>
 #include <QElapsedTimer>

@@ -8,11 +8,11 @@
 
 #include "client/engineclient.h"
 #include "editor/codeeditor.h"
-#include "inspector/bufferinspector.h"
-#include "launch/launchpanel.h"
-#include "mainwindow.h"
-#include "results/resultspanel.h"
-#include "results/runhistory.h"
+#include "panels/inspector/bufferinspector.h"
+#include "panels/launch/launchpanel.h"
+#include "panels/results/resultspanel.h"
+#include "shell/mainwindow.h"
+#include "workbench/runhistory.h"
 
 #include <QApplication>
 #include <QElapsedTimer>

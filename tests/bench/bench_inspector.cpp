@@ -5,8 +5,8 @@
 // paint. Prints a table; asserts nothing.
 //   bench_inspector [frames]
 
-#include "inspector/buffergridmodel.h"
-#include "inspector/imageview.h"
+#include "panels/inspector/buffergridmodel.h"
+#include "panels/inspector/imageview.h"
 #include "run/runner.h"
 
 #include <QApplication>

@@ -6,8 +6,8 @@
 //
 // Target: the longest stall under 16 ms (one frame at 60 Hz).
 
-#include "sweep/sweeppanel.h"
-#include "sweep/sweepplotview.h"
+#include "panels/sweep/sweeppanel.h"
+#include "panels/sweep/sweepplotview.h"
 
 #include <QApplication>
 #include <QElapsedTimer>

@@ -3,7 +3,7 @@
 // What GUI tests do with the main window as a user would: wait for the
 // compile of what was typed, type into a field, pick from a combo box.
 
-#include "mainwindow.h"
+#include "shell/mainwindow.h"
 
 #include <QApplication>
 #include <QComboBox>

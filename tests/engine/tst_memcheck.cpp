@@ -9,6 +9,7 @@
 #include "run/runjson.h"
 #include "run/runrequest.h"
 #include "run/sanitizer.h"
+#include "testutil.h"
 #include "worker/protocol.h"
 
 #include <QFile>
@@ -332,7 +333,8 @@ private Q_SLOTS:
         {
             QFile f(script);
             QVERIFY(f.open(QIODevice::WriteOnly));
-            f.write("#!/bin/sh\n\"$@\"\nrc=$?\nsleep 3\necho written > \"$KPG_TEST_REPORT\"\nexit $rc\n");
+            f.write("#!/bin/sh\necho $$ > \"$KPG_TEST_REPORT.pid\"\n\"$@\"\nrc=$?\nsleep 3\necho written > "
+                    "\"$KPG_TEST_REPORT\"\nexit $rc\n");
             f.close();
             QVERIFY(f.setPermissions(QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner));
         }
@@ -375,7 +377,11 @@ private Q_SLOTS:
             EngineClient engine(launch);
             QVERIFY(engine.requestSync(Protocol::Type::Ping));
         }
-        QTest::qWait(3500);
+        // Once the wrapper is gone it can write nothing more.
+        QFile pidFile(killed + QStringLiteral(".pid"));
+        QVERIFY(pidFile.open(QIODevice::ReadOnly));
+        const qint64 wrapper = pidFile.readAll().trimmed().toLongLong();
+        QTRY_VERIFY_WITH_TIMEOUT(!KpTest::processAlive(wrapper), 10000);
         QVERIFY(!QFile::exists(killed));
         qunsetenv("KPG_TEST_REPORT");
     }

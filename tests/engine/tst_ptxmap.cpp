@@ -98,7 +98,14 @@ private Q_SLOTS:
         r.source = "__global__ void k(int *p) { p[0] = 1; }\n";
         service.compile(r, context, [&](const Result<CompileResult> &) { called = true; });
         delete context;
-        QTest::qWait(3000);
+        // The service answers in order on its one thread: once a later
+        // request's callback has come, the first one's would have too.
+        QObject alive;
+        bool later = false;
+        CompileRequest r2 = r;
+        r2.source += "// a second source\n";
+        service.compile(r2, &alive, [&](const Result<CompileResult> &) { later = true; });
+        QTRY_VERIFY_WITH_TIMEOUT(later, 60000);
         QVERIFY(!called);
     }
 };

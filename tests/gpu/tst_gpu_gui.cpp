@@ -4,15 +4,15 @@
 
 #include "client/engineclient.h"
 #include "cuda/deviceinfo.h"
-#include "inspector/buffergridmodel.h"
-#include "inspector/bufferinspector.h"
-#include "inspector/imageview.h"
-#include "launch/launchpanel.h"
-#include "mainwindow.h"
+#include "panels/inspector/buffergridmodel.h"
+#include "panels/inspector/bufferinspector.h"
+#include "panels/inspector/imageview.h"
+#include "panels/launch/launchpanel.h"
+#include "panels/results/resultspanel.h"
 #include "plots/timingchart.h"
-#include "results/resultspanel.h"
-#include "results/runhistory.h"
+#include "shell/mainwindow.h"
 #include "testutil.h"
+#include "workbench/runhistory.h"
 
 #include <QLabel>
 #include <QLineEdit>

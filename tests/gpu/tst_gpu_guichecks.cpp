@@ -4,15 +4,15 @@
 // the inspector; the fixed kernel passes both seed runs; a reference check
 // (the reference run on a worker of its own) fails the same way.
 
-#include "checkrunner.h"
-#include "checkspanel.h"
 #include "client/engineclient.h"
 #include "cuda/deviceinfo.h"
 #include "editor/codeeditor.h"
-#include "inspector/buffergridmodel.h"
-#include "inspector/bufferinspector.h"
-#include "mainwindow.h"
+#include "panels/checks/checkspanel.h"
+#include "panels/inspector/buffergridmodel.h"
+#include "panels/inspector/bufferinspector.h"
+#include "shell/mainwindow.h"
 #include "testutil.h"
+#include "workbench/checkrunner.h"
 
 #include <QSignalSpy>
 #include <QTableView>

@@ -5,16 +5,16 @@
 // (1-D by index, 2-D by coordinates), and clicking the check shows its
 // failing cells in the grid and as the Diff tab's heatmap.
 
-#include "checkrunner.h"
-#include "checkspanel.h"
 #include "client/engineclient.h"
-#include "inspector/buffergridmodel.h"
-#include "inspector/bufferinspector.h"
-#include "inspector/diffview.h"
-#include "inspector/imageview.h"
-#include "mainwindow.h"
+#include "panels/checks/checkspanel.h"
+#include "panels/inspector/buffergridmodel.h"
+#include "panels/inspector/bufferinspector.h"
+#include "panels/inspector/diffview.h"
+#include "panels/inspector/imageview.h"
 #include "run/runner.h"
+#include "shell/mainwindow.h"
 #include "testutil.h"
+#include "workbench/checkrunner.h"
 
 #include <QRandomGenerator>
 #include <QSignalSpy>

@@ -4,13 +4,13 @@
 // history file beside the project: its round trip, and a corrupt or huge
 // file that gives a clear message and leaves the project whole.
 
-#include "analysis/comparepanel.h"
 #include "client/engineclient.h"
-#include "mainwindow.h"
+#include "panels/compare/comparepanel.h"
+#include "panels/results/resultspanel.h"
 #include "plots/comparechart.h"
-#include "projectdocument.h"
-#include "results/resultspanel.h"
-#include "results/runhistory.h"
+#include "shell/mainwindow.h"
+#include "workbench/projectdocument.h"
+#include "workbench/runhistory.h"
 
 #include <QAction>
 #include <QComboBox>

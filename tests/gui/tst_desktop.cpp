@@ -5,7 +5,7 @@
 // the versions of everything it runs on and the licence.
 
 #include "client/engineclient.h"
-#include "mainwindow.h"
+#include "shell/mainwindow.h"
 #include "testutil.h"
 
 #include <QFile>

@@ -2,10 +2,10 @@
 // validation, undo and redo, the modified state, and saving (which file the
 // kernel goes to, and what is never overwritten).
 
-#include "fieldplace.h"
 #include "project/projectio.h"
-#include "projectdocument.h"
 #include "testutil.h"
+#include "workbench/fieldplace.h"
+#include "workbench/projectdocument.h"
 
 #include <QDir>
 #include <QFile>

@@ -3,11 +3,11 @@
 // changes, statistics, the image view's hover line at several zooms, the
 // colormaps, the diff, and a screenshot of the whole panel.
 
-#include "inspector/buffergridmodel.h"
-#include "inspector/bufferinspector.h"
-#include "inspector/colormap.h"
-#include "inspector/diffview.h"
-#include "inspector/imageview.h"
+#include "buffers/colormap.h"
+#include "panels/inspector/buffergridmodel.h"
+#include "panels/inspector/bufferinspector.h"
+#include "panels/inspector/diffview.h"
+#include "panels/inspector/imageview.h"
 #include "run/runner.h"
 
 #include <QAbstractItemModelTester>

@@ -6,8 +6,9 @@
 #include "editor/codeeditor.h"
 #include "editor/cudalexer.h"
 #include "editor/ptxview.h"
-#include "mainwindow.h"
+#include "shell/mainwindow.h"
 #include "testutil.h"
+#include "workbench/compilecontroller.h"
 
 #include <QFile>
 #include <QImage>
@@ -243,13 +244,15 @@ private Q_SLOTS:
         QSignalSpy compiled(&w, &MainWindow::compileFinished);
         QVERIFY(compiled.wait(30000));
         compiled.clear();
-        // Ten keystrokes faster than the debounce: only the final text is shown.
+        // Ten keystrokes within the debounce (each restarts it; no event loop
+        // turn between them, so no timer can fire): only the final text is shown.
         for (int i = 0; i < 10; ++i) {
             w.editor()->append(QString("\n// edit %1").arg(i));
-            QTest::qWait(10);
         }
+        QVERIFY(w.compileController()->isPending());
         QVERIFY(compiled.wait(30000));
-        QTest::qWait(MainWindow::kCompileDelayMs * 3);
+        // Settled: no compile waits for its pause or is in flight, so none can land later.
+        QVERIFY(!w.compileController()->isPending());
         QCOMPARE(compiled.count(), 1);
         QVERIFY(w.lastCompile().ok);
     }

@@ -3,11 +3,11 @@
 // markers on the right editor lines, Problems entries, and a Log summary
 // with counts per kind and the first N of each.
 
-#include "analysis/memorypanel.h"
 #include "core/safefile.h"
 #include "editor/codeeditor.h"
-#include "memorycheck.h"
-#include "problemspanel.h"
+#include "panels/memory/memorypanel.h"
+#include "panels/problems/problemspanel.h"
+#include "workbench/memorycheck.h"
 
 #include <QLabel>
 #include <QSignalSpy>

@@ -8,12 +8,12 @@
 #include "client/engineclient.h"
 #include "editor/codeeditor.h"
 #include "guitestutil.h"
-#include "launch/bufferspanel.h"
-#include "launch/initeditor.h"
-#include "launch/launchpanel.h"
-#include "mainwindow.h"
-#include "projectdocument.h"
+#include "panels/buffers/bufferspanel.h"
+#include "panels/buffers/initeditor.h"
+#include "panels/launch/launchpanel.h"
+#include "shell/mainwindow.h"
 #include "testutil.h"
+#include "workbench/projectdocument.h"
 
 #include <QComboBox>
 #include <QFile>

@@ -3,10 +3,10 @@
 // architecture's limits, the driver's answer from a run, and the panel in the
 // main window following a real compile of a preset.
 
-#include "analysis/occupancyview.h"
 #include "client/engineclient.h"
-#include "mainwindow.h"
+#include "panels/occupancy/occupancyview.h"
 #include "plots/occupancychart.h"
+#include "shell/mainwindow.h"
 
 #include <QComboBox>
 #include <QDockWidget>

@@ -4,13 +4,13 @@
 
 #include "client/engineclient.h"
 #include "core/format.h"
-#include "mainwindow.h"
+#include "panels/results/resultspanel.h"
 #include "plots/comparechart.h"
 #include "plots/timingchart.h"
-#include "results/resultspanel.h"
-#include "results/runhistory.h"
 #include "run/runjson.h"
-#include "theme.h"
+#include "shell/mainwindow.h"
+#include "shell/theme.h"
+#include "workbench/runhistory.h"
 
 #include <QAbstractItemModelTester>
 #include <QDockWidget>

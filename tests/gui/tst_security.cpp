@@ -4,9 +4,9 @@
 
 #include "client/engineclient.h"
 #include "compile/sandbox.h"
-#include "mainwindow.h"
-#include "projectdocument.h"
+#include "shell/mainwindow.h"
 #include "testutil.h"
+#include "workbench/projectdocument.h"
 
 #include <QAction>
 #include <QFile>

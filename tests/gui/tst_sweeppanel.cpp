@@ -5,10 +5,10 @@
 // its message, and Run/Abort without a GPU end with the reason. The longest
 // event-loop stall while 64 points land is measured and printed.
 
-#include "projectdocument.h"
-#include "sweep/sweepmodel.h"
-#include "sweep/sweeppanel.h"
-#include "sweep/sweepplotview.h"
+#include "panels/sweep/sweepmodel.h"
+#include "panels/sweep/sweeppanel.h"
+#include "panels/sweep/sweepplotview.h"
+#include "workbench/projectdocument.h"
 
 #include <QAbstractItemModelTester>
 #include <QElapsedTimer>

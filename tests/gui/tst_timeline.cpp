@@ -2,9 +2,9 @@
 // hovering a bar, zoom and pan, the export to PNG, SVG and trace JSON, and
 // the tab following the selected run.
 
-#include "results/resultspanel.h"
-#include "results/runhistory.h"
-#include "results/timelineview.h"
+#include "panels/results/resultspanel.h"
+#include "panels/results/timelineview.h"
+#include "workbench/runhistory.h"
 
 #include <QFile>
 #include <QImage>

@@ -8,15 +8,15 @@
 #include "editor/codeeditor.h"
 #include "editor/findbar.h"
 #include "guitestutil.h"
-#include "launch/bufferspanel.h"
-#include "launch/initeditor.h"
-#include "launch/launchpanel.h"
-#include "mainwindow.h"
-#include "problemspanel.h"
-#include "projectdocument.h"
-#include "results/resultspanel.h"
-#include "results/runhistory.h"
+#include "panels/buffers/bufferspanel.h"
+#include "panels/buffers/initeditor.h"
+#include "panels/launch/launchpanel.h"
+#include "panels/problems/problemspanel.h"
+#include "panels/results/resultspanel.h"
+#include "shell/mainwindow.h"
 #include "testutil.h"
+#include "workbench/projectdocument.h"
+#include "workbench/runhistory.h"
 
 #include <QAction>
 #include <QComboBox>

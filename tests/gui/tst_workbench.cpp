@@ -7,14 +7,14 @@
 #include "editor/codeeditor.h"
 #include "editor/cudalexer.h"
 #include "guitestutil.h"
-#include "launch/bufferspanel.h"
-#include "launch/launchpanel.h"
-#include "mainwindow.h"
+#include "panels/buffers/bufferspanel.h"
+#include "panels/launch/launchpanel.h"
+#include "panels/results/resultspanel.h"
 #include "project/projectio.h"
-#include "results/resultspanel.h"
-#include "results/runhistory.h"
+#include "shell/mainwindow.h"
+#include "shell/theme.h"
 #include "testutil.h"
-#include "theme.h"
+#include "workbench/runhistory.h"
 
 #include <QComboBox>
 #include <QLabel>

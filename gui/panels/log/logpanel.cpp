@@ -1,0 +1,31 @@
+#include "logpanel.h"
+
+#include "workbench/workbench.h"
+
+#include "editor/codeeditor.h"
+
+#include <QTime>
+
+namespace Kp {
+
+LogPanel::LogPanel(QWidget *parent)
+    : QPlainTextEdit(parent)
+{
+    setObjectName(QStringLiteral("log"));
+    setReadOnly(true);
+    setFont(monospaceFont());
+    setMaximumBlockCount(20000); // a printf loop must not grow it without end
+}
+
+void LogPanel::log(const QString &text)
+{
+    appendPlainText(QStringLiteral("[%1] %2").arg(QTime::currentTime().toString(QStringLiteral("HH:mm:ss")), text));
+}
+
+LogPanel::LogPanel(Workbench &wb, QWidget *parent)
+    : LogPanel(parent)
+{
+    connect(&wb, &Workbench::message, this, &LogPanel::log);
+}
+
+} // namespace Kp

@@ -1,0 +1,21 @@
+#pragma once
+
+#include <QPlainTextEdit>
+
+namespace Kp {
+
+class Workbench;
+
+/** The Log: what runs did, device printf output, warnings; each line stamped with the time. GUI thread only. */
+class LogPanel : public QPlainTextEdit
+{
+    Q_OBJECT
+public:
+    explicit LogPanel(QWidget *parent = nullptr);
+    /** The dock's log: every line wb's controllers and panels have for it. */
+    LogPanel(Workbench &wb, QWidget *parent = nullptr);
+    /** Appends "[HH:mm:ss] text". */
+    void log(const QString &text);
+};
+
+} // namespace Kp

@@ -1,0 +1,197 @@
+#include "docks.h"
+
+#include "editor/ptxview.h"
+#include "panels/buffers/bufferspanel.h"
+#include "panels/checks/checkspanel.h"
+#include "panels/compare/comparepanel.h"
+#include "panels/description/descriptionview.h"
+#include "panels/inspector/bufferinspector.h"
+#include "panels/kernels/kernelstable.h"
+#include "panels/launch/launchpanel.h"
+#include "panels/log/logpanel.h"
+#include "panels/memory/memorypanel.h"
+#include "panels/occupancy/occupancyview.h"
+#include "panels/problems/problemspanel.h"
+#include "panels/ptx/ptxdocks.h"
+#include "panels/results/resultspanel.h"
+#include "panels/sweep/sweeppanel.h"
+#include "workbench/runcontroller.h"
+
+#include <QAction>
+#include <QDockWidget>
+#include <QMainWindow>
+#include <QScrollArea>
+
+#include <functional>
+#include <optional>
+
+namespace Kp {
+
+namespace {
+
+struct DockRow
+{
+    PanelId id;
+    const char *title;
+    const char *name; ///< --show's name; the dock is "<name>Dock" (saved layouts and tests know it so)
+    Qt::DockWidgetArea area;
+    std::optional<PanelId> tabWith; ///< shares tabs with this dock (built before it)
+    std::function<QWidget *(Workbench &, QWidget *)> make;
+    const char *panelName = nullptr; ///< the panel's object name, where tests and screenshots look for it
+    bool scrolls = false;            ///< in a scroll area, so its controls never raise the window's minimum size
+};
+
+template<typename Panel> QWidget *make(Workbench &wb, QWidget *parent)
+{
+    return new Panel(wb, parent);
+}
+
+// The table: one row per dock, in the order they are built (the View menu
+// lists them so). The launch panel takes the left edge from top to bottom;
+// compile output and the run's story share the bottom, views of code and
+// memory the right.
+const std::vector<DockRow> &table()
+{
+    static const std::vector<DockRow> rows = {
+        {PanelId::Problems,
+         QT_TRANSLATE_NOOP("Docks", "Problems"),
+         "problems",
+         Qt::BottomDockWidgetArea,
+         {},
+         make<ProblemsPanel>},
+        {PanelId::Kernels, QT_TRANSLATE_NOOP("Docks", "Kernels"), "kernels", Qt::BottomDockWidgetArea,
+         PanelId::Problems, make<KernelsTable>},
+        {PanelId::Ptx, QT_TRANSLATE_NOOP("Docks", "PTX"), "ptx", Qt::RightDockWidgetArea, {}, makePtxPanel},
+        {PanelId::Sass, QT_TRANSLATE_NOOP("Docks", "SASS"), "sass", Qt::RightDockWidgetArea, PanelId::Ptx,
+         makeSassPanel},
+        {PanelId::Launch,
+         QT_TRANSLATE_NOOP("Docks", "Launch"),
+         "launch",
+         Qt::LeftDockWidgetArea,
+         {},
+         make<LaunchPanel>,
+         "launchPanel"},
+        {PanelId::Buffers, QT_TRANSLATE_NOOP("Docks", "Buffers"), "buffers", Qt::BottomDockWidgetArea, PanelId::Kernels,
+         make<BuffersPanel>},
+        {PanelId::Inspector, QT_TRANSLATE_NOOP("Docks", "Inspector"), "inspector", Qt::RightDockWidgetArea,
+         PanelId::Sass, make<BufferInspector>, "inspector"},
+        {PanelId::Results, QT_TRANSLATE_NOOP("Docks", "Results"), "results", Qt::BottomDockWidgetArea, PanelId::Buffers,
+         make<ResultsPanel>, "results"},
+        {PanelId::Log, QT_TRANSLATE_NOOP("Docks", "Log"), "log", Qt::BottomDockWidgetArea, PanelId::Results,
+         make<LogPanel>},
+        {PanelId::Checks, QT_TRANSLATE_NOOP("Docks", "Checks"), "checks", Qt::BottomDockWidgetArea, PanelId::Results,
+         make<ChecksPanel>, "checks"},
+        {PanelId::Description, QT_TRANSLATE_NOOP("Docks", "Description"), "description", Qt::LeftDockWidgetArea,
+         PanelId::Launch, make<DescriptionView>},
+        {PanelId::Sweep, QT_TRANSLATE_NOOP("Docks", "Sweep"), "sweep", Qt::BottomDockWidgetArea, PanelId::Log,
+         make<SweepPanel>, nullptr, true},
+        {PanelId::Occupancy, QT_TRANSLATE_NOOP("Docks", "Occupancy"), "occupancy", Qt::RightDockWidgetArea,
+         PanelId::Inspector, make<OccupancyView>, "occupancy"},
+        {PanelId::Compare, QT_TRANSLATE_NOOP("Docks", "Compare"), "compare", Qt::BottomDockWidgetArea, PanelId::Results,
+         make<ComparePanel>, "compare"},
+        {PanelId::Memory, QT_TRANSLATE_NOOP("Docks", "Memory"), "memory", Qt::BottomDockWidgetArea, PanelId::Log,
+         make<MemoryPanel>, "memory"},
+    };
+    return rows;
+}
+
+/** How much a kind of news outranks another within one run; UserAsked always comes forward. */
+int rank(Attention why)
+{
+    switch (why) {
+    case Attention::RunResult: return 1;
+    case Attention::GuardHit: return 2;
+    case Attention::Findings: return 2;
+    case Attention::CheckFailed: return 3;
+    case Attention::UserAsked: return 4;
+    }
+    return 0;
+}
+
+} // namespace
+
+Docks::Docks(Workbench &wb, QMainWindow *window)
+    : QObject(window)
+{
+    for (const DockRow &row : table()) {
+        const QString title = tr(row.title);
+        auto *dock = new QDockWidget(title, window);
+        dock->setObjectName(QString::fromLatin1(row.name) + QStringLiteral("Dock"));
+        QWidget *panel = row.make(wb, dock);
+        if (row.panelName) {
+            panel->setObjectName(QString::fromLatin1(row.panelName));
+        }
+        if (row.scrolls) {
+            auto *scroll = new QScrollArea(dock);
+            scroll->setWidgetResizable(true);
+            scroll->setFrameShape(QFrame::NoFrame);
+            scroll->setWidget(panel);
+            dock->setWidget(scroll);
+        } else {
+            dock->setWidget(panel);
+        }
+        window->addDockWidget(row.area, dock);
+        if (row.tabWith) {
+            window->tabifyDockWidget(m_docks.value(*row.tabWith), dock);
+        }
+        // The View menu shows the title as it is: "&" is a mnemonic marker in menu text.
+        dock->toggleViewAction()->setText(QString(title).replace(QLatin1Char('&'), QStringLiteral("&&")));
+        m_docks.insert(row.id, dock);
+        m_panels.insert(row.id, panel);
+        m_order << dock;
+    }
+    // In front at the start: the launch, the inspector and the log.
+    for (PanelId id : {PanelId::Launch, PanelId::Inspector, PanelId::Log}) {
+        m_docks.value(id)->raise();
+    }
+    connect(&wb, &Workbench::attention, this, &Docks::attend);
+    // Each run's news starts afresh.
+    connect(&wb.runs(), &RunController::started, this, [this] { m_rank = 0; });
+}
+
+std::optional<PanelId> Docks::fromName(const QString &name)
+{
+    if (name == QLatin1String("timeline")) {
+        return PanelId::Results; // the Results panel's Timeline tab (docs/streams.md)
+    }
+    for (const DockRow &row : table()) {
+        if (name == QLatin1String(row.name)) {
+            return row.id;
+        }
+    }
+    return std::nullopt;
+}
+
+QStringList Docks::names()
+{
+    QStringList out;
+    for (const DockRow &row : table()) {
+        out << QString::fromLatin1(row.name);
+    }
+    out.insert(out.indexOf(QStringLiteral("description")) + 1, QStringLiteral("timeline"));
+    return out;
+}
+
+void Docks::attend(PanelId id, Attention why)
+{
+    QDockWidget *dock = m_docks.value(id);
+    if (!dock) {
+        return;
+    }
+    const int r = rank(why);
+    if (why != Attention::UserAsked && r < m_rank) {
+        return; // more important news of this run is in front
+    }
+    if (why != Attention::UserAsked) {
+        m_rank = r;
+    }
+    // A run's result and a failed check come forward among their tabs; a
+    // write outside a buffer, findings and what the user asked for also
+    // reopen a closed dock.
+    if (why != Attention::RunResult && why != Attention::CheckFailed) {
+        dock->show();
+    }
+    dock->raise();
+}
+
+} // namespace Kp

@@ -1,0 +1,315 @@
+#include "mainwindow.h"
+
+#include "devicestatus.h"
+#include "docks.h"
+#include "editor/codeeditor.h"
+#include "editor/disassembler.h"
+#include "editor/findbar.h"
+#include "editor/ptxview.h"
+#include "panels/start/presetgallery.h"
+#include "statusbar.h"
+#include "workbench/compilecontroller.h"
+#include "workbench/devices.h"
+#include "workbench/projectdocument.h"
+#include "workbench/runcontroller.h"
+#include "workbench/selection.h"
+
+#include <QCloseEvent>
+#include <QCoreApplication>
+#include <QDockWidget>
+#include <QGuiApplication>
+#include <QKeyEvent>
+#include <QMessageBox>
+#include <QScreen>
+#include <QSettings>
+#include <QShowEvent>
+#include <QStackedWidget>
+#include <QStatusBar>
+#include <QTimer>
+#include <QVBoxLayout>
+
+namespace Kp {
+
+MainWindow::MainWindow(EngineClient *engine, QWidget *parent)
+    : QMainWindow(parent)
+{
+    m_wb = new Workbench(engine, this);
+    buildCentral();
+    m_status = new StatusLine(*m_wb, statusBar(), m_editor, this);
+    // The launch panel is tall (fields, arguments, buttons): it takes the left
+    // edge from top to bottom, and the bottom docks sit beside it.
+    setCorner(Qt::BottomLeftCorner, Qt::LeftDockWidgetArea);
+    m_docks = new Docks(*m_wb, this);
+    followWorkbench();
+    buildMenus();
+    fitToScreen();
+    // Layouts and splitters as the user left them.
+    QSettings settings;
+    restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
+    m_restoredLayout = restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
+    updateTitle();
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::buildCentral()
+{
+    m_editor = new CodeEditor(this);
+    m_editor->setObjectName(QStringLiteral("editor"));
+    // The menus' shortcuts (zoom, find, go to line) win over the editor's typing.
+    m_editor->installEventFilter(this);
+    m_findBar = new FindBar(m_editor, this);
+    auto *editorArea = new QWidget(this);
+    auto *editorLayout = new QVBoxLayout(editorArea);
+    editorLayout->setContentsMargins(0, 0, 0, 0);
+    editorLayout->setSpacing(0);
+    editorLayout->addWidget(m_editor, 1);
+    editorLayout->addWidget(m_findBar);
+    // The start page stands in for the editor until a project is open.
+    auto *central = new QStackedWidget(this);
+    central->setObjectName(QStringLiteral("central"));
+    central->addWidget(editorArea);
+    m_startPage = new StartPage(*m_wb, central);
+    central->addWidget(m_startPage);
+    central->setCurrentWidget(m_startPage);
+    setCentralWidget(central);
+    m_wb->compile().setActive(false);
+    connect(&m_wb->document(), &ProjectDocument::loaded, this, [this, central, editorArea] {
+        central->setCurrentWidget(editorArea);
+        m_wb->compile().setActive(true);
+    });
+    connect(m_startPage, &StartPage::presetActivated, this, [this](const QString &path) {
+        if (Status s = openProject(path); !s) {
+            QMessageBox::warning(this, tr("Open Preset"), s.error().message);
+        }
+    });
+    connect(m_startPage, &StartPage::newRequested, this, &MainWindow::newProject);
+    connect(m_startPage, &StartPage::openRequested, this, &MainWindow::openFileDialog);
+}
+
+void MainWindow::followWorkbench()
+{
+    ProjectDocument &doc = m_wb->document();
+    CompileController &compile = m_wb->compile();
+    // The editor is the text the workbench compiles and runs.
+    compile.setTextSource([this] { return m_editor->text(); });
+    connect(m_editor, &QsciScintilla::textChanged, &compile, &CompileController::textEdited);
+    connect(m_editor, &QsciScintilla::modificationChanged, &doc, &ProjectDocument::setSourceModified);
+    const auto selectionToWorkbench = [this] {
+        int lineFrom = 0, indexFrom = 0, lineTo = 0, indexTo = 0;
+        m_editor->getSelection(&lineFrom, &indexFrom, &lineTo, &indexTo);
+        if (lineFrom < 0) {
+            int index = 0;
+            m_editor->getCursorPosition(&lineFrom, &index);
+            lineTo = lineFrom;
+        }
+        m_wb->selection().setSourceLines(lineFrom + 1, lineTo + 1);
+    };
+    connect(m_editor, &QsciScintilla::selectionChanged, this, selectionToWorkbench);
+    connect(m_editor, &QsciScintilla::cursorPositionChanged, this, selectionToWorkbench);
+    connect(&doc, &ProjectDocument::loaded, this, &MainWindow::takeSourceFromDocument);
+    connect(&doc, &ProjectDocument::modifiedChanged, this, &MainWindow::updateTitle);
+    connect(&doc, &ProjectDocument::saved, this, [this](const QString &path) {
+        m_editor->setModified(false);
+        rebuildRecentMenu();
+        m_wb->log(tr("Saved %1").arg(path));
+    });
+    // Diagnostics in the editor's margin: the compile's, then a memory check's.
+    connect(&compile, &CompileController::compiled, m_editor, [this](const CompileResult &r) {
+        m_editor->setDiagnostics(r.diagnostics, m_wb->document().sourceFileName());
+    });
+    connect(m_wb, &Workbench::memoryCheckFinished, m_editor, [this](const SanitizedRun &run) {
+        if (run.report) {
+            const QString name = m_wb->document().sourceFileName();
+            m_editor->setDiagnostics(sanitizerDiagnostics(*run.report, name), name);
+        }
+    });
+    connect(m_wb, &Workbench::showSourceLine, m_editor,
+            [this](int line, int column, int highlightFrom, int highlightTo, bool focus) {
+                if (line > 0) {
+                    m_editor->setCursorPosition(line - 1, qMax(0, column - 1));
+                    m_editor->ensureLineVisible(line - 1);
+                }
+                if (highlightFrom > 0) {
+                    m_editor->highlightLines(highlightFrom, highlightTo);
+                }
+                if (focus) {
+                    m_editor->setFocus();
+                }
+            });
+
+    // What tests and the screenshot mode wait for, after the panels have shown it.
+    connect(&m_wb->devices(), &Devices::changed, this, &MainWindow::deviceStatusChanged);
+    connect(&compile, &CompileController::settled, this, &MainWindow::compileFinished);
+    if (auto *disassembler = sassView()->findChild<Disassembler *>()) {
+        connect(disassembler, &Disassembler::finished, this, &MainWindow::sassFinished);
+    }
+    connect(&doc, &ProjectDocument::projectChanged, this, &MainWindow::projectChanged);
+    connect(&m_wb->runs(), &RunController::failed, this, &MainWindow::runFinished);
+    // After the panels' deferred refreshes: listeners see the result shown.
+    connect(m_wb, &Workbench::runFinished, this, [this] { QTimer::singleShot(0, this, &MainWindow::runFinished); });
+    connect(m_wb, &Workbench::checksSettled, this, &MainWindow::checksSettled);
+    connect(m_wb, &Workbench::memoryCheckFinished, this, &MainWindow::memoryCheckFinished);
+}
+
+QSize MainWindow::initialSize(const QRect &available)
+{
+    return {qMin(1600, available.width() * 9 / 10), qMin(960, available.height() * 9 / 10)};
+}
+
+void MainWindow::fitToScreen()
+{
+    // At most 90 % of the screen the window opens on (its status bar stays
+    // on screen), at most 1600 x 960 on large screens; the editor takes what
+    // the docks leave.
+    const QScreen *s = screen() ? screen() : QGuiApplication::primaryScreen();
+    const QRect avail = s ? s->availableGeometry() : QRect(0, 0, 1600, 1000);
+    const QSize size = initialSize(avail);
+    resize(size);
+    move(avail.center() - QPoint(size.width() / 2, size.height() / 2));
+}
+
+void MainWindow::showEvent(QShowEvent *event)
+{
+    QMainWindow::showEvent(event);
+    if (!m_docksSized && !m_restoredLayout) {
+        // Once the window has its size: dock sizes set before that are lost in the first layout.
+        m_docksSized = true;
+        QTimer::singleShot(0, this, &MainWindow::sizeDocks);
+    }
+}
+
+void MainWindow::sizeDocks()
+{
+    const QSize size = this->size();
+    // Side docks about a quarter of the width each; the bottom docks short
+    // (a few lines of Problems) until a run or an error gives them content.
+    resizeDocks({m_docks->dock(PanelId::Launch), m_docks->dock(PanelId::Ptx)},
+                {size.width() * 28 / 100, size.width() * 27 / 100}, Qt::Horizontal);
+    resizeDocks({m_docks->dock(PanelId::Problems)}, {qMax(150, size.height() * 22 / 100)}, Qt::Vertical);
+}
+
+bool MainWindow::eventFilter(QObject *watched, QEvent *event)
+{
+    // QScintilla claims every key with text (Ctrl+= types "="). A key that a
+    // menu action owns is left to the action, as in any editor.
+    if (watched == m_editor && event->type() == QEvent::ShortcutOverride) {
+        auto *key = static_cast<QKeyEvent *>(event);
+        const QKeySequence pressed(key->keyCombination());
+        for (QAction *a : m_editorOverrides) {
+            for (const QKeySequence &k : a->shortcuts()) {
+                if (k.matches(pressed) == QKeySequence::ExactMatch) {
+                    event->ignore();
+                    return true;
+                }
+            }
+        }
+    }
+    return QMainWindow::eventFilter(watched, event);
+}
+
+void MainWindow::closeEvent(QCloseEvent *event)
+{
+    if (!maybeSave(tr("Unsaved changes"))) {
+        event->ignore();
+        return;
+    }
+    QSettings settings;
+    settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
+    settings.setValue(QStringLiteral("window/state"), saveState());
+    QMainWindow::closeEvent(event);
+}
+
+void MainWindow::takeSourceFromDocument()
+{
+    // The editor takes the document's text first: the compile controller
+    // reads the text from the editor.
+    m_editor->setText(m_wb->document().project().sourceText);
+    m_editor->setModified(false);
+    updateTitle();
+    m_wb->compile().compileNow(); // the editor has the new text now
+}
+
+void MainWindow::updateTitle()
+{
+    setWindowTitle(
+        QStringLiteral("%1%2 — Kernel Playground").arg(m_wb->document().displayName(), isProjectModified() ? "*" : ""));
+}
+
+const Project &MainWindow::project() const
+{
+    return m_wb->document().project();
+}
+
+bool MainWindow::isProjectModified() const
+{
+    return m_wb->document().isModified();
+}
+
+void MainWindow::runNow()
+{
+    m_wb->runs().run();
+}
+
+void MainWindow::abortRun()
+{
+    m_wb->runs().abort();
+}
+
+void MainWindow::checkMemory(Sanitizer::Tool tool, bool hazards)
+{
+    m_wb->checkMemory(tool, hazards);
+}
+
+bool MainWindow::isRunning() const
+{
+    return m_wb->runs().isRunning();
+}
+
+HostBuffers &MainWindow::hostBuffers()
+{
+    return m_wb->document().hostBuffers();
+}
+
+const QList<RunResult> &MainWindow::runs() const
+{
+    return m_wb->runs().runs();
+}
+
+int MainWindow::deviceOrdinal() const
+{
+    return m_wb->runs().deviceOrdinal();
+}
+
+void MainWindow::setDeviceOrdinal(int ordinal)
+{
+    m_wb->runs().setDeviceOrdinal(ordinal);
+    m_wb->devices().setOrdinal(m_wb->runs().deviceOrdinal());
+}
+
+void MainWindow::refreshDeviceStatus()
+{
+    m_wb->devices().refresh();
+}
+
+bool MainWindow::deviceStatusKnown() const
+{
+    return m_wb->devices().known();
+}
+
+QString MainWindow::deviceStatusText() const
+{
+    return m_status->device()->text();
+}
+
+void MainWindow::compileNow()
+{
+    m_wb->compile().compileNow();
+}
+
+const CompileResult &MainWindow::lastCompile() const
+{
+    return m_wb->compile().last();
+}
+
+} // namespace Kp

@@ -1,0 +1,90 @@
+#include "statusbar.h"
+
+#include "compile/sandbox.h"
+#include "cuda/nvrtcapi.h"
+#include "devicestatus.h"
+#include "editor/codeeditor.h"
+#include "workbench/compilecontroller.h"
+#include "workbench/memorycheck.h"
+#include "workbench/runcontroller.h"
+#include "workbench/workbench.h"
+
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QProgressBar>
+#include <QStatusBar>
+#include <QToolButton>
+
+namespace Kp {
+
+StatusLine::StatusLine(Workbench &wb, QStatusBar *bar, CodeEditor *editor, QObject *parent)
+    : QObject(parent)
+{
+    // The GPU first (DeviceStatus adds itself), then NVRTC, the cursor, compile and run state.
+    m_device = new DeviceStatus(wb.devices(), bar, this);
+    auto *nvrtcLabel = new QLabel(bar);
+    nvrtcLabel->setObjectName(QStringLiteral("nvrtcStatus"));
+    // NVRTC is opened here, in the GUI's process: compiling needs no GPU.
+    const Result<const NvrtcApi *> nvrtc = NvrtcApi::instance();
+    nvrtcLabel->setText(nvrtc ? tr("NVRTC %1").arg((*nvrtc)->versionString()) : tr("NVRTC not found: cannot compile"));
+    nvrtcLabel->setToolTip(nvrtc ? (*nvrtc)->libraryPath : nvrtc.error().message);
+    // Whether a source can read this machine's files while it compiles (docs/security.md).
+    auto *sandboxLabel = new QLabel(bar);
+    sandboxLabel->setObjectName(QStringLiteral("sandboxStatus"));
+    const Sandbox::Availability sandbox = Sandbox::availability();
+    sandboxLabel->setText(sandbox.sandboxed ? tr("Sandboxed") : tr("Not sandboxed"));
+    sandboxLabel->setToolTip(tr("Compiler: %1").arg(sandbox.text));
+    auto *positionLabel = new QLabel(bar);
+    bar->addPermanentWidget(nvrtcLabel);
+    bar->addPermanentWidget(sandboxLabel);
+    bar->addPermanentWidget(positionLabel);
+    connect(editor, &QsciScintilla::cursorPositionChanged, positionLabel, [positionLabel](int line, int index) {
+        positionLabel->setText(tr("Ln %1, Col %2").arg(line + 1).arg(index + 1));
+    });
+    m_compileLabel = new QLabel(bar);
+    m_compileLabel->setObjectName(QStringLiteral("compileStatus"));
+    bar->addPermanentWidget(m_compileLabel);
+    auto *busy = new QProgressBar(bar);
+    busy->setObjectName(QStringLiteral("busy"));
+    busy->setRange(0, 0); // a run's length is not known in advance
+    busy->setMaximumWidth(140);
+    busy->setFormat(tr("running"));
+    auto *abortButton = new QToolButton(bar);
+    abortButton->setText(tr("Abort"));
+    abortButton->setToolTip(tr("Stop the run (Esc)"));
+    connect(abortButton, &QToolButton::clicked, &wb.runs(), &RunController::abort);
+    m_busy = new QWidget(bar);
+    auto *busyLayout = new QHBoxLayout(m_busy);
+    busyLayout->setContentsMargins(0, 0, 0, 0);
+    busyLayout->addWidget(busy);
+    busyLayout->addWidget(abortButton);
+    m_busy->hide();
+    bar->addPermanentWidget(m_busy);
+
+    connect(&wb.compile(), &CompileController::statusChanged, m_compileLabel,
+            [this](const QString &text, const QString &tip) {
+                m_compileLabel->setText(text);
+                m_compileLabel->setToolTip(tip);
+            });
+    connect(&wb.runs(), &RunController::statusChanged, m_compileLabel, &QLabel::setText);
+    connect(&wb.runs(), &RunController::busyChanged, m_busy, &QWidget::setVisible);
+    connect(&wb, &Workbench::memoryCheckStarted, bar, [bar](Sanitizer::Tool tool) {
+        bar->showMessage(
+            tr("Checking memory with %1 (one run under compute-sanitizer)…").arg(Sanitizer::toolName(tool)));
+    });
+    connect(&wb, &Workbench::memoryCheckFinished, bar, [bar](const SanitizedRun &run, Sanitizer::Tool tool) {
+        if (!run.report) {
+            const std::optional<Error> &e = run.reportError ? run.reportError : run.checked.error;
+            bar->showMessage(tr("Check memory failed: %1").arg(e ? e->message : tr("no report")));
+            return;
+        }
+        const qsizetype n = run.report->findings.size();
+        bar->showMessage(
+            n == 0 ? tr("Check memory (%1): no findings").arg(Sanitizer::toolName(tool))
+            : n == 1
+                ? tr("Check memory (%1): 1 finding, marked in the editor").arg(Sanitizer::toolName(tool))
+                : tr("Check memory (%1): %2 findings, marked in the editor").arg(Sanitizer::toolName(tool)).arg(n));
+    });
+}
+
+} // namespace Kp

@@ -1,0 +1,154 @@
+// Panels built as the dock table builds them, Panel(Workbench &), with no
+// MainWindow: each follows the Workbench's signals by itself.
+
+#include "panelfixture.h"
+#include "testutil.h"
+
+#include "panels/checks/checkspanel.h"
+#include "panels/kernels/kernelstable.h"
+#include "panels/log/logpanel.h"
+#include "panels/occupancy/occupancyview.h"
+#include "panels/problems/problemspanel.h"
+#include "panels/sweep/sweeppanel.h"
+#include "shell/docks.h"
+#include "shell/mainwindow.h"
+#include "workbench/selection.h"
+
+#include <QDockWidget>
+#include <QLabel>
+#include <QMainWindow>
+
+using namespace Kp;
+using namespace KpTest;
+
+class TestPanels : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
+
+    // A compile lands in Problems and Kernels through the Workbench alone.
+    void compileReachesProblemsAndKernels()
+    {
+        PanelFixture f;
+        ProblemsPanel problems(f.wb);
+        KernelsTable kernels(f.wb);
+        QVERIFY(f.open(QStringLiteral(":/presets/vector_add/vector_add.kpg")));
+        QCOMPARE(kernels.rowCount(), 1);
+        QCOMPARE(kernels.item(0, 0)->text(), f.wb.document().project().launches.value(0).kernel);
+        QCOMPARE(problems.topLevelItemCount(), 0);
+        // A broken source: its error on its line.
+        QSignalSpy settled(&f.wb.compile(), &CompileController::settled);
+        f.wb.compile().setTextSource([] { return QStringLiteral("__global__ void k(float *a) {\n  a[0] = b;\n}\n"); });
+        f.wb.compile().compileNow();
+        QVERIFY(settled.wait(60000));
+        QVERIFY(problems.topLevelItemCount() >= 1);
+        QVERIFY2(problems.topLevelItem(0)->text(0).contains(QLatin1String("2")) ||
+                     problems.topLevelItem(0)->text(1).contains(QLatin1String("2")),
+                 "the error is on line 2");
+    }
+
+    // The Checks panel says what a project's checks are before any run.
+    void checksPanelNotesTheProjectsChecks()
+    {
+        PanelFixture f;
+        ChecksPanel checks(f.wb);
+        QVERIFY(f.wb.document().openProject(QStringLiteral(":/presets/vector_add/vector_add.kpg")));
+        auto *note = checks.findChild<QLabel *>();
+        QVERIFY(note);
+        QVERIFY2(note->text().contains(QLatin1String("check")), qPrintable(note->text()));
+    }
+
+    // Log lines from anywhere in the workbench reach the Log panel.
+    void logFollowsTheWorkbench()
+    {
+        PanelFixture f;
+        LogPanel log(f.wb);
+        f.wb.log(QStringLiteral("a line for the log"));
+        QVERIFY(log.toPlainText().contains(QLatin1String("a line for the log")));
+    }
+
+    // The Occupancy view follows the step selected in the Selection, not a Launch panel.
+    void occupancyFollowsTheSelectedStep()
+    {
+        PanelFixture f;
+        OccupancyView view(f.wb);
+        QVERIFY(f.open(QStringLiteral(":/presets/heat/heat.kpg")));
+        const Validation &v = f.wb.document().validation();
+        QVERIFY(!v.steps.isEmpty());
+        f.wb.selection().setStep(0);
+        QCOMPARE(view.currentUse().blockThreads, v.steps[0].threadsPerBlock);
+    }
+
+    // A sweep started right after typing sweeps the text as typed, not the
+    // document's copy from before the compile pause (it synced nothing once).
+    void sweepTakesTheEditorsTextAsItIsNow()
+    {
+        PanelFixture f;
+        SweepPanel sweep(f.wb);
+        QVERIFY(f.open(QStringLiteral(":/presets/vector_add/vector_add.kpg")));
+        const QString typed = f.wb.document().project().sourceText + QStringLiteral("\n// typed just now\n");
+        f.wb.compile().setTextSource([typed] { return typed; });
+        f.wb.compile().textEdited(); // within the pause: nothing compiled or synced yet
+        QVERIFY(f.wb.document().project().sourceText != typed);
+        sweep.setAxes({QStringLiteral("block.x=64,128")}, false);
+        KP_VERIFY_RESULT(sweep.start());
+        QCOMPARE(f.wb.document().project().sourceText, typed);
+        sweep.abort();
+    }
+
+    // Every dock of the table comes forward and has room at a lab laptop's
+    // and a projector's size.
+    void everyDockOfTheTableShows_data()
+    {
+        QTest::addColumn<QSize>("size");
+        QTest::newRow("1280x800") << QSize(1280, 800);
+        QTest::newRow("1024x700") << QSize(1024, 700);
+    }
+    void everyDockOfTheTableShows()
+    {
+        QFETCH(QSize, size);
+        EngineClient engine;
+        MainWindow w(&engine);
+        KP_VERIFY_RESULT(w.openProject(QStringLiteral(":/presets/heat/heat.kpg")));
+        w.resize(size);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        const QList<QDockWidget *> docks = w.docks().all();
+        QCOMPARE(docks.size(), 15);
+        for (QDockWidget *dock : docks) {
+            dock->show();
+            dock->raise();
+            QTRY_VERIFY2(dock->isVisible() && !dock->visibleRegion().isEmpty(), qPrintable(dock->objectName()));
+            QWidget *panel = dock->widget();
+            QVERIFY2(panel->width() >= 120 && panel->height() >= 80,
+                     qPrintable(
+                         QStringLiteral("%1: %2x%3").arg(dock->objectName()).arg(panel->width()).arg(panel->height())));
+            QVERIFY2(dock->geometry().right() <= w.width() && dock->geometry().bottom() <= w.height(),
+                     qPrintable(dock->objectName()));
+        }
+    }
+
+    // "Raise me" goes through one policy: within a run a failed check outranks
+    // a guard hit, which outranks the run's result; what the user asks for always wins.
+    void oneRaisePolicy()
+    {
+        EngineClient engine;
+        MainWindow w(&engine);
+        w.resize(1280, 800);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        Docks &docks = w.docks();
+        const auto front = [&](PanelId id) { return !docks.dock(id)->visibleRegion().isEmpty(); };
+        w.workbench().requestAttention(PanelId::Checks, Attention::CheckFailed);
+        QTRY_VERIFY(front(PanelId::Checks));
+        w.workbench().requestAttention(PanelId::Results, Attention::RunResult);
+        QTest::qWait(0);
+        QVERIFY2(front(PanelId::Checks), "a run's result does not hide its failed check");
+        w.workbench().requestAttention(PanelId::Log, Attention::UserAsked);
+        QTRY_VERIFY(front(PanelId::Log));
+    }
+};
+
+QTEST_MAIN(TestPanels)
+#include "tst_panels.moc"
