@@ -19,8 +19,8 @@ namespace Kp {
 
 void MainWindow::newFromPreset()
 {
-    if (isProjectModified() &&
-        QMessageBox::question(this, tr("New from Preset"), tr("Discard the unsaved changes?")) != QMessageBox::Yes) {
+    // The same question as New, Open and Quit: Save, Discard or Cancel.
+    if (!maybeSave(tr("New from Preset"))) {
         return;
     }
     PresetDialog dialog(this);
@@ -43,7 +43,11 @@ Status MainWindow::openProject(const QString &path)
     if (s) {
         rebuildRecentMenu();
         const Project &p = document()->project();
-        m_wb->log(tr("Opened %1%2").arg(path, p.title.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(p.title)));
+        // A preset by its name: ":/presets/..." is the program's resource path, no file of the user's.
+        const QString what = path.startsWith(QLatin1String(":/presets/"))
+                                 ? tr("preset %1").arg(QFileInfo(path).dir().dirName())
+                                 : path;
+        m_wb->log(tr("Opened %1%2").arg(what, p.title.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(p.title)));
     }
     return s;
 }
@@ -56,8 +60,19 @@ Status MainWindow::saveProjectTo(const QString &path)
 
 void MainWindow::openFileDialog()
 {
+    // Opening another project replaces this one: its unsaved edits are asked about first.
+    if (!maybeSave(tr("Open"))) {
+        return;
+    }
+    // Where the user works: this project's folder, else where projects were last saved.
+    const QString dir = !document()->sourceDir().isEmpty()
+                            ? document()->sourceDir()
+                            : QSettings()
+                                  .value(QStringLiteral("lastSaveDir"),
+                                         QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation))
+                                  .toString();
     const QString path = QFileDialog::getOpenFileName(
-        this, tr("Open"), QString(),
+        this, tr("Open"), dir,
         tr("Projects and kernels (*.kpg *.cu *.cuh);;Projects (*.kpg);;CUDA sources (*.cu *.cuh);;All files (*)"));
     if (path.isEmpty()) {
         return;
@@ -156,6 +171,9 @@ void MainWindow::rebuildRecentMenu()
     const QStringList recent = ProjectDocument::recentProjects();
     for (const QString &path : recent) {
         m_recentMenu->addAction(path, this, [this, path] {
+            if (!maybeSave(tr("Open Recent"))) {
+                return;
+            }
             if (Status s = openProject(path); !s) {
                 QMessageBox::warning(this, tr("Open Recent"), s.error().message);
             }

@@ -79,6 +79,9 @@ void MainWindow::buildCentral()
         m_wb->compile().setActive(true);
     });
     connect(m_startPage, &StartPage::presetActivated, this, [this](const QString &path) {
+        if (!maybeSave(tr("Open Preset"))) {
+            return;
+        }
         if (Status s = openProject(path); !s) {
             QMessageBox::warning(this, tr("Open Preset"), s.error().message);
         }

@@ -6,6 +6,7 @@
 
 #include "panels/checks/checkspanel.h"
 #include "panels/kernels/kernelstable.h"
+#include "panels/launch/launchpanel.h"
 #include "panels/log/logpanel.h"
 #include "panels/occupancy/occupancyview.h"
 #include "panels/problems/problemspanel.h"
@@ -16,7 +17,14 @@
 
 #include <QDockWidget>
 #include <QLabel>
+#include <QLineEdit>
 #include <QMainWindow>
+#include <QMenu>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QTemporaryDir>
+#include <QTimer>
 
 using namespace Kp;
 using namespace KpTest;
@@ -127,6 +135,55 @@ private Q_SLOTS:
             QVERIFY2(dock->geometry().right() <= w.width() && dock->geometry().bottom() <= w.height(),
                      qPrintable(dock->objectName()));
         }
+    }
+
+    // Opening another project asks about unsaved edits first, as New and Quit
+    // do (Open Recent lost them without a word once); Cancel keeps them.
+    void openRecentAsksBeforeReplacingUnsavedEdits()
+    {
+        QTemporaryDir dir;
+        EngineClient engine;
+        MainWindow w(&engine);
+        KP_VERIFY_RESULT(w.openProject(QStringLiteral(":/presets/vector_add/vector_add.kpg")));
+        const QString saved = dir.filePath(QStringLiteral("mine.kpg"));
+        KP_VERIFY_RESULT(w.saveProjectTo(saved));
+        KP_VERIFY_RESULT(w.openProject(QStringLiteral(":/presets/heat/heat.kpg")));
+        w.launchPanel()->blockField(0)->setText(QStringLiteral("16"));
+        Q_EMIT w.launchPanel()->blockField(0)->editingFinished();
+        QTRY_VERIFY(w.isProjectModified());
+        QAction *recent = nullptr;
+        for (QAction *menu : w.menuBar()->actions()) {
+            for (QAction *a : menu->menu()->actions()) {
+                if (a->menu() && a->text() == QStringLiteral("Open &Recent")) {
+                    for (QAction *r : a->menu()->actions()) {
+                        if (r->text() == saved) {
+                            recent = r;
+                        }
+                    }
+                }
+            }
+        }
+        QVERIFY2(recent, "the saved project is in Open Recent");
+        const auto answer = [this](QMessageBox::StandardButton button, QMessageBox::StandardButtons *offered) {
+            QTimer::singleShot(0, this, [button, offered] {
+                if (auto *box = qobject_cast<QMessageBox *>(QApplication::activeModalWidget())) {
+                    *offered = box->standardButtons();
+                    box->button(button)->click();
+                }
+            });
+        };
+        QMessageBox::StandardButtons offered;
+        answer(QMessageBox::Cancel, &offered);
+        recent->trigger();
+        QCOMPARE(offered, QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel);
+        QVERIFY(w.isProjectModified());
+        QCOMPARE(w.project().launches[0].block.first(), QStringLiteral("16"));
+        QVERIFY(w.project().path.startsWith(QLatin1String(":/presets/heat")));
+        offered = {};
+        answer(QMessageBox::Discard, &offered);
+        recent->trigger();
+        QVERIFY(offered != QMessageBox::StandardButtons{});
+        QCOMPARE(QFileInfo(w.project().path).canonicalFilePath(), QFileInfo(saved).canonicalFilePath());
     }
 
     // "Raise me" goes through one policy: within a run a failed check outranks

@@ -244,9 +244,15 @@ ChecksPanel::ChecksPanel(Workbench &wb, QWidget *parent)
     : ChecksPanel(parent)
 {
     const auto noteFor = [this](const Project &p) {
+        // Before a run the note names the checks, so a student knows what will be judged.
+        QStringList names;
+        for (const CheckSpec &c : p.checks) {
+            names << c.displayName();
+        }
         setNote(p.checks.isEmpty()
                     ? tr("This project has no checks (\"checks\" in the .kpg).")
-                    : tr("%n check(s): run the project to evaluate them.", nullptr, int(p.checks.size())));
+                    : tr("%n check(s): %1. Run the project to evaluate them.", nullptr, int(p.checks.size()))
+                          .arg(names.join(QStringLiteral("; "))));
     };
     ProjectDocument &doc = wb.document();
     connect(&doc, &ProjectDocument::loaded, this, [noteFor, &doc] { noteFor(doc.project()); });

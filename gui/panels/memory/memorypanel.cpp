@@ -272,6 +272,7 @@ MemoryPanel::MemoryPanel(QWidget *parent)
 void MemoryPanel::setGuardViolations(const QList<GuardViolation> &violations)
 {
     m_guards = violations;
+    m_ranSince = true;
     rebuild();
 }
 
@@ -324,6 +325,7 @@ void MemoryPanel::setCheck(const SanitizedRun &run, Sanitizer::Tool tool)
 void MemoryPanel::clear()
 {
     m_guards.clear();
+    m_ranSince = false;
     m_run.reset();
     m_checking.clear();
     m_expanded.clear();
@@ -399,7 +401,9 @@ void MemoryPanel::rebuild()
         }
     }
     if (summary.isEmpty()) {
-        summary << tr("Nothing found. Every run checks the guard zones around the buffers; Build > Check Memory "
+        // "Nothing found" only once something looked: before a run nothing has.
+        summary << (m_ranSince ? tr("Nothing found.") : tr("Nothing checked yet."))
+                << tr("Every run checks the guard zones around the buffers; Build > Check Memory "
                       "runs the project once under compute-sanitizer (memcheck, racecheck, initcheck, synccheck).");
     }
     m_summary->setText(summary.join(QLatin1Char(' ')));

@@ -126,6 +126,7 @@ private:
     QTreeWidget *m_pairs = nullptr;
 
     QList<GuardViolation> m_guards;
+    bool m_ranSince = false; ///< a run's guard zones were looked at since the project opened
     std::optional<SanitizedRun> m_run;
     Sanitizer::Tool m_tool = Sanitizer::Tool::Memcheck;
     QString m_checking;

@@ -450,7 +450,9 @@ void SweepPanel::onFinished(bool aborted)
 void SweepPanel::updateButtons()
 {
     const bool running = isRunning();
-    m_run->setEnabled(!running);
+    // In the window, compile-only mode says so on the buttons that would need a GPU.
+    const bool gpu = !m_workbench || !m_workbench->devices().known() || m_workbench->devices().canRun();
+    m_run->setEnabled(!running && gpu);
     m_abort->setEnabled(running);
     const bool any = !m_model->results().isEmpty();
     m_csv->setEnabled(any);
@@ -606,6 +608,17 @@ SweepPanel::SweepPanel(Workbench &wb, QWidget *parent)
 {
     m_workbench = &wb;
     setDocument(&wb.document());
+    connect(&wb.devices(), &Devices::changed, this, [this, &wb] {
+        const bool gpu = wb.devices().canRun();
+        const QString why = wb.devices().whyNoRun();
+        m_run->setToolTip(gpu ? tr("Run the project once per point, timed and checked, on every GPU of the same model")
+                              : why);
+        if (!gpu) {
+            m_measure->setEnabled(false);
+            m_measure->setToolTip(why);
+        }
+        updateButtons();
+    });
     connect(&wb, &Workbench::runFinished, this, [this](const RunResult &r) { setCurrentRun(r); });
 }
 
