@@ -43,4 +43,7 @@ int sweepCommand(const QStringList &args);
 /** kpg grade LAB --submissions DIR ... (cli/grade.cpp). */
 int gradeCommand(const QStringList &args);
 
+/** kpg export PROJECT.kpg --to TARGET ... (cli/export.cpp). */
+int exportCommand(const QStringList &args);
+
 } // namespace Kp::Cli
