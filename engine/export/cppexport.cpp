@@ -701,6 +701,21 @@ std::vector<std::vector<unsigned char>> download(void **dev)
     line();
     line(QStringLiteral("int runProgram(int argc, char **argv)"));
     line(QStringLiteral("{"));
+    line(QStringLiteral("bool timing = true;"), 1);
+    line(QStringLiteral("std::string saveDir; // --save-buffers DIR: every buffer after the run as DIR/NAME.bin (raw "
+                        "bytes, C order)"),
+         1);
+    line(QStringLiteral("for (int i = 1; i < argc; ++i) {"), 1);
+    line(QStringLiteral("const std::string a = argv[i];"), 2);
+    line(QStringLiteral("if (a == \"--no-timing\") {"), 2);
+    line(QStringLiteral("timing = false;"), 3);
+    line(QStringLiteral("} else if (a == \"--save-buffers\" && i + 1 < argc) {"), 2);
+    line(QStringLiteral("saveDir = std::string(argv[++i]) + \"/\";"), 3);
+    line(QStringLiteral("} else {"), 2);
+    line(QStringLiteral("std::fprintf(stderr, \"usage: %s [--no-timing] [--save-buffers DIR]\\n\", argv[0]);"), 3);
+    line(QStringLiteral("return 64;"), 3);
+    line(QStringLiteral("}"), 2);
+    line(QStringLiteral("}"), 1);
     line(QStringLiteral("const std::string self = argc > 0 ? argv[0] : \"\";"), 1);
     line(QStringLiteral("g_dir = self.find('/') == std::string::npos ? \"\" : self.substr(0, self.rfind('/') + 1);"),
          1);
@@ -756,6 +771,11 @@ std::vector<std::vector<unsigned char>> download(void **dev)
     line(QStringLiteral("allocateAndUpload(dev);"), 1);
     line(QStringLiteral("runSteps(dev);"), 1);
     line(QStringLiteral("const std::vector<std::vector<unsigned char>> after = download(dev);"), 1);
+    line(QStringLiteral("for (int i = 0; i < kBuffers && !saveDir.empty(); ++i) {"), 1);
+    line(QStringLiteral("std::ofstream(saveDir + g_buffers[i].name + \".bin\", std::ios::binary)"), 2);
+    line(QStringLiteral(".write(reinterpret_cast<const char *>(after[i].data()), std::streamsize(after[i].size()));"),
+         3);
+    line(QStringLiteral("}"), 1);
     line();
     comment(QStringLiteral("Checks, with the project's tolerances."), 1);
     line(QStringLiteral("bool ok = true;"), 1);
@@ -827,6 +847,9 @@ std::vector<std::vector<unsigned char>> download(void **dev)
     if (!p.timingEnabled) {
         comment(QStringLiteral("The project has timing switched off."), 1);
     } else {
+        line(QStringLiteral("if (!timing) {"), 1);
+        line(QStringLiteral("return ok ? 0 : 1;"), 2);
+        line(QStringLiteral("}"), 1);
         comment(
             QStringLiteral("Timing with events: %1 warm-up run(s); then samples until the relative standard deviation "
                            "is at most %2 (with at least %3 samples and %4 s of GPU time), %5 samples or %6 s.")

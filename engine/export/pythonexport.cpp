@@ -575,6 +575,7 @@ Result<QByteArray> PyWriter::write()
                                                       : QStringLiteral("cuda-python (cuda.core and cuda.bindings)")));
     comment(QStringLiteral("Exit code: 0 when every check passes, 1 otherwise."));
     line();
+    line(QStringLiteral("import argparse"));
     line(QStringLiteral("import pathlib"));
     line(QStringLiteral("import sys"));
     line(QStringLiteral("import time"));
@@ -836,6 +837,14 @@ Result<QByteArray> PyWriter::write()
     line();
     line(QStringLiteral("def main():"));
     int in = 1;
+    line(QStringLiteral("parser = argparse.ArgumentParser(description=%1)").arg(py(p.title)), in);
+    line(QStringLiteral(
+             "parser.add_argument(\"--no-timing\", action=\"store_true\", help=\"run once, without timing\")"),
+         in);
+    line(QStringLiteral("parser.add_argument(\"--save-buffers\", metavar=\"DIR\", help=\"write every buffer after the "
+                        "run to DIR/NAME.npy\")"),
+         in);
+    line(QStringLiteral("args = parser.parse_args()"), in);
     if (p.reference) {
         comment(
             QStringLiteral("The reference runs first, on the initial contents (copy steps may write the host arrays)."),
@@ -848,6 +857,11 @@ Result<QByteArray> PyWriter::write()
     line(QStringLiteral("dev = allocate_and_upload()"), in);
     line(QStringLiteral("run_steps(dev)"), in);
     line(QStringLiteral("after = download(dev)"), in);
+    line(QStringLiteral("if args.save_buffers:"), in);
+    line(QStringLiteral("folder = pathlib.Path(args.save_buffers)"), in + 1);
+    line(QStringLiteral("folder.mkdir(parents=True, exist_ok=True)"), in + 1);
+    line(QStringLiteral("for name, array in after.items():"), in + 1);
+    line(QStringLiteral("np.save(folder / (name + \".npy\"), array)"), in + 2);
     line();
     comment(QStringLiteral("--- Checks, with the project's tolerances -------------------------------------"), in);
     line(QStringLiteral("ok = True"), in);
@@ -897,6 +911,8 @@ Result<QByteArray> PyWriter::write()
     if (!p.timingEnabled) {
         comment(QStringLiteral("The project has timing switched off."), in);
     } else {
+        line(QStringLiteral("if args.no_timing:"), in);
+        line(QStringLiteral("return 0 if ok else 1"), in + 1);
         if (p.graph) {
             comment(QStringLiteral("The project also captures the steps into a CUDA graph and times its replay; this "
                                    "program times the steps launched one by one only."),
