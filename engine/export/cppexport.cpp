@@ -523,6 +523,15 @@ Result<QList<ExportFile>> CppWriter::write()
     scriptArgs << QStringLiteral("\"-arch=%1\"").arg(arch);
     shown << QStringLiteral("-arch=%1").arg(p.arch == QLatin1String("auto") ? QStringLiteral("native") : p.arch);
     for (const QString &inc : p.includeDirs) {
+        if (inc.contains(QLatin1Char('"'))) {
+            return Error{
+                QStringLiteral("export"),
+                Error::Code::BadInput,
+                {},
+                QStringLiteral("compile.includeDirs: '%1' holds a double quote, which nvcc's own option parser "
+                               "does not accept in -I")
+                    .arg(inc)};
+        }
         scriptArgs << shellQuote(QStringLiteral("-I") + inc);
         shown << QStringLiteral("-I") + inc;
     }
