@@ -570,7 +570,21 @@ Result<QList<ExportFile>> CppWriter::write()
             line(eq < 0 ? QStringLiteral("#define %1").arg(d)
                         : QStringLiteral("#define %1 %2").arg(d.left(eq), d.mid(eq + 1)));
         }
-        line(QStringLiteral("#include %1").arg(cpp(mod.file)));
+        if (&mod == &m) {
+            line(QStringLiteral("#include %1").arg(cpp(mod.file)));
+        } else {
+            // In an unnamed namespace, so that kernels named like the project's do not clash when
+            // linking; the headers it includes come first, where they belong (at file scope).
+            static const QRegularExpression systemInclude(
+                QStringLiteral("^[ \\t]*#[ \\t]*include[ \\t]*<([A-Za-z0-9_./+-]+)>"),
+                QRegularExpression::MultilineOption);
+            for (auto it = systemInclude.globalMatch(QString::fromUtf8(mod.text)); it.hasNext();) {
+                line(QStringLiteral("#include <%1>").arg(it.next().captured(1)));
+            }
+            line(QStringLiteral("namespace {"));
+            line(QStringLiteral("#include %1").arg(cpp(mod.file)));
+            line(QStringLiteral("} // namespace"));
+        }
         m_out += QString::fromLatin1(kCheckMacro);
         line();
         line(QStringLiteral("namespace exported {"));
