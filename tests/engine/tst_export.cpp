@@ -6,6 +6,7 @@
 // comments; what a target cannot express is refused with its reason.
 
 #include "buffers/npy.h"
+#include "check/checkeval.h"
 #include "export/exporter.h"
 #include "project/projectio.h"
 #include "run/runner.h"
@@ -20,6 +21,8 @@
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QtTest>
+
+#include <cstring>
 
 using namespace Kp;
 
@@ -202,6 +205,86 @@ private Q_SLOTS:
                 runProcess(QStringLiteral("python3"), {QStringLiteral("-m"), QStringLiteral("py_compile"), program});
             QVERIFY2(compiled.exitCode == 0, qPrintable(compiled.output));
             QCOMPARE(importedModules(program), expectedImports(target));
+        }
+    }
+
+    void expectedValues_data()
+    {
+        QTest::addColumn<QString>("project");
+        const QDir root(presetsDir());
+        for (const QString &name : root.entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
+            for (const QString &kpg : QDir(root.filePath(name)).entryList({QStringLiteral("*.kpg")}, QDir::Files)) {
+                QTest::newRow(qPrintable(name)) << QDir(root.filePath(name)).filePath(kpg);
+            }
+        }
+    }
+
+    // The expected values an export writes for an expression check are the
+    // ones kpg judges with: stored as the buffer's "after" contents, the
+    // engine's own evaluateCheck passes them.
+    void expectedValues()
+    {
+        QFETCH(QString, project);
+        bool ok = false;
+        const Project p = loadOrFail(project, &ok);
+        QVERIFY(ok);
+        bool any = false;
+        for (const CheckSpec &c : p.checks) {
+            any = any || c.kind == CheckSpec::Kind::Expected;
+        }
+        if (!any) {
+            QSKIP("no expression check");
+        }
+        ExportOptions options;
+        options.target = ExportTarget::CuPy;
+        const Result<ExportResult> r = exportProject(p, options);
+        QVERIFY2(bool(r), r ? "" : qPrintable(r.error().message));
+        HostBuffers buffers;
+        QVERIFY(bool(buffers.materialize(p)));
+        CheckData data;
+        data.variables = expressionVariables(p, buffers);
+        data.projectDir = p.dir();
+        for (const auto &b : buffers.all()) {
+            data.initial.insert(b->spec.name, BufferView{b->spec.dtype, b->shape, b->memory.data(), b->byteSize()});
+        }
+        QTemporaryDir tmp;
+        for (int ci = 0; ci < p.checks.size(); ++ci) {
+            const CheckSpec &c = p.checks[ci];
+            if (c.kind != CheckSpec::Kind::Expected) {
+                continue;
+            }
+            const QString name = QStringLiteral("expected/%1_%2.npy").arg(ci).arg(c.buffer);
+            const ExportFile *file = nullptr;
+            for (const ExportFile &f : r->files) {
+                file = f.path == name ? &f : file;
+            }
+            QVERIFY2(file, qPrintable(name));
+            const QString path = tmp.filePath(QStringLiteral("%1.npy").arg(ci));
+            {
+                QFile f(path);
+                QVERIFY(f.open(QIODevice::WriteOnly));
+                f.write(file->contents);
+            }
+            const HostBuffer *hb = buffers.find(c.buffer);
+            const DTypeInfo &info = dtypeInfo(hb->spec.dtype);
+            const qint64 values = hb->elementCount() * info.components;
+            QList<qint64> shape = hb->shape;
+            if (info.components > 1) {
+                shape << info.components;
+            }
+            QByteArray doubles(values * 8, Qt::Uninitialized);
+            QVERIFY(bool(loadNpyInto(path, DType::Float64, shape, doubles.data(), doubles.size())));
+            QByteArray after(hb->byteSize(), Qt::Uninitialized);
+            for (qint64 k = 0; k < values; ++k) {
+                double v;
+                std::memcpy(&v, doubles.constData() + k * 8, 8);
+                storeComponent(info.component, v, after.data() + k * info.componentBytes);
+            }
+            data.after.insert(c.buffer, BufferView{hb->spec.dtype, hb->shape, after.constData(), after.size()});
+            const Result<CheckResult> judged = evaluateCheck(c, data, 0);
+            QVERIFY2(bool(judged), judged ? "" : qPrintable(judged.error().message));
+            QVERIFY2(judged->passed, qPrintable(checkResultText(*judged)));
+            QCOMPARE(judged->compared, values);
         }
     }
 
