@@ -839,6 +839,26 @@ Result<ExportResult> exportProject(const Project &project, const ExportOptions &
         if (!refRun) {
             return refRun.error();
         }
+        const auto sameStreams = [](const PlanRun &a, const PlanRun &b) {
+            if (a.streams.size() != b.streams.size() || a.events != b.events) {
+                return false;
+            }
+            for (int i = 0; i < a.streams.size(); ++i) {
+                if (a.streams[i].name != b.streams[i].name || a.streams[i].priority != b.streams[i].priority ||
+                    a.streams[i].legacy != b.streams[i].legacy) {
+                    return false;
+                }
+            }
+            return true;
+        };
+        if (refRun->run.usesStreams() && !sameStreams(refRun->run, plan.run)) {
+            // The programs create the main run's streams and events once; a reference with
+            // others would need a second set, which the export does not write.
+            return exportError(QStringLiteral("reference.launches: the reference runs on streams or events of its "
+                                              "own, other than the project's; the export writes one set of streams "
+                                              "and events"),
+                               QStringLiteral("reference.launches"));
+        }
         plan.reference = refRun->run;
         plan.reference->module = refModule;
         collectKernels(*plan.reference, refRun->kernels,

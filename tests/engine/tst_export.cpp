@@ -399,6 +399,24 @@ private Q_SLOTS:
                    "cuda-python: kernel 'k' asks for 65536 bytes of dynamic shared memory, more than 48 KiB, "
                    "and this export does not set the opt-in attribute through cuda.core; export for cupy or "
                    "cuda-cpp");
+        QTest::newRow("reference on streams of its own")
+            << QStringLiteral("cupy") << plain
+            << QJsonObject{{QStringLiteral("streams"),
+                            QJsonArray{QJsonObject{{QStringLiteral("name"), QStringLiteral("side")}}}},
+                           {QStringLiteral("reference"),
+                            QJsonObject{
+                                {QStringLiteral("launches"),
+                                 QJsonArray{QJsonObject{{QStringLiteral("kernel"), QStringLiteral("k")},
+                                                        {QStringLiteral("grid"), QJsonArray{4}},
+                                                        {QStringLiteral("block"), QJsonArray{32}},
+                                                        {QStringLiteral("stream"), QStringLiteral("side")},
+                                                        {QStringLiteral("args"),
+                                                         QJsonArray{QStringLiteral("a"), QStringLiteral("n")}}}}}}},
+                           {QStringLiteral("checks"),
+                            QJsonArray{QJsonObject{{QStringLiteral("buffer"), QStringLiteral("a")},
+                                                   {QStringLiteral("reference"), QStringLiteral("a")}}}}}
+            << QStringLiteral("reference.launches: the reference runs on streams or events of its own, other than the "
+                              "project's; the export writes one set of streams and events");
         QTest::newRow("cuda-cpp include folder with a double quote")
             << QStringLiteral("cuda-cpp") << plain
             << QJsonObject{{QStringLiteral("compile"),
