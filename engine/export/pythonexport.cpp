@@ -686,8 +686,26 @@ Result<QByteArray> PyWriter::write()
         }
         const QString var = mi == p.run.module ? QStringLiteral("kernels") : QStringLiteral("ref_kernels");
         comment(QStringLiteral("%1 (%2)").arg(m.file, m.shownName));
-        line(QStringLiteral("%1 = compile_module((HERE / %2).read_text(), {%3})")
-                 .arg(var, py(m.file), entries.join(QStringLiteral(", "))));
+        QStringList instances;
+        for (const PlanKernel &k : m.kernels) {
+            if (m_target == ExportTarget::PyCuda && k.name.contains(QLatin1Char('<'))) {
+                instances << QStringLiteral("(void *)&%1").arg(k.name);
+            }
+        }
+        QString extra;
+        if (!instances.isEmpty()) {
+            // Template kernels are compiled only when used; NVRTC's name expressions do that for the
+            // playground, and here the address of each instance does it for nvcc.
+            comment(QStringLiteral("PyCUDA has no name expressions: taking each template instance's address makes "
+                                   "nvcc compile it."));
+            const QString instanceVar =
+                mi == p.run.module ? QStringLiteral("INSTANCES") : QStringLiteral("REF_INSTANCES");
+            line(QStringLiteral("%1 = %2").arg(instanceVar, py(QStringLiteral("\nvoid *exported_instances_[] = {%1};\n")
+                                                                   .arg(instances.join(QStringLiteral(", "))))));
+            extra = QStringLiteral(" + ") + instanceVar;
+        }
+        line(QStringLiteral("%1 = compile_module((HERE / %2).read_text()%3, {%4})")
+                 .arg(var, py(m.file), extra, entries.join(QStringLiteral(", "))));
     }
     if (p.reference && p.reference->module == p.run.module) {
         line(QStringLiteral("ref_kernels = kernels"));
