@@ -46,5 +46,7 @@ int gradeCommand(const QStringList &args);
 
 /** kpg lab export-starter LAB OUTDIR: the students' copy of a lab (cli/grade.cpp). */
 int labCommand(const QStringList &args);
+/** kpg export PROJECT.kpg --to TARGET ... (cli/export.cpp). */
+int exportCommand(const QStringList &args);
 
 } // namespace Kp::Cli

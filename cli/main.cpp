@@ -160,6 +160,12 @@ Commands:
                      slower, not-slower or not-faster
       --json OUT|-   write the verdict and its numbers as JSON
 
+  export PROJECT.kpg --to pycuda|cupy|cuda-python|cuda-cpp [-o OUT]
+                     Write the project as the host program a user would write
+                     (compile, buffers, launches, timing, checks), with its
+                     kernel source and inputs beside it (docs/export.md).
+      -o OUT         the folder to write (default: PROJECT-TARGET here)
+
   grade LAB --submissions DIR [options]
                      Grade every student's EXERCISE.cu (a folder per student)
                      against every exercise .kpg of the LAB folder, one worker
@@ -771,6 +777,9 @@ int main(int argc, char **argv)
     }
     if (first == QLatin1String("lab")) {
         return labCommand(args);
+    }
+    if (first == QLatin1String("export")) {
+        return exportCommand(args);
     }
     if (first.startsWith(QLatin1Char('-'))) {
         return usageError(QStringLiteral("unknown option '%1'").arg(first));

@@ -1,0 +1,1030 @@
+// The Python programs of an export (docs/export.md): one body for the three
+// Python targets, over a handful of helpers (compile, allocate, copy,
+// launch, streams and events) written once per API. The body is the
+// project; the helpers are the API.
+
+#include "export/exportplan.h"
+
+#include <QStringList>
+
+namespace Kp::ExportDetail {
+
+namespace {
+
+QString py(const QString &s)
+{
+    return pythonStringLiteral(s);
+}
+
+QString pyList(const QStringList &items)
+{
+    QStringList quoted;
+    for (const QString &i : items) {
+        quoted << py(i);
+    }
+    return QStringLiteral("[") + quoted.join(QStringLiteral(", ")) + QStringLiteral("]");
+}
+
+QString pyNumber(double v)
+{
+    return shortestText(DType::Float64, QByteArray(reinterpret_cast<const char *>(&v), 8));
+}
+
+/** A typed NumPy scalar: np.int32(5), np.float32(0.24); bfloat16 as its bits in a uint16. */
+QString pyValue(DType t, const QByteArray &bytes)
+{
+    const QString text = shortestText(t, bytes);
+    if (t == DType::BFloat16) {
+        quint16 bits = 0;
+        std::memcpy(&bits, bytes.constData(), 2);
+        return QStringLiteral("np.uint16(0x%1)  # bfloat16 %2, as its bits")
+            .arg(bits, 4, 16, QLatin1Char('0'))
+            .arg(text);
+    }
+    const QString np = QStringLiteral("np.") + dtypeName(t);
+    if (text == QLatin1String("nan") || text.endsWith(QLatin1String("inf"))) {
+        return QStringLiteral("%1(%2)").arg(np, py(text));
+    }
+    return QStringLiteral("%1(%2)").arg(np, text);
+}
+
+QString tuple3(const Dim3 &d)
+{
+    return QStringLiteral("(%1, %2, %3)").arg(d[0]).arg(d[1]).arg(d[2]);
+}
+
+QString helpersFor(ExportTarget target)
+{
+    switch (target) {
+    case ExportTarget::PyCuda:
+        return QStringLiteral(R"PY(import pycuda.autoinit  # noqa: F401  (a context on GPU 0)
+import pycuda.driver as drv
+from pycuda.compiler import SourceModule
+
+# --- The CUDA API, in the few calls this program needs -------------------------
+
+allocations = []  # keeps the device memory alive; the program works with its addresses
+
+
+def compile_module(source, names):
+    """Compiles with nvcc (PyCUDA's SourceModule). no_extern_c=True keeps C++
+    names, so each kernel is looked up by the symbol NVRTC lowered it to when the
+    project was exported: PyCUDA has no name expressions."""
+    module = SourceModule(source, options=NVCC_OPTIONS, no_extern_c=True, include_dirs=INCLUDE_DIRS, arch=ARCH)
+    return {name: module.get_function(symbol) for name, symbol in names.items()}
+
+
+def alloc(nbytes):
+    a = drv.mem_alloc(nbytes)
+    allocations.append(a)
+    return int(a)
+
+
+def pin(array):
+    # Page-locked host memory, as the playground's host copies: async copies need it.
+    return drv.register_host_memory(array)
+
+
+def new_stream(priority, legacy=False):
+    # PyCUDA creates streams without a priority; the project's priorities are in the comments.
+    return None if legacy else drv.Stream()
+
+
+def new_event():
+    return drv.Event()
+
+
+def record(event, stream):
+    event.record(stream)
+
+
+def wait(stream, event):
+    if stream is None:
+        event.synchronize()
+    else:
+        stream.wait_for_event(event)
+
+
+def sync(stream):
+    if stream is None:
+        drv.Context.synchronize()
+    else:
+        stream.synchronize()
+
+
+def elapsed_ms(start, end):
+    return end.time_since(start)
+
+
+def bytes_of(array, offset, nbytes):
+    return array.reshape(-1).view(np.uint8)[offset:offset + nbytes]
+
+
+def copy_to_device(dptr, array, offset, nbytes, stream):
+    drv.memcpy_htod_async(dptr + offset, bytes_of(array, offset, nbytes), stream)
+
+
+def copy_to_host(array, dptr, offset, nbytes, stream):
+    drv.memcpy_dtoh_async(bytes_of(array, offset, nbytes), dptr + offset, stream)
+
+
+def memset(dptr, value, nbytes, stream):
+    drv.memset_d8_async(dptr, value, nbytes, stream)
+
+
+def allow_shared(kernel, nbytes):
+    kernel.set_attribute(drv.function_attribute.MAX_DYNAMIC_SHARED_SIZE_BYTES, nbytes)
+
+
+def launch(kernel, grid, block, shared, stream, args):
+    kernel(*args, grid=grid, block=block, shared=shared, stream=stream)
+
+
+def l2_cache_bytes():
+    return drv.Context.get_device().get_attribute(drv.device_attribute.L2_CACHE_SIZE)
+)PY");
+    case ExportTarget::CuPy:
+        return QStringLiteral(R"PY(import cupy as cp
+
+# --- The CUDA API, in the few calls this program needs -------------------------
+
+allocations = []  # keeps the device memory alive; the program works with its addresses
+
+
+def compile_module(source, names):
+    """Compiles with NVRTC (CuPy's RawModule); C++ kernels and template
+    instances are found through name expressions, as in the playground."""
+    expressions = [name for name, symbol in names.items() if symbol is None]
+    module = cp.RawModule(code=source, options=tuple(NVRTC_OPTIONS), name_expressions=expressions)
+    return {name: module.get_function(name if symbol is None else symbol) for name, symbol in names.items()}
+
+
+def alloc(nbytes):
+    m = cp.cuda.alloc(nbytes)
+    allocations.append(m)
+    return m.ptr
+
+
+def pin(array):
+    # Page-locked host memory, as the playground's host copies: async copies need it.
+    cp.cuda.runtime.hostRegister(array.ctypes.data, array.nbytes, 0)
+    return array
+
+
+def new_stream(priority, legacy=False):
+    if legacy:
+        return cp.cuda.Stream.null
+    if priority:
+        return cp.cuda.Stream(non_blocking=True, priority=priority)
+    return cp.cuda.Stream(non_blocking=True)
+
+
+def new_event():
+    return cp.cuda.Event()
+
+
+def record(event, stream):
+    event.record(stream)
+
+
+def wait(stream, event):
+    stream.wait_event(event)
+
+
+def sync(stream):
+    stream.synchronize()
+
+
+def elapsed_ms(start, end):
+    return cp.cuda.get_elapsed_time(start, end)
+
+
+def copy_to_device(dptr, array, offset, nbytes, stream):
+    cp.cuda.runtime.memcpyAsync(dptr + offset, array.ctypes.data + offset, nbytes,
+                                cp.cuda.runtime.memcpyHostToDevice, stream.ptr)
+
+
+def copy_to_host(array, dptr, offset, nbytes, stream):
+    cp.cuda.runtime.memcpyAsync(array.ctypes.data + offset, dptr + offset, nbytes,
+                                cp.cuda.runtime.memcpyDeviceToHost, stream.ptr)
+
+
+def memset(dptr, value, nbytes, stream):
+    cp.cuda.runtime.memsetAsync(dptr, value, nbytes, stream.ptr)
+
+
+def allow_shared(kernel, nbytes):
+    kernel.max_dynamic_shared_size_bytes = nbytes
+
+
+def launch(kernel, grid, block, shared, stream, args):
+    with stream:
+        kernel(grid, block, tuple(args), shared_mem=shared)
+
+
+def l2_cache_bytes():
+    return cp.cuda.Device().attributes["L2CacheSize"]
+)PY");
+    case ExportTarget::CudaPython:
+    case ExportTarget::CudaCpp: break;
+    }
+    return QStringLiteral(R"PY(try:
+    from cuda.core import Device, LaunchConfig, Program, ProgramOptions, StreamOptions
+    from cuda.core import launch as launch_kernel
+except ImportError:  # cuda.core before 0.4 had them in cuda.core.experimental only
+    from cuda.core.experimental import Device, LaunchConfig, Program, ProgramOptions, StreamOptions
+    from cuda.core.experimental import launch as launch_kernel
+from cuda.bindings import driver
+
+# --- The CUDA API, in the few calls this program needs -------------------------
+# cuda.core compiles (NVRTC), loads and launches; memory, copies and events are
+# the driver API's own calls from cuda.bindings, which cuda.core builds on.
+
+device = Device(0)
+device.set_current()
+allocations = []  # device addresses, freed when the program ends
+
+
+def checked(result):
+    """cuda.bindings returns (error, value...); stop at the first error."""
+    err = result[0]
+    if err != driver.CUresult.CUDA_SUCCESS:
+        raise RuntimeError(f"CUDA driver error {err}")
+    return result[1] if len(result) == 2 else None
+
+
+def compile_module(source, names):
+    arch = ARCH or "sm_{}{}".format(*device.compute_capability)
+    options = ProgramOptions(arch=arch, **PROGRAM_OPTIONS)
+    expressions = [name for name, symbol in names.items() if symbol is None]
+    code = Program(source, "c++", options=options).compile("cubin", name_expressions=expressions)
+    return {name: code.get_kernel(name if symbol is None else symbol) for name, symbol in names.items()}
+
+
+def alloc(nbytes):
+    p = int(checked(driver.cuMemAlloc(nbytes)))
+    allocations.append(p)
+    return p
+
+
+def pin(array):
+    # Page-locked host memory, as the playground's host copies: async copies need it.
+    checked(driver.cuMemHostRegister(array.ctypes.data, array.nbytes, 0))
+    return array
+
+
+def new_stream(priority, legacy=False):
+    if legacy:
+        return device.default_stream
+    return device.create_stream(options=StreamOptions(nonblocking=True, priority=priority))
+
+
+def new_event():
+    return checked(driver.cuEventCreate(0))
+
+
+def record(event, stream):
+    checked(driver.cuEventRecord(event, stream.handle))
+
+
+def wait(stream, event):
+    checked(driver.cuStreamWaitEvent(stream.handle, event, 0))
+
+
+def sync(stream):
+    checked(driver.cuStreamSynchronize(stream.handle))
+
+
+def elapsed_ms(start, end):
+    return checked(driver.cuEventElapsedTime(start, end))
+
+
+def copy_to_device(dptr, array, offset, nbytes, stream):
+    checked(driver.cuMemcpyHtoDAsync(dptr + offset, array.ctypes.data + offset, nbytes, stream.handle))
+
+
+def copy_to_host(array, dptr, offset, nbytes, stream):
+    checked(driver.cuMemcpyDtoHAsync(array.ctypes.data + offset, dptr + offset, nbytes, stream.handle))
+
+
+def memset(dptr, value, nbytes, stream):
+    checked(driver.cuMemsetD8Async(dptr, value, nbytes, stream.handle))
+
+
+def launch(kernel, grid, block, shared, stream, args):
+    launch_kernel(stream, LaunchConfig(grid=grid, block=block, shmem_size=shared), kernel, *args)
+
+
+
+def l2_cache_bytes():
+    return device.properties.l2_cache_size
+)PY");
+}
+
+const char *kCheckHelper = R"PY(
+def ordered_bits(values, kind):
+    """The bits of floats as integers that count units in the last place."""
+    ints = {"f16": np.int16, "bf16": np.int16, "f32": np.int32, "f64": np.int64}[kind]
+    v = values.view(ints).astype(np.int64)
+    magnitude = v & np.int64(np.iinfo(ints).max)
+    return np.where(v < 0, -magnitude, magnitude)
+
+
+def as_float64(values, kind):
+    if kind == "bf16":  # raw bfloat16 bits: the upper half of a float32
+        return (values.astype(np.uint32) << 16).view(np.float32).astype(np.float64)
+    return values.astype(np.float64)
+
+
+def rounded_to(expected, kind):
+    if kind == "bf16":  # float32 to bfloat16, round to nearest even
+        bits = expected.astype(np.float32).view(np.uint32).astype(np.uint64)
+        return ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16).astype(np.uint16)
+    return expected.astype({"f16": np.float16, "f32": np.float32, "f64": np.float64}[kind])
+
+
+def check(name, got, expected, kind, atol=0.0, rtol=0.0, ulp=0, nan_ok=False):
+    """One check of the project (docs/checks.md): integers exactly; floats pass
+    when |got - expected| <= atol + rtol*|expected|, or when they are at most
+    ulp units in the last place apart in the buffer's own type."""
+    got = np.ascontiguousarray(got).reshape(-1)
+    expected = np.ascontiguousarray(expected).reshape(-1)
+    if got.size != expected.size:
+        print(f"FAIL {name}: {got.size} values, but {expected.size} expected")
+        return False
+    if kind == "int":
+        if got.dtype.kind in "iu" and expected.dtype.kind in "iu":
+            bad = got.astype(np.int64) != expected.astype(np.int64)
+            if got.dtype == np.uint64 or expected.dtype == np.uint64:
+                bad = got.astype(np.uint64) != expected.astype(np.uint64)
+        else:
+            bad = got.astype(np.float64) != expected.astype(np.float64)
+        g, e = got, expected
+    else:
+        g = as_float64(got, kind)
+        e = expected.astype(np.float64)
+        with np.errstate(invalid="ignore", over="ignore"):
+            finite = np.isfinite(g) & np.isfinite(e)
+            close = np.abs(g - e) <= atol + rtol * np.abs(e)
+            og = ordered_bits(got, kind)
+            oe = ordered_bits(rounded_to(e, kind), kind)
+            same_sign = (og < 0) == (oe < 0)
+            distance = np.where(same_sign, np.abs(og - oe), np.abs(og).astype(np.float64) + np.abs(oe))
+            good = finite & (close | (distance <= ulp))
+            good |= ~finite & (g == e)  # infinities pass only when equal
+            if nan_ok:
+                good |= np.isnan(g) & np.isnan(e)
+        bad = ~good
+    mismatches = int(np.count_nonzero(bad))
+    if mismatches == 0:
+        print(f"PASS {name} ({got.size} values)")
+        return True
+    first = int(np.flatnonzero(bad)[0])
+    print(f"FAIL {name}: {mismatches} of {got.size} values differ; first at flat index {first}: "
+          f"got {g[first]}, expected {e[first]}")
+    return False
+)PY";
+
+QString checkKind(DType t, bool exact)
+{
+    if (exact) {
+        return QStringLiteral("int");
+    }
+    switch (dtypeInfo(t).component) {
+    case DType::Float16: return QStringLiteral("f16");
+    case DType::BFloat16: return QStringLiteral("bf16");
+    case DType::Float64: return QStringLiteral("f64");
+    default: return QStringLiteral("f32");
+    }
+}
+
+/** NumPy slices of a region [x, y, z] over an array of shape (outermost first, plus a component axis). */
+QString regionSlices(const CheckRegion &r)
+{
+    QStringList parts;
+    for (qsizetype a = r.begin.size() - 1; a >= 0; --a) {
+        parts << QStringLiteral("%1:%2").arg(r.begin[a]).arg(r.end[a]);
+    }
+    return QStringLiteral("[") + parts.join(QStringLiteral(", ")) + QStringLiteral("]");
+}
+
+class PyWriter
+{
+public:
+    PyWriter(Plan &plan, ExportTarget target)
+        : m_plan(plan)
+        , m_target(target)
+    {
+    }
+
+    void line(const QString &s = {}, int indent = 0)
+    {
+        m_out += QString(indent * 4, QLatin1Char(' ')) + s + QLatin1Char('\n');
+    }
+    void comment(const QString &s, int indent = 0) { line(QStringLiteral("# ") + commentText(s), indent); }
+
+    QString argText(const PlanArg &a, const QString &devName) const
+    {
+        if (a.isBuffer) {
+            const QString p = QStringLiteral("%1[%2]").arg(devName, py(a.buffer));
+            return a.byteOffset ? QStringLiteral("np.uintp(%1 + %2)").arg(p).arg(a.byteOffset)
+                                : QStringLiteral("np.uintp(%1)").arg(p);
+        }
+        if (a.scalar >= 0) {
+            return m_plan.scalars[a.scalar].identifier;
+        }
+        QString v = pyValue(a.valueType, a.bytes);
+        const qsizetype hash = v.indexOf(QLatin1String("  #"));
+        return hash > 0 ? v.left(hash) : v;
+    }
+
+    QString streamExpr(int i) const { return QStringLiteral("streams[%1]").arg(i); }
+
+    void steps(const PlanRun &run, const QString &kernelsName, const QString &devName, int indent)
+    {
+        const bool streamed = run.usesStreams();
+        if (streamed && run.streams.size() > 1) {
+            comment(QStringLiteral("Every stream starts after the work queued on the main stream so far."), indent);
+            line(QStringLiteral("record(fork, streams[0])"), indent);
+            line(QStringLiteral("for s in streams[1:]:"), indent);
+            line(QStringLiteral("wait(s, fork)"), indent + 1);
+        }
+        const bool repeats = run.repeat > 1;
+        if (repeats) {
+            line(QStringLiteral("for repetition in range(%1):").arg(run.repeat), indent);
+            ++indent;
+        }
+        for (int i = 0; i < run.steps.size();) {
+            const PlanStep &s = run.steps[i];
+            int same = 1;
+            while (i + same < run.steps.size() && run.steps[i + same].sameAs(s)) {
+                ++same;
+            }
+            int in = indent;
+            if (same > 1) {
+                comment(QStringLiteral("%1 identical launches").arg(same), in);
+                line(QStringLiteral("for _ in range(%1):").arg(same), in);
+                ++in;
+            }
+            for (int w : s.waits) {
+                line(QStringLiteral("wait(%1, events[%2])  # %3")
+                         .arg(streamExpr(s.stream))
+                         .arg(w)
+                         .arg(commentText(run.events.value(w))),
+                     in);
+            }
+            const QString st = streamExpr(s.stream);
+            const QString d = QStringLiteral("%1[%2]").arg(devName, py(s.buffer));
+            switch (s.kind) {
+            case RunStep::Kind::Kernel: {
+                QStringList args;
+                for (const PlanArg &a : s.args) {
+                    args << argText(a, devName);
+                }
+                if (!s.label.isEmpty()) {
+                    comment(s.label, in);
+                }
+                line(QStringLiteral("launch(%1[%2], %3, %4, %5, %6, [%7])")
+                         .arg(kernelsName, py(s.kernel), tuple3(s.grid), tuple3(s.block))
+                         .arg(s.sharedBytes)
+                         .arg(st, args.join(QStringLiteral(", "))),
+                     in);
+                break;
+            }
+            case RunStep::Kind::CopyToDevice:
+                comment(s.label, in);
+                line(QStringLiteral("copy_to_device(%1, host[%2], %3, %4, %5)")
+                         .arg(d, py(s.buffer))
+                         .arg(s.offset)
+                         .arg(s.bytes)
+                         .arg(st),
+                     in);
+                break;
+            case RunStep::Kind::CopyToHost:
+                comment(s.label, in);
+                line(QStringLiteral("copy_to_host(host[%1], %2, %3, %4, %5)")
+                         .arg(py(s.buffer), d)
+                         .arg(s.offset)
+                         .arg(s.bytes)
+                         .arg(st),
+                     in);
+                break;
+            case RunStep::Kind::Memset:
+                comment(s.label, in);
+                line(QStringLiteral("memset(%1 + %2, %3, %4, %5)")
+                         .arg(d)
+                         .arg(s.offset)
+                         .arg(s.memsetValue)
+                         .arg(s.bytes)
+                         .arg(st),
+                     in);
+                break;
+            case RunStep::Kind::Record:
+            case RunStep::Kind::Wait: break;
+            }
+            if (s.event >= 0) {
+                line(QStringLiteral("record(events[%1], %2)  # %3")
+                         .arg(s.event)
+                         .arg(st, commentText(run.events.value(s.event))),
+                     in);
+            }
+            i += same;
+        }
+        for (const auto &[a, b] : run.swaps) {
+            line(QStringLiteral("%1[%2], %1[%3] = %1[%3], %1[%2]").arg(devName, py(a), py(b)), indent);
+        }
+        if (repeats) {
+            --indent;
+        }
+        if (streamed && run.streams.size() > 1) {
+            comment(QStringLiteral("The main stream waits for every other stream's work."), indent);
+            line(QStringLiteral("for s in streams[1:]:"), indent);
+            line(QStringLiteral("record(join, s)"), indent + 1);
+            line(QStringLiteral("wait(streams[0], join)"), indent + 1);
+        }
+    }
+
+    Result<QByteArray> write();
+
+private:
+    Plan &m_plan;
+    ExportTarget m_target;
+    QString m_out;
+};
+
+Result<QByteArray> PyWriter::write()
+{
+    const Plan &p = m_plan;
+    QStringList notes = p.notes;
+    const QString targetName = exportTargetName(m_target);
+    line(QStringLiteral("#!/usr/bin/env python3"));
+    comment(p.title);
+    line(QStringLiteral("#"));
+    comment(QStringLiteral("Exported by Kernel Playground from %1 for %2. Run it beside the files it reads:")
+                .arg(p.projectFile.isEmpty() ? QStringLiteral("a project") : p.projectFile, targetName));
+    QStringList sources;
+    for (const PlanModule &m : p.modules) {
+        sources << m.file;
+    }
+    comment(QStringLiteral("    python3 %1").arg(p.programFile));
+    comment(QStringLiteral("%1 (the kernel source), inputs/*.npy (the buffers' initial contents) and expected/*.npy")
+                .arg(sources.join(QStringLiteral(", "))));
+    comment(QStringLiteral("(the values expression and .npy checks compare with). It needs a CUDA GPU, NumPy and %1.")
+                .arg(m_target == ExportTarget::PyCuda ? QStringLiteral("PyCUDA (and nvcc)")
+                     : m_target == ExportTarget::CuPy ? QStringLiteral("CuPy")
+                                                      : QStringLiteral("cuda-python (cuda.core and cuda.bindings)")));
+    comment(QStringLiteral("Exit code: 0 when every check passes, 1 otherwise."));
+    line();
+    line(QStringLiteral("import argparse"));
+    line(QStringLiteral("import pathlib"));
+    line(QStringLiteral("import sys"));
+    line(QStringLiteral("import time"));
+    line();
+    line(QStringLiteral("import numpy as np"));
+    m_out += helpersFor(m_target);
+    line();
+    line(QStringLiteral("HERE = pathlib.Path(__file__).resolve().parent"));
+    line();
+
+    // Compile options.
+    comment(QStringLiteral("--- Compile: the project's options ---------------------------------------------"));
+    const bool autoArch = p.arch == QLatin1String("auto");
+    QStringList common;
+    common << QStringLiteral("-std=%1").arg(p.std);
+    if (p.debug) {
+        common << QStringLiteral("-G");
+    } else if (p.lineInfo) {
+        common << QStringLiteral("-lineinfo");
+    }
+    if (p.fastMath) {
+        common << QStringLiteral("--use_fast_math");
+    }
+    for (const QString &d : p.defines) {
+        common << QStringLiteral("-D%1").arg(d);
+    }
+    const int opt = p.debug ? 0 : p.optLevel;
+    if (m_target == ExportTarget::PyCuda) {
+        comment(QStringLiteral("The architecture: %1.")
+                    .arg(autoArch ? QStringLiteral("auto, PyCUDA picks the GPU's own") : p.arch));
+        line(QStringLiteral("ARCH = %1").arg(autoArch ? QStringLiteral("None") : py(p.arch)));
+        QStringList nvcc = common;
+        nvcc << QStringLiteral("-Xptxas=-O%1").arg(opt);
+        if (!p.extra.isEmpty()) {
+            comment(QStringLiteral(
+                "The project's extra NVRTC options, given to nvcc as they are (most are spelt the same):"));
+            nvcc << p.extra;
+            notes << QStringLiteral("compile.extra: NVRTC options passed to nvcc unchanged");
+        }
+        line(QStringLiteral("NVCC_OPTIONS = %1").arg(pyList(nvcc)));
+        comment(QStringLiteral(
+            "The project's folder (for its headers) and include folders, as on the machine it was exported on."));
+        line(QStringLiteral("INCLUDE_DIRS = %1").arg(pyList(p.includeDirs)));
+    } else if (m_target == ExportTarget::CuPy) {
+        QStringList nvrtc = common;
+        nvrtc << QStringLiteral("--ptxas-options=-O%1").arg(opt);
+        if (!autoArch) {
+            nvrtc << QStringLiteral("-arch=%1").arg(p.arch);
+        } else {
+            comment(QStringLiteral("The architecture is auto: CuPy compiles for the GPU's own."));
+        }
+        for (const QString &inc : p.includeDirs) {
+            nvrtc << QStringLiteral("-I%1").arg(inc);
+        }
+        nvrtc << p.extra;
+        comment(QStringLiteral(
+            "-I: the project's folder (for its headers) and include folders, as on the machine it was exported on."));
+        line(QStringLiteral("NVRTC_OPTIONS = %1").arg(pyList(nvrtc)));
+    } else {
+        line(QStringLiteral("ARCH = %1  # None: the GPU's own (the project's arch is %2)")
+                 .arg(autoArch ? QStringLiteral("None") : py(p.arch), commentText(p.arch)));
+        QStringList defs;
+        for (const QString &d : p.defines) {
+            defs << d;
+        }
+        QStringList kw;
+        kw << QStringLiteral("std=%1").arg(py(p.std));
+        kw << QStringLiteral("lineinfo=%1")
+                  .arg(p.lineInfo && !p.debug ? QStringLiteral("True") : QStringLiteral("False"));
+        kw << QStringLiteral("debug=%1").arg(p.debug ? QStringLiteral("True") : QStringLiteral("False"));
+        kw << QStringLiteral("use_fast_math=%1").arg(p.fastMath ? QStringLiteral("True") : QStringLiteral("False"));
+        kw << QStringLiteral("ptxas_options=%1").arg(py(QStringLiteral("-O%1").arg(opt)));
+        if (!defs.isEmpty()) {
+            kw << QStringLiteral("define_macro=%1").arg(pyList(defs));
+        }
+        kw << QStringLiteral("include_path=%1").arg(pyList(p.includeDirs));
+        line(QStringLiteral("PROGRAM_OPTIONS = dict(%1)").arg(kw.join(QStringLiteral(", "))));
+        if (!p.extra.isEmpty()) {
+            comment(
+                QStringLiteral("Not expressed: ProgramOptions has no field for the project's extra NVRTC options %1")
+                    .arg(p.extra.join(QLatin1Char(' '))));
+            notes << QStringLiteral("compile.extra: not passed (cuda.core's ProgramOptions takes named options only)");
+        }
+    }
+    line();
+    comment(QStringLiteral("The kernels each run launches, by the names the project gives them."));
+    for (int mi = 0; mi < p.modules.size(); ++mi) {
+        const PlanModule &m = p.modules[mi];
+        QStringList entries;
+        for (const PlanKernel &k : m.kernels) {
+            QString symbol;
+            if (m_target == ExportTarget::PyCuda) {
+                if (k.symbol.isEmpty()) {
+                    return Error{QStringLiteral("export"),
+                                 Error::Code::BadInput,
+                                 {},
+                                 QStringLiteral("pycuda: kernel '%1' has C++ linkage, and PyCUDA looks kernels up by "
+                                                "their mangled names, which come from compiling the project with "
+                                                "NVRTC; compile it first (kpg export does when NVRTC is available), "
+                                                "or declare the kernel extern \"C\"")
+                                     .arg(k.name)};
+                }
+                symbol = py(k.symbol);
+            } else {
+                symbol = k.externC ? py(k.name) : QStringLiteral("None");
+            }
+            entries << QStringLiteral("%1: %2").arg(py(k.name), symbol);
+        }
+        const QString var = mi == p.run.module ? QStringLiteral("kernels") : QStringLiteral("ref_kernels");
+        comment(QStringLiteral("%1 (%2)").arg(m.file, m.shownName));
+        QStringList instances;
+        for (const PlanKernel &k : m.kernels) {
+            if (m_target == ExportTarget::PyCuda && k.name.contains(QLatin1Char('<'))) {
+                instances << QStringLiteral("(void *)&%1").arg(k.name);
+            }
+        }
+        QString extra;
+        if (!instances.isEmpty()) {
+            // Template kernels are compiled only when used; NVRTC's name expressions do that for the
+            // playground, and here the address of each instance does it for nvcc.
+            comment(QStringLiteral("PyCUDA has no name expressions: taking each template instance's address makes "
+                                   "nvcc compile it."));
+            const QString instanceVar =
+                mi == p.run.module ? QStringLiteral("INSTANCES") : QStringLiteral("REF_INSTANCES");
+            line(QStringLiteral("%1 = %2").arg(instanceVar, py(QStringLiteral("\nvoid *exported_instances_[] = {%1};\n")
+                                                                   .arg(instances.join(QStringLiteral(", "))))));
+            extra = QStringLiteral(" + ") + instanceVar;
+        }
+        line(QStringLiteral("%1 = compile_module((HERE / %2).read_text()%3, {%4})")
+                 .arg(var, py(m.file), extra, entries.join(QStringLiteral(", "))));
+    }
+    if (p.reference && p.reference->module == p.run.module) {
+        line(QStringLiteral("ref_kernels = kernels"));
+    }
+    bool bigShared = false;
+    for (const PlanRun *run : {&p.run, p.reference ? &*p.reference : nullptr}) {
+        if (!run) {
+            continue;
+        }
+        for (const PlanStep &s : run->steps) {
+            if (s.kind == RunStep::Kind::Kernel && s.sharedBytes > 48 * 1024) {
+                if (m_target == ExportTarget::CudaPython) {
+                    return Error{QStringLiteral("export"),
+                                 Error::Code::BadInput,
+                                 {},
+                                 QStringLiteral("cuda-python: kernel '%1' asks for %2 bytes of dynamic shared memory, "
+                                                "more than 48 KiB, and this export does not set the opt-in attribute "
+                                                "through cuda.core; export for cupy or cuda-cpp")
+                                     .arg(s.kernel)
+                                     .arg(s.sharedBytes)};
+                }
+                if (!bigShared) {
+                    comment(QStringLiteral("More than 48 KiB of dynamic shared memory needs the kernel's opt-in."));
+                }
+                bigShared = true;
+                line(QStringLiteral("allow_shared(%1[%2], %3)")
+                         .arg(run == &p.run ? QStringLiteral("kernels") : QStringLiteral("ref_kernels"), py(s.kernel))
+                         .arg(s.sharedBytes));
+            }
+        }
+    }
+    line();
+
+    comment(QStringLiteral("--- Scalars, with the project's exact types --------------------------------------"));
+    for (const PlanScalar &s : p.scalars) {
+        if (s.identifier != s.name) {
+            comment(QStringLiteral("scalar '%1' (renamed: the name means something else in Python)").arg(s.name));
+        }
+        line(QStringLiteral("%1 = %2").arg(s.identifier, pyValue(s.type, s.bytes)));
+    }
+    line();
+
+    comment(QStringLiteral("--- Buffers: the project's exact initial contents --------------------------------"));
+    line(QStringLiteral("host = {}"));
+    QStringList upload;
+    for (const PlanBuffer &b : p.buffers) {
+        const DTypeInfo &info = dtypeInfo(b.dtype);
+        QList<qint64> shape = b.shape;
+        if (info.components > 1) {
+            shape << info.components;
+        }
+        QStringList dims;
+        for (qint64 d : shape) {
+            dims << QString::number(d);
+        }
+        const QString shapeTuple = QStringLiteral("(%1%2)").arg(dims.join(QStringLiteral(", ")),
+                                                                dims.size() == 1 ? QStringLiteral(",") : QString());
+        const QString what = QStringLiteral("%1 %2: %3").arg(dtypeName(b.dtype), shapeText(b.shape), b.initText);
+        comment(what);
+        if (!b.inputFile.isEmpty()) {
+            line(QStringLiteral("host[%1] = np.load(HERE / %2)").arg(py(b.name), py(b.inputFile)));
+        } else {
+            line(QStringLiteral("host[%1] = np.zeros(%2, dtype=np.%3)")
+                     .arg(py(b.name), shapeTuple, numpyComponentName(b.dtype)));
+        }
+        if (!b.uninitialized) {
+            upload << b.name;
+        }
+    }
+    line(QStringLiteral("for name in host:"));
+    line(QStringLiteral("host[name] = pin(host[name])"), 1);
+    comment(QStringLiteral("Uploaded before a run (an uninitialized buffer is allocated only, as with cudaMalloc)."));
+    line(QStringLiteral("UPLOAD = %1").arg(pyList(upload)));
+    line();
+
+    comment(QStringLiteral("--- Streams and events ----------------------------------------------------------"));
+    const PlanRun &run = p.run;
+    QStringList streamItems;
+    for (const PlanStream &s : run.streams) {
+        streamItems << QStringLiteral("new_stream(%1%2),  # %3")
+                           .arg(s.priority)
+                           .arg(s.legacy ? QStringLiteral(", legacy=True") : QString())
+                           .arg(commentText(
+                               s.name + (s.priority ? QStringLiteral(", priority %1").arg(s.priority) : QString())));
+    }
+    line(QStringLiteral("streams = ["));
+    for (const QString &s : streamItems) {
+        line(s, 1);
+    }
+    line(QStringLiteral("]"));
+    if (m_target == ExportTarget::PyCuda) {
+        for (const PlanStream &s : run.streams) {
+            if (s.priority != 0) {
+                notes << QStringLiteral("streams: PyCUDA creates streams without priorities");
+                break;
+            }
+        }
+    }
+    if (run.streams.first().legacy) {
+        return Error{QStringLiteral("export"),
+                     Error::Code::BadInput,
+                     {},
+                     QStringLiteral("the main stream cannot be the legacy stream")};
+    }
+    line(QStringLiteral("events = [new_event() for _ in range(%1)]%2")
+             .arg(run.events.size())
+             .arg(run.events.isEmpty() ? QString()
+                                       : QStringLiteral("  # ") + commentText(run.events.join(QStringLiteral(", ")))));
+    line(QStringLiteral("fork, join = new_event(), new_event()"));
+    line();
+
+    comment(QStringLiteral("--- The project's launch steps, in order ------------------------------------------"));
+    line();
+    line();
+    line(QStringLiteral("def run_steps(dev):"));
+    line(run.repeat > 1
+             ? QStringLiteral("\"\"\"Queues every step %1 times, each repetition followed by the swaps.\"\"\"")
+                   .arg(run.repeat)
+             : QStringLiteral("\"\"\"Queues every step once.\"\"\""),
+         1);
+    steps(run, QStringLiteral("kernels"), QStringLiteral("dev"), 1);
+    if (p.reference) {
+        line();
+        line();
+        line(QStringLiteral("def run_reference(dev):"));
+        line(QStringLiteral("\"\"\"The project's reference: the trusted run reference checks compare with.\"\"\""), 1);
+        steps(*p.reference, QStringLiteral("ref_kernels"), QStringLiteral("dev"), 1);
+    }
+    line();
+    line();
+    line(QStringLiteral("def allocate_and_upload():"));
+    line(QStringLiteral("dev = {name: alloc(array.nbytes) for name, array in host.items()}"), 1);
+    line(QStringLiteral("for name in UPLOAD:"), 1);
+    line(QStringLiteral("copy_to_device(dev[name], host[name], 0, host[name].nbytes, streams[0])"), 2);
+    line(QStringLiteral("return dev"), 1);
+    line();
+    line();
+    line(QStringLiteral("def download(dev):"));
+    line(QStringLiteral("out = {name: np.empty_like(array) for name, array in host.items()}"), 1);
+    line(QStringLiteral("for name in out:"), 1);
+    line(QStringLiteral("copy_to_host(out[name], dev[name], 0, out[name].nbytes, streams[0])"), 2);
+    line(QStringLiteral("sync(streams[0])"), 1);
+    line(QStringLiteral("return out"), 1);
+    line();
+    m_out += QString::fromLatin1(kCheckHelper);
+    line();
+    line();
+    line(QStringLiteral("def main():"));
+    int in = 1;
+    line(QStringLiteral("parser = argparse.ArgumentParser(description=%1)").arg(py(p.title)), in);
+    line(QStringLiteral(
+             "parser.add_argument(\"--no-timing\", action=\"store_true\", help=\"run once, without timing\")"),
+         in);
+    line(QStringLiteral("parser.add_argument(\"--save-buffers\", metavar=\"DIR\", help=\"write every buffer after the "
+                        "run to DIR/NAME.npy\")"),
+         in);
+    line(QStringLiteral("args = parser.parse_args()"), in);
+    if (p.reference) {
+        comment(
+            QStringLiteral("The reference runs first, on the initial contents (copy steps may write the host arrays)."),
+            in);
+        line(QStringLiteral("ref_dev = allocate_and_upload()"), in);
+        line(QStringLiteral("run_reference(ref_dev)"), in);
+        line(QStringLiteral("reference = download(ref_dev)"), in);
+    }
+    comment(QStringLiteral("The run the checks judge: upload, every step, download."), in);
+    line(QStringLiteral("dev = allocate_and_upload()"), in);
+    line(QStringLiteral("run_steps(dev)"), in);
+    line(QStringLiteral("after = download(dev)"), in);
+    line(QStringLiteral("if args.save_buffers:"), in);
+    line(QStringLiteral("folder = pathlib.Path(args.save_buffers)"), in + 1);
+    line(QStringLiteral("folder.mkdir(parents=True, exist_ok=True)"), in + 1);
+    line(QStringLiteral("for name, array in after.items():"), in + 1);
+    line(QStringLiteral("np.save(folder / (name + \".npy\"), array)"), in + 2);
+    line();
+    comment(QStringLiteral("--- Checks, with the project's tolerances -------------------------------------"), in);
+    line(QStringLiteral("ok = True"), in);
+    for (const PlanCheck &c : p.checks) {
+        const PlanBuffer *buf = nullptr;
+        for (const PlanBuffer &b : p.buffers) {
+            buf = b.name == c.buffer ? &b : buf;
+        }
+        const QString slices = c.region ? regionSlices(*c.region) : QString();
+        const QString got = QStringLiteral("after[%1]%2").arg(py(c.buffer), slices);
+        QString expected;
+        if (c.kind == CheckSpec::Kind::Reference) {
+            expected = QStringLiteral("reference[%1]%2").arg(py(c.reference), slices);
+            comment(QStringLiteral("%1: against the reference run's %2").arg(c.name, c.reference), in);
+        } else {
+            expected =
+                QStringLiteral("np.load(HERE / %1)%2").arg(py(c.expectedFile), c.regionInFile ? QString() : slices);
+            comment(QStringLiteral("%1: %2 %3 (the expected values computed when exporting)")
+                        .arg(c.name,
+                             c.kind == CheckSpec::Kind::Npy ? QStringLiteral("file") : QStringLiteral("expected"),
+                             c.target),
+                    in);
+        }
+        if (c.seeds > 1) {
+            comment(QStringLiteral(
+                        "The project runs this check with %1 seeds; this program has the first seed's inputs only.")
+                        .arg(c.seeds),
+                    in);
+        }
+        QString args =
+            QStringLiteral("%1, %2, %3, %4").arg(py(c.name), got, expected, py(checkKind(buf->dtype, c.exact)));
+        if (!c.exact) {
+            args += QStringLiteral(", atol=%1, rtol=%2, ulp=%3")
+                        .arg(pyNumber(c.tolerance.abs), pyNumber(c.tolerance.rel))
+                        .arg(c.tolerance.ulp);
+            if (c.nan) {
+                args += QStringLiteral(", nan_ok=True");
+            }
+        }
+        line(QStringLiteral("ok = check(%1) and ok").arg(args), in);
+    }
+    if (p.checks.isEmpty()) {
+        comment(QStringLiteral("The project has no checks."), in);
+    }
+    line();
+    comment(QStringLiteral("--- Timing with events ---------------------------------------------------------"), in);
+    if (!p.timingEnabled) {
+        comment(QStringLiteral("The project has timing switched off."), in);
+    } else {
+        line(QStringLiteral("if args.no_timing:"), in);
+        line(QStringLiteral("return 0 if ok else 1"), in + 1);
+        if (p.graph) {
+            comment(QStringLiteral("The project also captures the steps into a CUDA graph and times its replay; this "
+                                   "program times the steps launched one by one only."),
+                    in);
+            notes << QStringLiteral("graph: the steps are timed as launched one by one, without a CUDA graph replay");
+        }
+        comment(QStringLiteral("%1 warm-up run(s); then samples until the relative standard deviation is at most %2 "
+                               "(with at least %3 samples and %4 s of GPU time), %5 samples or %6 s.")
+                    .arg(p.warmup)
+                    .arg(p.maxNoise)
+                    .arg(p.minSamples)
+                    .arg(p.minSeconds)
+                    .arg(p.maxSamples)
+                    .arg(p.timeoutSeconds),
+                in);
+        comment(QStringLiteral("The playground also stops on its entropy criterion and holds the stream while a sample "
+                               "is queued; neither is here."),
+                in);
+        line(QStringLiteral("for _ in range(%1):").arg(p.warmup), in);
+        line(QStringLiteral("run_steps(dev)"), in + 1);
+        line(QStringLiteral("sync(streams[0])"), in);
+        if (p.cold) {
+            comment(
+                QStringLiteral("Cold: the L2 cache is flushed before each sample by writing a buffer twice its size "
+                               "(the playground reads one, which leaves no dirty lines)."),
+                in);
+            line(QStringLiteral("flush_bytes = 2 * l2_cache_bytes()"), in);
+            line(QStringLiteral("flush = alloc(flush_bytes)"), in);
+            line(QStringLiteral("batch = 1"), in);
+        } else if (p.batch > 0) {
+            comment(QStringLiteral("Hot: %1 runs back to back per sample.").arg(p.batch), in);
+            line(QStringLiteral("batch = %1").arg(p.batch), in);
+        } else {
+            comment(QStringLiteral("Hot: enough runs per sample for about 1 ms of work, from one timed run."), in);
+            line(QStringLiteral("start, end = new_event(), new_event()"), in);
+            line(QStringLiteral("record(start, streams[0])"), in);
+            line(QStringLiteral("run_steps(dev)"), in);
+            line(QStringLiteral("record(end, streams[0])"), in);
+            line(QStringLiteral("sync(streams[0])"), in);
+            line(QStringLiteral("batch = int(min(10000, max(1, np.ceil(1.0 / max(elapsed_ms(start, end), 1e-4)))))"),
+                 in);
+        }
+        line(QStringLiteral("start, end = new_event(), new_event()"), in);
+        line(QStringLiteral("samples = []"), in);
+        line(QStringLiteral("began = time.monotonic()"), in);
+        line(QStringLiteral("while True:"), in);
+        if (p.cold) {
+            line(QStringLiteral("memset(flush, 0, flush_bytes, streams[0])"), in + 1);
+        }
+        line(QStringLiteral("record(start, streams[0])"), in + 1);
+        line(QStringLiteral("for _ in range(batch):"), in + 1);
+        line(QStringLiteral("run_steps(dev)"), in + 2);
+        line(QStringLiteral("record(end, streams[0])"), in + 1);
+        line(QStringLiteral("sync(streams[0])"), in + 1);
+        line(QStringLiteral("samples.append(elapsed_ms(start, end) / batch)"), in + 1);
+        line(QStringLiteral("taken = len(samples)"), in + 1);
+        line(QStringLiteral("quiet = taken >= %1 and sum(samples) * batch / 1000 >= %2 and np.std(samples) <= %3 * "
+                            "np.mean(samples)")
+                 .arg(p.minSamples)
+                 .arg(pyNumber(p.minSeconds), pyNumber(p.maxNoise)),
+             in + 1);
+        line(QStringLiteral("if quiet or taken >= %1 or time.monotonic() - began > %2:")
+                 .arg(p.maxSamples)
+                 .arg(pyNumber(p.timeoutSeconds)),
+             in + 1);
+        line(QStringLiteral("break"), in + 2);
+        line(QStringLiteral("print(f\"median {np.median(samples):.6f} ms over {len(samples)} samples\")"), in);
+    }
+    line(QStringLiteral("return 0 if ok else 1"), in);
+    line();
+    line();
+    line(QStringLiteral("if __name__ == \"__main__\":"));
+    line(QStringLiteral("sys.exit(main())"), 1);
+
+    if (!notes.isEmpty()) {
+        QString header;
+        header += QStringLiteral("#\n# What this program does differently from the project:\n");
+        for (const QString &n : notes) {
+            header += QStringLiteral("#   - ") + commentText(n) + QLatin1Char('\n');
+        }
+        const qsizetype at = m_out.indexOf(QLatin1String("\nimport pathlib"));
+        m_out.insert(at, header);
+    }
+    m_plan.notes = notes;
+    return m_out.toUtf8();
+}
+
+} // namespace
+
+Result<QByteArray> emitPython(Plan &plan, ExportTarget target)
+{
+    PyWriter w(plan, target);
+    Result<QByteArray> r = w.write();
+    return r;
+}
+
+} // namespace Kp::ExportDetail
