@@ -4,6 +4,7 @@
 #include "projectio.h"
 #include "sweep/sweep.h"
 
+#include "kernel/structlayout.h"
 #include "project/bufferjson.h"
 #include "project/fieldreader.h"
 #include "project/orderedjson.h"
@@ -19,6 +20,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 
 namespace Kp {
@@ -981,6 +983,70 @@ bool Parser::checkOffset(const BufferSpec &b, qint64 offset, const QString &path
 bool Parser::parseBinding(const QJsonValue &v, const QString &path, ArgBinding *out)
 {
     ArgBinding b;
+    if (v.isNull()) {
+        b.kind = ArgBinding::Kind::Literal;
+        b.null = true;
+        *out = b;
+        return true;
+    }
+    if (v.isArray()) {
+        // [1, 2] or [1.5, [2, 3]]: a vector or struct value, flattened in order.
+        std::function<bool(const QJsonValue &, const QString &, int)> flatten;
+        flatten = [&](const QJsonValue &x, const QString &p, int depth) -> bool {
+            if (depth > 16) {
+                return fail(p, QStringLiteral("arrays nested more than 16 deep"));
+            }
+            if (x.isArray()) {
+                const QJsonArray a = x.toArray();
+                for (qsizetype i = 0; i < a.size(); ++i) {
+                    if (!flatten(a[i], jsonIndexPath(p, i), depth + 1)) {
+                        return false;
+                    }
+                }
+                return true;
+            }
+            if (x.isBool() || x.isNull()) {
+                b.values << (x.toBool() ? 1 : 0);
+                return true;
+            }
+            double d = 0;
+            if (!number(x, p, &d)) {
+                return false;
+            }
+            b.values << d;
+            return true;
+        };
+        if (!flatten(v, path, 0)) {
+            return false;
+        }
+        if (b.values.isEmpty()) {
+            return fail(path, QStringLiteral("an empty array is no value; a vector or struct needs one number per "
+                                             "member, e.g. [1, 2] for a float2"));
+        }
+        b.kind = ArgBinding::Kind::Literal;
+        *out = b;
+        return true;
+    }
+    if (v.isString() && (v.toString().contains(QLatin1Char('{')) || v.toString().contains(QLatin1Char('}')))) {
+        // "float2 {1, 2}": checked against the parameter's type when the project runs.
+        Result<QList<double>> parsed = parseBracedValues(v.toString(), QString(), path);
+        if (!parsed) {
+            return fail(path, parsed.error().message.section(QStringLiteral(": "), 1));
+        }
+        b.kind = ArgBinding::Kind::Literal;
+        b.values = *parsed;
+        b.text = v.toString().trimmed();
+        *out = b;
+        return true;
+    }
+    if (v.isString() &&
+        (v.toString().trimmed() == QLatin1String("NULL") || v.toString().trimmed() == QLatin1String("nullptr")) &&
+        !m_bufferIndex.contains(v.toString().trimmed()) && !m_scalarIndex.contains(v.toString().trimmed())) {
+        b.kind = ArgBinding::Kind::Literal;
+        b.null = true;
+        *out = b;
+        return true;
+    }
     if (v.isDouble() || v.isBool()) {
         b.kind = ArgBinding::Kind::Literal;
         b.value = v.isBool() ? (v.toBool() ? 1 : 0) : v.toDouble();
@@ -1016,8 +1082,8 @@ bool Parser::parseBinding(const QJsonValue &v, const QString &path, ArgBinding *
         }
         const QString n = s.trimmed();
         if (!isIdentifier(n)) {
-            return fail(path, QStringLiteral("expected a buffer or scalar name, \"buffer+offset\", a number or an "
-                                             "object, got %1")
+            return fail(path, QStringLiteral("expected a buffer or scalar name, \"buffer+offset\", a number, null, a "
+                                             "braced value (\"float2 {1, 2}\") or an object, got %1")
                                   .arg(shownJson(v)));
         }
         if (m_bufferIndex.contains(n)) {

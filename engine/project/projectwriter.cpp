@@ -45,6 +45,19 @@ JsonNode bindingNode(const ArgBinding &b)
         return jsonString(b.offset == 0 ? b.name : QStringLiteral("%1+%2").arg(b.name).arg(b.offset));
     case ArgBinding::Kind::Scalar: return jsonString(b.name);
     case ArgBinding::Kind::Literal:
+        if (b.null) {
+            return jsonNodeFrom(QJsonValue(QJsonValue::Null));
+        }
+        if (b.isAggregate()) {
+            if (!b.text.isEmpty()) {
+                return jsonString(b.text);
+            }
+            JsonNode a = jsonArray();
+            for (double x : b.values) {
+                a.append(jsonNumber(x));
+            }
+            return a;
+        }
         if (!b.expression.isEmpty()) {
             JsonNode o = jsonObject();
             o.insert(QStringLiteral("value"), jsonString(b.expression));
