@@ -176,6 +176,15 @@ void parseBody(const QString &body, StructDecl *d)
                 part = part.left(brace);
             }
             part = part.trimmed();
+            // A bit-field's width: offsetof cannot name it, so the struct cannot be written.
+            static const QRegularExpression bitField(QStringLiteral("(?<!:):(?!:)\\s*[^:]*$"));
+            if (const QRegularExpressionMatch bm = bitField.match(part); bm.hasMatch()) {
+                part = part.left(bm.capturedStart()).trimmed();
+                static const QRegularExpression lastName(QStringLiteral("([A-Za-z_][A-Za-z0-9_]*)\\s*$"));
+                if (d->unsupported.isEmpty()) {
+                    d->unsupported = QStringLiteral("member '%1' is a bit-field").arg(lastName.match(part).captured(1));
+                }
+            }
             if (k == 0) {
                 // "const float *x[4]": the name is the last identifier before any [.
                 static const QRegularExpression first(
@@ -183,9 +192,6 @@ void parseBody(const QString &body, StructDecl *d)
                 const QRegularExpressionMatch m = first.match(part);
                 if (!m.hasMatch() || m.captured(1).trimmed().isEmpty()) {
                     continue;
-                }
-                if (part.contains(QLatin1Char(':'))) {
-                    d->unsupported = QStringLiteral("member '%1' is a bit-field").arg(m.captured(3));
                 }
                 type = m.captured(1).simplified();
                 type.remove(QRegularExpression(QStringLiteral("\\b(const|volatile|mutable|__restrict__)\\b")));
@@ -195,9 +201,6 @@ void parseBody(const QString &body, StructDecl *d)
                 d->members << StructDecl::Member{stars.isEmpty() ? type : type + QLatin1Char(' ') + stars,
                                                  m.captured(3), !m.captured(4).isEmpty()};
                 continue;
-            }
-            if (part.contains(QLatin1Char(':'))) {
-                d->unsupported = QStringLiteral("it has a bit-field");
             }
             const QRegularExpressionMatch m = declarator.match(part);
             if (!m.hasMatch() || type.isEmpty()) {
@@ -320,7 +323,10 @@ QString layoutProbeSource(const QString &source, const QStringList &types, QVari
         probed << type;
         QVariantList members;
         values << QStringLiteral("sizeof(%1)").arg(type) << QStringLiteral("alignof(%1)").arg(type);
-        for (const StructDecl::Member &m : d->members) {
+        // A struct that cannot be written gets only its size: offsetof of a
+        // bit-field would fail the whole probe, and with it every other struct.
+        const QList<StructDecl::Member> none;
+        for (const StructDecl::Member &m : d->unsupported.isEmpty() ? d->members : none) {
             // offsetof spelled out: NVRTC has no __builtin_offsetof and no <cstddef> of its own.
             const QString member = QStringLiteral("(((%1 *)0)->%2)").arg(type, m.name);
             values << QStringLiteral("(unsigned long long)((char *)&%1 - (char *)0)").arg(member)
