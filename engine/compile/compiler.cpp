@@ -291,27 +291,31 @@ namespace std { using cuda::std::abs; using cuda::std::div; using cuda::std::siz
 namespace std { using cuda::std::memcpy; using cuda::std::memset; using cuda::std::size_t; }
 )");
     static const QByteArray climits = QByteArrayLiteral("#pragma once\n#include <cuda/std/climits>\n");
-    // libcu++'s cfloat includes the host's under NVRTC, so nothing: spell the
-    // macros with the compiler's predefined ones.
+    // libcu++'s cfloat includes the host's under NVRTC, so nothing, and
+    // NVRTC's options leave __FLT_MAX__ and the like undefined: the IEEE values.
     static const QByteArray cfloat = QByteArrayLiteral(R"(#pragma once
 #ifndef FLT_MAX
-#define FLT_RADIX __FLT_RADIX__
-#define FLT_MANT_DIG __FLT_MANT_DIG__
-#define DBL_MANT_DIG __DBL_MANT_DIG__
-#define FLT_DIG __FLT_DIG__
-#define DBL_DIG __DBL_DIG__
-#define FLT_EPSILON __FLT_EPSILON__
-#define DBL_EPSILON __DBL_EPSILON__
-#define FLT_MIN __FLT_MIN__
-#define DBL_MIN __DBL_MIN__
-#define FLT_MAX __FLT_MAX__
-#define DBL_MAX __DBL_MAX__
-#define FLT_MIN_EXP __FLT_MIN_EXP__
-#define DBL_MIN_EXP __DBL_MIN_EXP__
-#define FLT_MAX_EXP __FLT_MAX_EXP__
-#define DBL_MAX_EXP __DBL_MAX_EXP__
-#define FLT_TRUE_MIN __FLT_DENORM_MIN__
-#define DBL_TRUE_MIN __DBL_DENORM_MIN__
+#define FLT_RADIX 2
+#define FLT_MANT_DIG 24
+#define DBL_MANT_DIG 53
+#define FLT_DIG 6
+#define DBL_DIG 15
+#define FLT_EPSILON 1.19209290e-07F
+#define DBL_EPSILON 2.2204460492503131e-16
+#define FLT_MIN 1.17549435e-38F
+#define DBL_MIN 2.2250738585072014e-308
+#define FLT_MAX 3.40282347e+38F
+#define DBL_MAX 1.7976931348623157e+308
+#define FLT_TRUE_MIN 1.40129846e-45F
+#define DBL_TRUE_MIN 4.9406564584124654e-324
+#define FLT_MIN_EXP (-125)
+#define DBL_MIN_EXP (-1021)
+#define FLT_MAX_EXP 128
+#define DBL_MAX_EXP 1024
+#define FLT_MIN_10_EXP (-37)
+#define DBL_MIN_10_EXP (-307)
+#define FLT_MAX_10_EXP 38
+#define DBL_MAX_10_EXP 308
 #endif
 )");
     static const QList<QPair<QByteArray, QByteArray>> headers{
