@@ -193,6 +193,15 @@ QStringList dtypeNames()
     return names;
 }
 
+QString dtypeNamesText()
+{
+    return QStringLiteral("int8, uint8, int16, uint16, int32, uint32, int64, uint64, float16, bfloat16, float32, "
+                          "float64, and CUDA's vector types char1..char4, uchar1..uchar4, short1..short4, "
+                          "ushort1..ushort4, int1..int4, uint1..uint4, longlong1..longlong4 (or long1..long4), "
+                          "ulonglong1..ulonglong4, float1..float4, double1..double4, longlong4_32a, ulonglong4_32a, "
+                          "double4_32a, half2, bfloat162");
+}
+
 std::optional<DType> dtypeForCudaType(const QString &baseType)
 {
     QString t = baseType.simplified();

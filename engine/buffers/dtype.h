@@ -95,8 +95,11 @@ struct DTypeInfo
 const DTypeInfo &dtypeInfo(DType type);
 /** "float32" -> Float32. Also accepts the CUDA spelling ("float", "uchar4", "__half"). */
 std::optional<DType> dtypeFromName(const QString &name);
-/** All JSON names, for messages: "int8, uint8, ...". */
+/** All JSON names, in enum order. */
 QStringList dtypeNames();
+/** Every dtype for messages, the vector family in ranges: "int8, ..., float64 and the vector types char1..char4, ...".
+ */
+QString dtypeNamesText();
 /** Short form. */
 inline QString dtypeName(DType t)
 {
