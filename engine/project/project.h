@@ -127,6 +127,12 @@ struct TimingSpec
     double maxNoise = 0.005;    ///< relative standard deviation (0.5 %)
     double timeoutSeconds = 15; ///< wall clock for the whole sampling
     int batch = 0;              ///< Hot: launches per sample; 0 = automatic
+    /**
+     * Buffers restored from their contents before the first run, on the
+     * device and outside the timed region, before every warm-up and timing
+     * sample; the others carry over from sample to sample (docs/kpg-project.md).
+     */
+    QStringList resetBeforeEachSample;
     QJsonObject unknown;
 };
 

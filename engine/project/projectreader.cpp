@@ -1212,10 +1212,11 @@ bool Parser::parseTiming(const QJsonValue &v)
         return false;
     }
     TimingSpec &t = m_p.timing;
-    static const QStringList known{
-        QStringLiteral("mode"),       QStringLiteral("enabled"),        QStringLiteral("warmup"),
-        QStringLiteral("minSamples"), QStringLiteral("maxSamples"),     QStringLiteral("minSeconds"),
-        QStringLiteral("maxNoise"),   QStringLiteral("timeoutSeconds"), QStringLiteral("batch")};
+    static const QStringList known{QStringLiteral("mode"),       QStringLiteral("enabled"),
+                                   QStringLiteral("warmup"),     QStringLiteral("minSamples"),
+                                   QStringLiteral("maxSamples"), QStringLiteral("minSeconds"),
+                                   QStringLiteral("maxNoise"),   QStringLiteral("timeoutSeconds"),
+                                   QStringLiteral("batch"),      QStringLiteral("resetBeforeEachSample")};
     if (o.contains(QStringLiteral("mode"))) {
         const QJsonValue m = o.value(QStringLiteral("mode"));
         if (m.toString() == QLatin1String("cold")) {
@@ -1246,6 +1247,22 @@ bool Parser::parseTiming(const QJsonValue &v)
          !numberAtLeast(field("timeoutSeconds"), at("timeoutSeconds"), 0, false, &t.timeoutSeconds)) ||
         (has("batch") && !intField(field("batch"), at("batch"), 0, &t.batch))) {
         return false;
+    }
+    if (has("resetBeforeEachSample")) {
+        const QString rp = at("resetBeforeEachSample");
+        if (!strings(field("resetBeforeEachSample"), rp, &t.resetBeforeEachSample)) {
+            return false;
+        }
+        for (qsizetype i = 0; i < t.resetBeforeEachSample.size(); ++i) {
+            const BufferSpec *b = nullptr;
+            if (!bufferName(t.resetBeforeEachSample[i], jsonIndexPath(rp, i), &b)) {
+                return false;
+            }
+            if (b->init.kind == BufferInit::Kind::Uninitialized) {
+                return fail(jsonIndexPath(rp, i),
+                            QStringLiteral("buffer '%1' is uninitialized: it has no contents to restore").arg(b->name));
+            }
+        }
     }
     for (auto it = o.begin(); it != o.end(); ++it) {
         if (!known.contains(it.key())) {

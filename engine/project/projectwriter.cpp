@@ -234,6 +234,9 @@ JsonNode projectNode(const Project &p)
     timing.insert(QStringLiteral("maxNoise"), jsonNumber(t.maxNoise));
     timing.insert(QStringLiteral("timeoutSeconds"), jsonNumber(t.timeoutSeconds));
     timing.insert(QStringLiteral("batch"), jsonInteger(t.batch));
+    if (!t.resetBeforeEachSample.isEmpty()) {
+        timing.insert(QStringLiteral("resetBeforeEachSample"), jsonStrings(t.resetBeforeEachSample));
+    }
     timing.appendUnknown(t.unknown);
     top.insert(QStringLiteral("timing"), timing);
 

@@ -746,6 +746,9 @@ RunResult GpuSession::run(const RunRequest &request)
     if (!uploadBuffers(request, result)) {
         return result;
     }
+    if (!snapshotForSamples(request, result)) {
+        return result;
+    }
     result.repeat = qMax(1, request.repeat);
     plan.swaps.assign(request.swaps.cbegin(), request.swaps.cend());
     plan.killMs = qMax(1, request.killTimeoutMs);
@@ -1026,6 +1029,35 @@ bool GpuSession::downloadBuffers(const Plan &plan, RunResult &result)
     return true;
 }
 
+bool GpuSession::snapshotForSamples(const RunRequest &request, RunResult &result)
+{
+    m_sampleReset.clear();
+    m_sampleResetTargets.clear();
+    if (!request.timing.enabled || request.timing.resetBuffers.isEmpty()) {
+        return true;
+    }
+    // launchAll() starts every sample from the unswapped buffers, so buffer i is m_buffers[i] then.
+    std::vector<std::pair<CUdeviceptr, qint64>> sources;
+    for (const int i : request.timing.resetBuffers) {
+        if (i < 0 || size_t(i) >= m_buffers.size()) {
+            return fail(
+                result,
+                Error{
+                    QStringLiteral("kpg-worker"),
+                    Error::Code::BadInput,
+                    {},
+                    QStringLiteral("timing.resetBeforeEachSample names buffer %1 of %2").arg(i).arg(m_buffers.size())});
+        }
+        sources.emplace_back(m_buffers[size_t(i)]->ptr(), m_buffers[size_t(i)]->bytes);
+        m_sampleResetTargets.push_back(m_buffers[size_t(i)]->ptr());
+    }
+    if (Status s = m_sampleReset.snapshot(*m_api, m_stream.get(), sources); !s) {
+        m_mustExit = true;
+        return fail(result, s.error());
+    }
+    return true;
+}
+
 Status GpuSession::launchAll(Plan &plan, int repeat)
 {
     plan.resetPerm();
@@ -1176,7 +1208,8 @@ void GpuSession::timingRun(const RunTiming &timing, Plan &plan, RunResult &resul
         return Clock::now() + std::chrono::microseconds(qint64((killMs + firstRunMs * batch * 4) * 1000));
     };
     for (int w = 0; w < warmup; ++w) {
-        if (Status st = launchAll(plan, result.repeat); !st) {
+        Status reset = m_sampleReset.restore(stream, m_sampleResetTargets);
+        if (Status st = reset ? launchAll(plan, result.repeat) : reset; !st) {
             m_mustExit = true;
             fail(result, st.error());
             return;
@@ -1212,7 +1245,11 @@ void GpuSession::timingRun(const RunTiming &timing, Plan &plan, RunResult &resul
                 return;
             }
         }
-        Status st = flush ? flushL2() : Status(Unit{});
+        // Restored before the start event: the copies are never timed.
+        Status st = m_sampleReset.restore(stream, m_sampleResetTargets);
+        if (st && flush) {
+            st = flushL2();
+        }
         m_api->cuEventRecord(m_ev[2].get(), stream);
         const auto enqueueStart = Clock::now();
         for (int b = 0; b < batch && st; ++b) {

@@ -794,6 +794,13 @@ Result<PreparedRun> prepareRun(const Project &project, const CompileResult &comp
     req.timing.maxNoise = t.maxNoise;
     req.timing.timeoutSeconds = t.timeoutSeconds;
     req.timing.batch = t.batch;
+    for (const QString &name : t.resetBeforeEachSample) {
+        if (!bufferIndex.contains(name)) {
+            return fieldError(QStringLiteral("timing.resetBeforeEachSample"),
+                              QStringLiteral("timing.resetBeforeEachSample: unknown buffer '%1'").arg(name));
+        }
+        req.timing.resetBuffers << bufferIndex.value(name);
+    }
     // One more pass for the timeline (docs/streams.md) whenever the run is timed.
     req.timeline = t.enabled;
     req.graph = project.graph && t.enabled;

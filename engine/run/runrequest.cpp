@@ -43,6 +43,7 @@ const QString kMinSeconds = QStringLiteral("minSeconds");
 const QString kMaxNoise = QStringLiteral("maxNoise");
 const QString kTimeoutSeconds = QStringLiteral("timeoutSeconds");
 const QString kBatch = QStringLiteral("batch");
+const QString kResetBuffers = QStringLiteral("resetBuffers");
 const QString kKind = QStringLiteral("kind");
 const QString kStream = QStringLiteral("stream");
 const QString kWaits = QStringLiteral("waits");
@@ -159,6 +160,15 @@ QVariantMap RunRequest::toVariant() const
     if (!guards) {
         m.insert(kGuards, false);
     }
+    if (!timing.resetBuffers.isEmpty()) {
+        QVariantList reset;
+        for (int b : timing.resetBuffers) {
+            reset << b;
+        }
+        QVariantMap t = m.value(kTiming).toMap();
+        t.insert(kResetBuffers, reset);
+        m.insert(kTiming, t);
+    }
     if (!streams.isEmpty()) {
         QVariantList sl;
         for (const RunStream &st : streams) {
@@ -251,6 +261,9 @@ RunRequest RunRequest::fromVariant(const QVariantMap &m)
     r.timing.maxNoise = t.value(kMaxNoise, 0.005).toDouble();
     r.timing.timeoutSeconds = t.value(kTimeoutSeconds, 15.0).toDouble();
     r.timing.batch = t.value(kBatch, 0).toInt();
+    for (const QVariant &b : t.value(kResetBuffers).toList()) {
+        r.timing.resetBuffers << b.toInt();
+    }
     r.download = m.value(kDownload, true).toBool();
     r.testSleepMs = m.value(kTestSleepMs, 0).toInt();
     r.guards = m.value(kGuards, true).toBool();

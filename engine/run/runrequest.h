@@ -82,6 +82,8 @@ struct RunTiming
     double maxNoise = 0.005; ///< stdev / mean
     double timeoutSeconds = 15.0;
     int batch = 0; ///< hot: launches per sample; 0 = about 1 ms of work
+    /** Buffer indices restored on the device from their uploaded contents before every warm-up and sample. */
+    QList<int> resetBuffers;
 
     bool operator==(const RunTiming &) const = default;
 };

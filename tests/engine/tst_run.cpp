@@ -342,6 +342,27 @@ private Q_SLOTS:
         QCOMPARE(r.error().message, message);
     }
 
+    void resetBeforeEachSample()
+    {
+        QJsonObject json = project({step("vector_add", QJsonArray{"a", "b", "c", "n"})});
+        json.insert("timing", QJsonObject{{"resetBeforeEachSample", QJsonArray{"c", "a"}}});
+        const auto r = prepare(json);
+        KP_VERIFY_RESULT(r);
+        QCOMPARE(r->request.timing.resetBuffers, (QList<int>{2, 0}));
+        // Through the wire form the worker reads.
+        QCOMPARE(RunRequest::fromVariant(r->request.toVariant()).timing.resetBuffers, (QList<int>{2, 0}));
+        // An ordinary run's body does not change.
+        const auto plain = prepare(project({step("vector_add", QJsonArray{"a", "b", "c", "n"})}));
+        KP_VERIFY_RESULT(plain);
+        QVERIFY(!plain->request.toVariant().value("timing").toMap().contains("resetBuffers"));
+
+        json.insert("timing", QJsonObject{{"resetBeforeEachSample", QJsonArray{"c", "q"}}});
+        const auto bad = prepare(json);
+        QVERIFY(!bad);
+        QCOMPARE(bad.error().message, QString("timing.resetBeforeEachSample[1]: unknown buffer 'q'; buffers: a, b, c, "
+                                              "i, d, v"));
+    }
+
     void prepareErrors_data()
     {
         QTest::addColumn<QJsonObject>("launch");
