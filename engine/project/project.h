@@ -76,6 +76,8 @@ struct LaunchStep
     QStringList grid;                          ///< 1 to 3 items; missing ones are 1
     QStringList block;                         ///< 1 to 3 items
     QString sharedBytes = QStringLiteral("0"); ///< dynamic shared memory, number or expression
+    /** Kernel: launched with cuLaunchCooperativeKernel, so grid.sync() works; the grid must fit on the GPU at once. */
+    bool cooperative = false;
     QList<ArgBinding> args;
     /** The named stream it runs on; empty: "default", the stream every step ran on before streams existed. */
     QString stream;

@@ -526,8 +526,13 @@ bool Parser::parseStep(const QJsonValue &v, const QString &p, bool inChunks, Lau
         if (!args.isUndefined() && !parseArgs(args, jsonKeyPath(p, QStringLiteral("args")), &l.args)) {
             return false;
         }
+        const QJsonValue coop = o.value(QStringLiteral("cooperative"));
+        if (!coop.isUndefined() && !boolean(coop, jsonKeyPath(p, QStringLiteral("cooperative")), &l.cooperative)) {
+            return false;
+        }
         // A kernel step keeps keys this version does not know, as it always did.
         static const QStringList known{QStringLiteral("kernel"),
+                                       QStringLiteral("cooperative"),
                                        QStringLiteral("grid"),
                                        QStringLiteral("block"),
                                        QStringLiteral("sharedBytes"),

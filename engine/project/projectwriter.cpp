@@ -89,6 +89,9 @@ JsonNode stepNode(const LaunchStep &l)
         o.insert(QStringLiteral("block"), dimsNode(l.block, 1));
         o.insert(QStringLiteral("sharedBytes"),
                  isPlainInteger(l.sharedBytes, 0) ? jsonNumberText(l.sharedBytes) : jsonString(l.sharedBytes));
+        if (l.cooperative) {
+            o.insert(QStringLiteral("cooperative"), jsonBool(true));
+        }
         // By name only when every binding has a name; a mix cannot be written as either form.
         const bool byName = !l.args.isEmpty() && std::all_of(l.args.begin(), l.args.end(),
                                                              [](const ArgBinding &b) { return !b.param.isEmpty(); });

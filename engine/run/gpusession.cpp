@@ -609,13 +609,18 @@ Status GpuSession::launch(const Step &s, const std::vector<int> &perm, CUstream 
             params.push_back(a.value.data());
         }
     }
-    const CUresult r = m_api->cuLaunchKernel(s.function, static_cast<unsigned>(s.grid[0]),
-                                             static_cast<unsigned>(s.grid[1]), static_cast<unsigned>(s.grid[2]),
-                                             static_cast<unsigned>(s.block[0]), static_cast<unsigned>(s.block[1]),
-                                             static_cast<unsigned>(s.block[2]), static_cast<unsigned>(s.shared),
-                                             stream ? stream : m_stream.get(), params.data(), nullptr);
+    const auto [gx, gy, gz] = std::array<unsigned, 3>{
+        static_cast<unsigned>(s.grid[0]), static_cast<unsigned>(s.grid[1]), static_cast<unsigned>(s.grid[2])};
+    const auto [bx, by, bz] = std::array<unsigned, 3>{
+        static_cast<unsigned>(s.block[0]), static_cast<unsigned>(s.block[1]), static_cast<unsigned>(s.block[2])};
+    CUstream st = stream ? stream : m_stream.get();
+    const CUresult r = s.cooperative
+                           ? m_api->cuLaunchCooperativeKernel(s.function, gx, gy, gz, bx, by, bz,
+                                                              static_cast<unsigned>(s.shared), st, params.data())
+                           : m_api->cuLaunchKernel(s.function, gx, gy, gz, bx, by, bz, static_cast<unsigned>(s.shared),
+                                                   st, params.data(), nullptr);
     if (r != CUDA_SUCCESS) {
-        return cudaError(r, "cuLaunchKernel");
+        return cudaError(r, s.cooperative ? "cuLaunchCooperativeKernel" : "cuLaunchKernel");
     }
     return Unit{};
 }
@@ -804,6 +809,7 @@ bool GpuSession::decodeStep(const RunRequest &request, qsizetype i, Step &s, Run
     s.grid = m.grid;
     s.block = m.block;
     s.shared = m.sharedBytes;
+    s.cooperative = m.cooperative;
     if (m.kind != RunStep::Kind::Kernel) {
         s.kernel = m.label;
         s.label = QStringLiteral("step %1 of %2 (%3)").arg(i + 1).arg(request.steps.size()).arg(m.label);
@@ -864,6 +870,18 @@ bool GpuSession::validateStep(const RunRequest &request, qsizetype i, Step &s, R
                                                             .arg(a.buffer)
                                                             .arg(request.buffers.size())),
                         int(i));
+        }
+    }
+    if (s.cooperative) {
+        // Every block must be resident at once, or grid.sync() waits forever.
+        int perSm = 0;
+        const CUresult rr = m_api->cuOccupancyMaxActiveBlocksPerMultiprocessor(
+            &perSm, s.function, int(s.block[0] * s.block[1] * s.block[2]), size_t(s.shared));
+        if (rr != CUDA_SUCCESS) {
+            return fail(result, cudaError(rr, "cuOccupancyMaxActiveBlocksPerMultiprocessor"), int(i));
+        }
+        if (Status c = cooperativeGridError(s.label, s.grid, perSm, m_smCount); !c) {
+            return fail(result, c.error(), int(i));
         }
     }
     if (m_api->cuFuncGetParamInfo) {

@@ -616,6 +616,7 @@ Result<PreparedRun> prepareRun(const Project &project, const CompileResult &comp
         rs.grid = grid;
         rs.block = block;
         rs.sharedBytes = *shared;
+        rs.cooperative = step.cooperative;
         for (qsizetype p = 0; p < params.size(); ++p) {
             const KernelParam &param = params[p];
             const ArgBinding &a = *bound[p];

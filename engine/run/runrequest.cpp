@@ -43,6 +43,7 @@ const QString kMinSeconds = QStringLiteral("minSeconds");
 const QString kMaxNoise = QStringLiteral("maxNoise");
 const QString kTimeoutSeconds = QStringLiteral("timeoutSeconds");
 const QString kBatch = QStringLiteral("batch");
+const QString kCooperative = QStringLiteral("cooperative");
 const QString kResetBuffers = QStringLiteral("resetBuffers");
 const QString kKind = QStringLiteral("kind");
 const QString kStream = QStringLiteral("stream");
@@ -103,6 +104,9 @@ QVariantMap RunRequest::toVariant() const
         }
         QVariantMap sm{{kKernel, s.kernel},           {kFunction, s.loweredName}, {kGrid, dimVariant(s.grid)},
                        {kBlock, dimVariant(s.block)}, {kShared, s.sharedBytes},   {kArgs, argList}};
+        if (s.cooperative) {
+            sm.insert(kCooperative, true);
+        }
         // Stream keys only where used: a kernel step's body is what it always was.
         if (s.kind != RunStep::Kind::Kernel) {
             sm.insert(kKind, int(s.kind));
@@ -215,6 +219,7 @@ RunRequest RunRequest::fromVariant(const QVariantMap &m)
         s.grid = dimFromVariant(sm.value(kGrid));
         s.block = dimFromVariant(sm.value(kBlock));
         s.sharedBytes = sm.value(kShared).toLongLong();
+        s.cooperative = sm.value(kCooperative, false).toBool();
         for (const QVariant &av : sm.value(kArgs).toList()) {
             const QVariantMap am = av.toMap();
             RunArg a;

@@ -55,6 +55,7 @@ struct RunStep
     Dim3 block{1, 1, 1};
     qint64 sharedBytes = 0; ///< dynamic shared memory per block
     QList<RunArg> args;
+    bool cooperative = false; ///< cuLaunchCooperativeKernel, after the residency check (cooperativeGridError())
 
     bool operator==(const RunStep &) const = default;
 };

@@ -363,6 +363,53 @@ private Q_SLOTS:
                                               "i, d, v"));
     }
 
+    void cooperativeLimit_data()
+    {
+        QTest::addColumn<QList<qint64>>("grid");
+        QTest::addColumn<int>("perSm");
+        QTest::addColumn<int>("sms");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("fits exactly") << QList<qint64>{1056, 1, 1} << 8 << 132 << QString();
+        QTest::newRow("4096 of 1056")
+            << QList<qint64>{4096, 1, 1} << 8 << 132
+            << "step 1 ('reduce'): grid of 4096 blocks; at most 1056 can be resident for a cooperative launch (8 per "
+               "SM x 132 SMs at this block size and shared memory); launch at most 1056 blocks and loop over the "
+               "rest (grid-stride)";
+        QTest::newRow("2-D grid counts every block")
+            << QList<qint64>{64, 32, 1} << 4 << 132
+            << "step 1 ('reduce'): grid of 2048 blocks; at most 528 can be resident for a cooperative launch (4 per SM "
+               "x 132 SMs at this block size and shared memory); launch at most 528 blocks and loop over the rest "
+               "(grid-stride)";
+        QTest::newRow("not one block fits")
+            << QList<qint64>{1, 1, 1} << 0 << 132
+            << "step 1 ('reduce'): grid of 1 blocks; at most 0 can be resident for a cooperative launch (0 per SM x "
+               "132 SMs at this block size and shared memory); not one block fits: use fewer threads or less shared "
+               "memory";
+    }
+    void cooperativeLimit()
+    {
+        QFETCH(QList<qint64>, grid);
+        QFETCH(int, perSm);
+        QFETCH(int, sms);
+        QFETCH(QString, message);
+        const Status s = cooperativeGridError("step 1 ('reduce')", Dim3{grid[0], grid[1], grid[2]}, perSm, sms);
+        QCOMPARE(s.ok() ? QString() : s.error().message, message);
+    }
+
+    void cooperativeStep()
+    {
+        QJsonObject launch = step("vector_add", QJsonArray{"a", "b", "c", "n"});
+        launch.insert("cooperative", true);
+        const auto r = prepare(project({launch}));
+        KP_VERIFY_RESULT(r);
+        QVERIFY(r->request.steps.first().cooperative);
+        QVERIFY(RunRequest::fromVariant(r->request.toVariant()).steps.first().cooperative);
+        launch.insert("cooperative", "yes");
+        const auto bad = prepare(project({launch}));
+        QVERIFY(!bad);
+        QCOMPARE(bad.error().message, QString("launches[0].cooperative: expected true or false, got a string"));
+    }
+
     void prepareErrors_data()
     {
         QTest::addColumn<QJsonObject>("launch");
