@@ -6,6 +6,7 @@
 #include "core/expression.h"
 #include "kernel/structlayout.h"
 #include "project/stepgraph.h"
+#include "run/deviceglobals.h"
 #include "run/stepexpand.h"
 #include "worker/protocol.h"
 
@@ -13,6 +14,7 @@
 #include <QElapsedTimer>
 #include <QFileInfo>
 #include <QRegularExpression>
+#include <QSet>
 
 #include <cmath>
 #include <cstring>
@@ -771,6 +773,25 @@ Result<PreparedRun> prepareRun(const Project &project, const CompileResult &comp
         return st.error();
     }
     const int launches = int(req.steps.size());
+    // A __constant__ or __device__ variable without an initializer that a
+    // launched kernel uses holds zeros: the project has no way to fill it
+    // yet, and a kernel silently running on zeros is worse than a warning.
+    QSet<QString> warnedGlobals;
+    for (const RunStep &s : req.steps) {
+        if (s.kind != RunStep::Kind::Kernel || s.loweredName.isEmpty()) {
+            continue;
+        }
+        for (const PtxGlobal &g : unfilledGlobalsUsedBy(compiled.ptx, s.loweredName)) {
+            if (!warnedGlobals.contains(s.loweredName + g.name)) {
+                warnedGlobals.insert(s.loweredName + g.name);
+                out.warnings << QStringLiteral("kernel '%1' uses %2 variable '%3', which has no initializer and "
+                                               "which the project cannot fill yet: it holds zeros")
+                                    .arg(s.kernel,
+                                         g.constant ? QStringLiteral("__constant__") : QStringLiteral("__device__"),
+                                         g.name);
+            }
+        }
+    }
 
     for (const auto &[a, b] : project.repeat.swaps) {
         if (!bufferIndex.contains(a) || !bufferIndex.contains(b)) {

@@ -5,6 +5,7 @@
 #include "client/engineclient.h"
 #include "compile/compiler.h"
 #include "project/projectio.h"
+#include "run/deviceglobals.h"
 #include "run/projectcompile.h"
 #include "run/runjson.h"
 #include "run/runner.h"
@@ -408,6 +409,54 @@ private Q_SLOTS:
         const auto bad = prepare(project({launch}));
         QVERIFY(!bad);
         QCOMPARE(bad.error().message, QString("launches[0].cooperative: expected true or false, got a string"));
+    }
+
+    // __constant__/__device__ variables nothing fills: found in real NVRTC PTX, per kernel.
+    void unfilledGlobals_data()
+    {
+        QTest::addColumn<QString>("kernel");
+        QTest::addColumn<QString>("unfilled"); // name:const|device, ...
+        QTest::newRow("constant array read by index") << "_Z4convPf"
+                                                      << "c_Kernel:const";
+        QTest::newRow("device counter and an inlined helper's constant") << "_Z5countPf"
+                                                                         << "c_Kernel:const counter:device";
+        QTest::newRow("printf's format string is no variable") << "_Z5cleanPf"
+                                                               << "";
+    }
+    void unfilledGlobals()
+    {
+        QFETCH(QString, kernel);
+        QFETCH(QString, unfilled);
+        CompileRequest req;
+        req.source = R"(
+__constant__ float c_Kernel[17];
+__constant__ float c_init[2] = {1, 2};
+__device__ int counter;
+__device__ float helperRead(int i) { return c_Kernel[i]; }
+__global__ void conv(float *o) { o[threadIdx.x] = c_Kernel[threadIdx.x] + c_init[0]; }
+__global__ void count(float *o) { atomicAdd(&counter, 1); o[0] = helperRead(1); }
+__global__ void clean(float *o) { o[0] = 1; printf("x\n"); }
+)";
+        const auto c = Compiler(Compiler::Config{QStringLiteral("-"), 0}).compile(req);
+        KP_VERIFY_RESULT(c);
+        QVERIFY2(c->ok, qPrintable(c->log));
+        QStringList got;
+        for (const PtxGlobal &g : unfilledGlobalsUsedBy(c->ptx, kernel)) {
+            got << g.name + (g.constant ? ":const" : ":device");
+        }
+        QCOMPARE(got.join(' '), unfilled);
+        QCOMPARE(ptxGlobals(c->ptx).size(), 3); // c_Kernel, c_init (initialised), counter
+    }
+
+    void unfilledGlobalWarning()
+    {
+        QJsonObject json = project({step("useTable", QJsonArray{"c"}, QJsonArray{1}, QJsonArray{1})});
+        json.insert("source", QJsonObject{{"inline", "__constant__ float table[4];\n"
+                                                     "__global__ void useTable(float *o) { o[0] = table[1]; }\n"}});
+        const auto r = prepare(json);
+        KP_VERIFY_RESULT(r);
+        QCOMPARE(r->warnings, QStringList{"kernel 'useTable' uses __constant__ variable 'table', which has no "
+                                          "initializer and which the project cannot fill yet: it holds zeros"});
     }
 
     void prepareErrors_data()
