@@ -12,7 +12,7 @@ namespace Kp {
 namespace {
 using K = ScalarKind;
 // clang-format off
-constexpr std::array<DTypeInfo, 21> kTable{{
+constexpr std::array<DTypeInfo, kDTypeCount> kTable{{
     {DType::Int8,     "int8",     "signed char",        DType::Int8,    1, 1, 1,  K::SignedInt},
     {DType::UInt8,    "uint8",    "unsigned char",      DType::UInt8,   1, 1, 1,  K::UnsignedInt},
     {DType::Int16,    "int16",    "short",              DType::Int16,   1, 2, 2,  K::SignedInt},
@@ -34,6 +34,42 @@ constexpr std::array<DTypeInfo, 21> kTable{{
     {DType::Float3,   "float3",   "float3",             DType::Float32, 3, 4, 4,  K::Float},
     {DType::Float4,   "float4",   "float4",             DType::Float32, 4, 4, 16, K::Float},
     {DType::Double2,  "double2",  "double2",            DType::Float64, 2, 8, 16, K::Float},
+    {DType::Char1,    "char1",    "char1",              DType::Int8,    1, 1, 1,  K::SignedInt},
+    {DType::Char2,    "char2",    "char2",              DType::Int8,    2, 1, 2,  K::SignedInt},
+    {DType::Char3,    "char3",    "char3",              DType::Int8,    3, 1, 1,  K::SignedInt},
+    {DType::UChar1,   "uchar1",   "uchar1",             DType::UInt8,   1, 1, 1,  K::UnsignedInt},
+    {DType::UChar2,   "uchar2",   "uchar2",             DType::UInt8,   2, 1, 2,  K::UnsignedInt},
+    {DType::UChar3,   "uchar3",   "uchar3",             DType::UInt8,   3, 1, 1,  K::UnsignedInt},
+    {DType::Short1,   "short1",   "short1",             DType::Int16,   1, 2, 2,  K::SignedInt},
+    {DType::Short3,   "short3",   "short3",             DType::Int16,   3, 2, 2,  K::SignedInt},
+    {DType::Short4,   "short4",   "short4",             DType::Int16,   4, 2, 8,  K::SignedInt},
+    {DType::UShort1,  "ushort1",  "ushort1",            DType::UInt16,  1, 2, 2,  K::UnsignedInt},
+    {DType::UShort2,  "ushort2",  "ushort2",            DType::UInt16,  2, 2, 4,  K::UnsignedInt},
+    {DType::UShort3,  "ushort3",  "ushort3",            DType::UInt16,  3, 2, 2,  K::UnsignedInt},
+    {DType::UShort4,  "ushort4",  "ushort4",            DType::UInt16,  4, 2, 8,  K::UnsignedInt},
+    {DType::Int1,     "int1",     "int1",               DType::Int32,   1, 4, 4,  K::SignedInt},
+    {DType::Int3,     "int3",     "int3",               DType::Int32,   3, 4, 4,  K::SignedInt},
+    {DType::UInt1,    "uint1",    "uint1",              DType::UInt32,  1, 4, 4,  K::UnsignedInt},
+    {DType::UInt2,    "uint2",    "uint2",              DType::UInt32,  2, 4, 8,  K::UnsignedInt},
+    {DType::UInt3,    "uint3",    "uint3",              DType::UInt32,  3, 4, 4,  K::UnsignedInt},
+    {DType::UInt4,    "uint4",    "uint4",              DType::UInt32,  4, 4, 16, K::UnsignedInt},
+    {DType::LongLong1,    "longlong1",      "longlong1",      DType::Int64,  1, 8, 8,  K::SignedInt},
+    {DType::LongLong2,    "longlong2",      "longlong2",      DType::Int64,  2, 8, 16, K::SignedInt},
+    {DType::LongLong3,    "longlong3",      "longlong3",      DType::Int64,  3, 8, 8,  K::SignedInt},
+    {DType::LongLong4,    "longlong4",      "longlong4_16a",  DType::Int64,  4, 8, 16, K::SignedInt},
+    {DType::LongLong4A32, "longlong4_32a",  "longlong4_32a",  DType::Int64,  4, 8, 32, K::SignedInt},
+    {DType::ULongLong1,   "ulonglong1",     "ulonglong1",     DType::UInt64, 1, 8, 8,  K::UnsignedInt},
+    {DType::ULongLong2,   "ulonglong2",     "ulonglong2",     DType::UInt64, 2, 8, 16, K::UnsignedInt},
+    {DType::ULongLong3,   "ulonglong3",     "ulonglong3",     DType::UInt64, 3, 8, 8,  K::UnsignedInt},
+    {DType::ULongLong4,   "ulonglong4",     "ulonglong4_16a", DType::UInt64, 4, 8, 16, K::UnsignedInt},
+    {DType::ULongLong4A32,"ulonglong4_32a", "ulonglong4_32a", DType::UInt64, 4, 8, 32, K::UnsignedInt},
+    {DType::Float1,     "float1",      "float1",      DType::Float32, 1, 4, 4,  K::Float},
+    {DType::Double1,    "double1",     "double1",     DType::Float64, 1, 8, 8,  K::Float},
+    {DType::Double3,    "double3",     "double3",     DType::Float64, 3, 8, 8,  K::Float},
+    {DType::Double4,    "double4",     "double4_16a", DType::Float64, 4, 8, 16, K::Float},
+    {DType::Double4A32, "double4_32a", "double4_32a", DType::Float64, 4, 8, 32, K::Float},
+    {DType::Half2,      "half2",       "__half2",     DType::Float16, 2, 2, 4,  K::Half},
+    {DType::BFloat162,  "bfloat162",   "__nv_bfloat162", DType::BFloat16, 2, 2, 4, K::BFloat},
 }};
 // clang-format on
 
@@ -76,6 +112,24 @@ const QHash<QString, DType> &cudaAliases()
         add("__nv_half", DType::Float16);
         add("nv_bfloat16", DType::BFloat16);
         add("__bf16", DType::BFloat16);
+        // LP64: long is long long, so the long vectors are the longlong ones.
+        add("long1", DType::LongLong1);
+        add("long2", DType::LongLong2);
+        add("long3", DType::LongLong3);
+        add("long4", DType::LongLong4);
+        add("long4_16a", DType::LongLong4);
+        add("long4_32a", DType::LongLong4A32);
+        add("ulong1", DType::ULongLong1);
+        add("ulong2", DType::ULongLong2);
+        add("ulong3", DType::ULongLong3);
+        add("ulong4", DType::ULongLong4);
+        add("ulong4_16a", DType::ULongLong4);
+        add("ulong4_32a", DType::ULongLong4A32);
+        add("double4_16a", DType::Double4);
+        add("half2", DType::Half2);
+        add("__nv_half2", DType::Half2);
+        add("nv_bfloat162", DType::BFloat162);
+        add("__nv_bfloat162", DType::BFloat162);
         return h;
     }();
     return aliases;
@@ -102,6 +156,17 @@ template<typename T> double loadAs(const void *src)
     std::memcpy(&v, src, sizeof v);
     return static_cast<double>(v);
 }
+// The table is indexed by DType, so its rows must be in enum order.
+constexpr bool tableInEnumOrder()
+{
+    for (std::size_t i = 0; i < kTable.size(); ++i) {
+        if (static_cast<std::size_t>(kTable[i].type) != i) {
+            return false;
+        }
+    }
+    return true;
+}
+static_assert(tableInEnumOrder(), "kTable rows must follow the DType enum");
 } // namespace
 
 const DTypeInfo &dtypeInfo(DType type)
@@ -126,6 +191,15 @@ QStringList dtypeNames()
         names << QString::fromLatin1(i.name);
     }
     return names;
+}
+
+QString dtypeNamesText()
+{
+    return QStringLiteral("int8, uint8, int16, uint16, int32, uint32, int64, uint64, float16, bfloat16, float32, "
+                          "float64, and CUDA's vector types char1..char4, uchar1..uchar4, short1..short4, "
+                          "ushort1..ushort4, int1..int4, uint1..uint4, longlong1..longlong4 (or long1..long4), "
+                          "ulonglong1..ulonglong4, float1..float4, double1..double4, longlong4_32a, ulonglong4_32a, "
+                          "double4_32a, half2, bfloat162");
 }
 
 std::optional<DType> dtypeForCudaType(const QString &baseType)

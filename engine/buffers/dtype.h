@@ -32,7 +32,47 @@ enum class DType {
     Float3,
     Float4,
     Double2,
+    // The rest of CUDA's vector family (vector_types.h, cuda_fp16.h, cuda_bf16.h).
+    Char1,
+    Char2,
+    Char3,
+    UChar1,
+    UChar2,
+    UChar3,
+    Short1,
+    Short3,
+    Short4,
+    UShort1,
+    UShort2,
+    UShort3,
+    UShort4,
+    Int1,
+    Int3,
+    UInt1,
+    UInt2,
+    UInt3,
+    UInt4,
+    LongLong1, ///< also long1 (LP64)
+    LongLong2,
+    LongLong3,
+    LongLong4, ///< align 16, as the deprecated longlong4 and longlong4_16a
+    LongLong4A32,
+    ULongLong1,
+    ULongLong2,
+    ULongLong3,
+    ULongLong4,
+    ULongLong4A32,
+    Float1,
+    Double1,
+    Double3,
+    Double4, ///< align 16, as the deprecated double4 and double4_16a
+    Double4A32,
+    Half2,
+    BFloat162,
 };
+
+/** How many dtypes there are: DType values run from 0 to kDTypeCount - 1. */
+constexpr int kDTypeCount = static_cast<int>(DType::BFloat162) + 1;
 
 /** The scalar a component is made of. */
 enum class ScalarKind { SignedInt, UnsignedInt, Float, Half, BFloat };
@@ -45,7 +85,7 @@ struct DTypeInfo
     DType component;      ///< the scalar of each component (itself for scalars)
     int components;       ///< 1 for scalars, 2..4 for vectors
     int componentBytes;
-    int alignment; ///< CUDA's alignment of the whole element (float3: 4, float4: 16)
+    int alignment; ///< CUDA's alignment of the whole element, as vector_types.h declares it (float3: 4, float4: 16)
     ScalarKind kind;
 
     int elementBytes() const { return components * componentBytes; }
@@ -55,8 +95,11 @@ struct DTypeInfo
 const DTypeInfo &dtypeInfo(DType type);
 /** "float32" -> Float32. Also accepts the CUDA spelling ("float", "uchar4", "__half"). */
 std::optional<DType> dtypeFromName(const QString &name);
-/** All JSON names, for messages: "int8, uint8, ...". */
+/** All JSON names, in enum order. */
 QStringList dtypeNames();
+/** Every dtype for messages, the vector family in ranges: "int8, ..., float64 and the vector types char1..char4, ...".
+ */
+QString dtypeNamesText();
 /** Short form. */
 inline QString dtypeName(DType t)
 {

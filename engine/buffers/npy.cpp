@@ -14,6 +14,7 @@
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace Kp {
@@ -354,6 +355,48 @@ Result<DescrInfo> parseDescr(const QString &descr, const QString &file)
     return npyError(QStringLiteral("%1: unsupported dtype '%2'; allowed: %3").arg(file, descr, allowedDescrs()));
 }
 
+// A structured dtype as numpy writes a CUDA vector: a list of 1 to 4 (name,
+// format) tuples, every format the same scalar. Anything else (nested
+// records, sub-arrays, mixed types, padding) has no buffer dtype.
+Result<DescrInfo> parseStructuredDescr(const PyValue &list, const QString &file, QString *text, int *fields)
+{
+    const auto refuse = [&](const QString &why) {
+        return npyError(QStringLiteral("%1: structured dtype %2; a buffer can hold a structured dtype only as a CUDA "
+                                       "vector: 1 to 4 fields of one numeric type, e.g. [('x', '<f4'), ('y', '<f4')] "
+                                       "for float2")
+                            .arg(file, why));
+    };
+    if (list.items.empty() || list.items.size() > 4) {
+        return refuse(QStringLiteral("with %1 fields").arg(list.items.size()));
+    }
+    std::optional<DescrInfo> first;
+    QStringList parts;
+    for (const PyValue &field : list.items) {
+        if (field.type != PyValue::Type::Tuple || field.items.size() < 2 || field.items[0].type != PyValue::Type::Str) {
+            return refuse(QStringLiteral("with a field that is not a (name, format) tuple"));
+        }
+        if (field.items.size() > 2) {
+            return refuse(QStringLiteral("with field '%1' that is a sub-array").arg(field.items[0].str));
+        }
+        if (field.items[1].type != PyValue::Type::Str) {
+            return refuse(QStringLiteral("with field '%1' that is itself a record or padding").arg(field.items[0].str));
+        }
+        Result<DescrInfo> di = parseDescr(field.items[1].str, file);
+        if (!di) {
+            return di.error();
+        }
+        if (first && (first->dtype != di->dtype || first->bigEndian != di->bigEndian)) {
+            return refuse(QStringLiteral("mixing '%1' and '%2'")
+                              .arg(parts.front().section(QLatin1Char('\''), 3, 3), field.items[1].str));
+        }
+        first = *di;
+        parts << QStringLiteral("('%1', '%2')").arg(field.items[0].str, field.items[1].str);
+    }
+    *text = QStringLiteral("[%1]").arg(parts.join(QStringLiteral(", ")));
+    *fields = int(list.items.size());
+    return *first;
+}
+
 QString numpyName(DType scalar)
 {
     return QStringLiteral("np.") + dtypeName(scalar);
@@ -497,6 +540,15 @@ qint64 NpyHeader::elementCount() const
     return byteProduct(shape, 1, &n) ? n : -1;
 }
 
+QList<qint64> NpyHeader::componentShape() const
+{
+    QList<qint64> s = shape;
+    if (fields > 1) {
+        s << fields;
+    }
+    return s;
+}
+
 QString shapeToString(const QList<qint64> &shape)
 {
     QStringList parts;
@@ -617,20 +669,23 @@ Result<NpyHeader> readNpyHeader(QIODevice &dev, const QString &file)
 
     const PyValue &descr = *dict.find(QStringLiteral("descr"));
     if (descr.type == PyValue::Type::List) {
-        return npyError(QStringLiteral("%1: structured dtypes (a list descr) cannot be loaded: save each field as "
-                                       "its own numeric array")
-                            .arg(file));
-    }
-    if (descr.type != PyValue::Type::Str) {
+        Result<DescrInfo> di = parseStructuredDescr(descr, file, &h.descr, &h.fields);
+        if (!di) {
+            return di.error();
+        }
+        h.dtype = di->dtype;
+        h.bigEndian = di->bigEndian;
+    } else if (descr.type != PyValue::Type::Str) {
         return npyError(QStringLiteral("%1: header 'descr' is not a string").arg(file));
+    } else {
+        h.descr = descr.str;
+        Result<DescrInfo> di = parseDescr(h.descr, file);
+        if (!di) {
+            return di.error();
+        }
+        h.dtype = di->dtype;
+        h.bigEndian = di->bigEndian;
     }
-    h.descr = descr.str;
-    Result<DescrInfo> di = parseDescr(h.descr, file);
-    if (!di) {
-        return di.error();
-    }
-    h.dtype = di->dtype;
-    h.bigEndian = di->bigEndian;
 
     const PyValue &fortran = *dict.find(QStringLiteral("fortran_order"));
     if (fortran.type != PyValue::Type::Bool) {
@@ -670,7 +725,7 @@ Result<NpyHeader> readNpyHeader(QIODevice &dev, const QString &file)
         h.zeroDim = true;
         h.shape = {1};
     }
-    const int item = dtypeInfo(h.dtype).componentBytes;
+    const int item = dtypeInfo(h.dtype).componentBytes * std::max(1, h.fields);
     if (!byteProduct(h.shape, item, &h.dataBytes)) {
         return npyError(QStringLiteral("%1: shape %2 of '%3' is too large: its byte size overflows 64 bits")
                             .arg(file, pyShape(h.shape), h.descr));
@@ -700,8 +755,11 @@ Status readNpyData(QIODevice &dev, const NpyHeader &h, void *dst, qint64 dstByte
     if (!dev.isSequential() && dev.pos() != h.dataOffset && !dev.seek(h.dataOffset)) {
         return npyError(QStringLiteral("%1: cannot seek to the data: %2").arg(file, dev.errorString()));
     }
-    const int item = dtypeInfo(h.dtype).componentBytes;
-    const bool swap = item > 1 && h.bigEndian != kHostBigEndian;
+    // A record of a structured dtype moves as one item; its fields swap one by one.
+    const int scalarBytes = dtypeInfo(h.dtype).componentBytes;
+    const int perItem = std::max(1, h.fields);
+    const int item = scalarBytes * perItem;
+    const bool swap = scalarBytes > 1 && h.bigEndian != kHostBigEndian;
     char *out = static_cast<char *>(dst);
     const auto truncated = [&](qint64 done) {
         return npyError(QStringLiteral("%1 is truncated: the data needs %2, only %3 could be read (%4 missing)")
@@ -718,7 +776,7 @@ Status readNpyData(QIODevice &dev, const NpyHeader &h, void *dst, qint64 dstByte
             return truncated(std::max<qint64>(got, 0));
         }
         if (swap) {
-            swapInPlace(out, h.dataBytes / item, item);
+            swapInPlace(out, h.dataBytes / scalarBytes, scalarBytes);
         }
         return Unit{};
     }
@@ -746,7 +804,7 @@ Status readNpyData(QIODevice &dev, const NpyHeader &h, void *dst, qint64 dstByte
             return truncated(done * item + std::max<qint64>(got, 0));
         }
         if (swap) {
-            swapInPlace(chunk.data(), n, item);
+            swapInPlace(chunk.data(), n * perItem, scalarBytes);
         }
         for (qint64 i = 0; i < n; ++i) {
             std::memcpy(out + offset * item, chunk.data() + i * item, static_cast<std::size_t>(item));
@@ -764,17 +822,26 @@ Status readNpyData(QIODevice &dev, const NpyHeader &h, void *dst, qint64 dstByte
     return Unit{};
 }
 
-QByteArray npyHeaderBytes(DType dtype, const QList<qint64> &shape)
+QByteArray npyHeaderBytes(DType dtype, const QList<qint64> &shape, NpyVectorLayout layout)
 {
     const DTypeInfo &info = dtypeInfo(dtype);
     QList<qint64> fileShape = shape;
-    if (info.components > 1) {
+    QByteArray descr = "'" + npyDescr(info.component).toLatin1() + "'";
+    if (info.components > 1 && layout == NpyVectorLayout::Structured) {
+        // repr() of the dtype's descr, as numpy.save writes a record array:
+        // CUDA vectors have no padding (sizeof == components x component).
+        QList<QByteArray> fields;
+        for (int c = 0; c < info.components; ++c) {
+            fields << "('" + QByteArray(1, "xyzw"[c]) + "', " + descr + ")";
+        }
+        descr = "[" + fields.join(", ") + "]";
+    } else if (info.components > 1) {
         fileShape << info.components;
     }
     // Exactly numpy's _write_array_header: sorted keys, repr() values, a
     // trailing ", " and spare spaces after the dict for growing axis 0.
-    QByteArray dict = "{'descr': '" + npyDescr(info.component).toLatin1() +
-                      "', 'fortran_order': False, 'shape': " + pyShape(fileShape).toLatin1() + ", }";
+    QByteArray dict =
+        "{'descr': " + descr + ", 'fortran_order': False, 'shape': " + pyShape(fileShape).toLatin1() + ", }";
     if (!fileShape.isEmpty()) {
         const int digits = static_cast<int>(QByteArray::number(fileShape.front()).size());
         dict += QByteArray(std::max(0, kGrowthAxisDigits - digits), ' ');
@@ -802,7 +869,7 @@ QByteArray npyHeaderBytes(DType dtype, const QList<qint64> &shape)
     return out;
 }
 
-Status writeNpy(const QString &path, DType dtype, const QList<qint64> &shape, const void *data)
+Status writeNpy(const QString &path, DType dtype, const QList<qint64> &shape, const void *data, NpyVectorLayout layout)
 {
     qint64 bytes = 0;
     if (!byteProduct(shape, dtypeInfo(dtype).elementBytes(), &bytes) || bytes > kMaxBufferBytes) {
@@ -812,7 +879,7 @@ Status writeNpy(const QString &path, DType dtype, const QList<qint64> &shape, co
     if (bytes > 0 && !data) {
         return npyError(QStringLiteral("cannot write %1: no data").arg(path));
     }
-    const QByteArray header = npyHeaderBytes(dtype, shape);
+    const QByteArray header = npyHeaderBytes(dtype, shape, layout);
     // Through core/safefile: atomic for a regular file, direct into /dev/null or a FIFO.
     if (Status s = writeOutput(path, {QByteArrayView(header), QByteArrayView(static_cast<const char *>(data), bytes)},
                                QStringLiteral("the .npy file"));
@@ -833,10 +900,10 @@ Result<QList<qint64>> npyShapeFor(const QString &path, DType dtype, const QStrin
     if (Status s = checkDtype(*h, dtype, file, bufferName); !s) {
         return s.error();
     }
-    QList<qint64> shape = h->shape;
+    QList<qint64> shape = h->componentShape();
     const int components = dtypeInfo(dtype).components;
     if (components > 1) {
-        if (h->zeroDim || shape.size() < 2 || shape.back() != components) {
+        if ((h->zeroDim && h->fields == 0) || shape.size() < 2 || shape.back() != components) {
             return npyError(QStringLiteral("%1 has shape %2; %3 is %4 and needs a last dimension of %5 components, "
                                            "e.g. (n, %5)")
                                 .arg(file, fileShapeText(*h), bufferWord(bufferName), dtypeName(dtype))
@@ -874,7 +941,8 @@ Status loadNpyInto(const QString &path, DType dtype, const QList<qint64> &shape,
     if (components > 1) {
         wanted << components;
     }
-    const bool sameShape = h->shape == wanted || (h->zeroDim && shape == QList<qint64>{1} && components == 1);
+    const bool sameShape = h->componentShape() == wanted ||
+                           (h->zeroDim && shape == QList<qint64>{1} && (components == 1 || h->fields == components));
     if (!sameShape) {
         if (components > 1) {
             return npyError(QStringLiteral("%1 has shape %2; %3 is %4 of shape %5 and needs %6 "

@@ -20,9 +20,11 @@ constexpr qint64 kMaxNpyFileBytes = 64ll * 1024 * 1024 * 1024 + 2 * 1024 * 1024;
 /**
  * The header of a NumPy .npy file (format versions 1.0, 2.0 and 3.0).
  *
- * Only plain numeric arrays are accepted: descr '<', '>', '|' or '=' followed
- * by i1 u1 i2 u2 i4 u4 i8 u8 f2 f4 f8, and b1 (bool, read as uint8). A 0-d
- * array (shape ()) is read as shape [1], with zeroDim set.
+ * Only numeric arrays are accepted: descr '<', '>', '|' or '=' followed by
+ * i1 u1 i2 u2 i4 u4 i8 u8 f2 f4 f8, and b1 (bool, read as uint8); or a
+ * structured dtype of 1 to 4 fields of one such type and no padding, which
+ * is how numpy spells a CUDA vector ([('x', '<f4'), ('y', '<f4')] is a
+ * float2). A 0-d array (shape ()) is read as shape [1], with zeroDim set.
  */
 struct NpyHeader
 {
@@ -35,8 +37,11 @@ struct NpyHeader
     qint64 dataBytes = 0;  ///< product(shape) * item size
     QString descr;         ///< as written: "<f4"
     bool zeroDim = false;  ///< the file holds a 0-d array (shape ()), read as shape [1]
+    int fields = 0;        ///< a structured dtype of this many fields of dtype; 0 for a plain array
 
     qint64 elementCount() const;
+    /** The shape with the fields as a trailing axis (fields > 1), as a vector dtype's buffer sees it. */
+    QList<qint64> componentShape() const;
 };
 
 /**
@@ -56,6 +61,12 @@ Result<NpyHeader> readNpyHeader(QIODevice &dev, const QString &fileNameForMessag
 Status readNpyData(QIODevice &dev, const NpyHeader &h, void *dst, qint64 dstBytes,
                    const QString &fileNameForMessages = QString());
 
+/** How a vector dtype is written to a .npy file. */
+enum class NpyVectorLayout {
+    TrailingAxis, ///< float4 shape [n] -> '<f4' shape (n, 4): what most numpy code expects
+    Structured,   ///< float4 shape [n] -> [('x', '<f4'), ..., ('w', '<f4')] shape (n,): one record per element
+};
+
 /**
  * Writes data (elements of dtype in C order, shape outermost first) as a
  * .npy file exactly as numpy.save writes it: version 1.0 (2.0 when the header
@@ -67,10 +78,12 @@ Status readNpyData(QIODevice &dev, const NpyHeader &h, void *dst, qint64 dstByte
  * bits (as float32 in numpy: (np.load(f).astype(np.uint32) << 16).view(np.float32)).
  * Atomic: the file is replaced only when everything was written.
  */
-Status writeNpy(const QString &path, DType dtype, const QList<qint64> &shape, const void *data);
+Status writeNpy(const QString &path, DType dtype, const QList<qint64> &shape, const void *data,
+                NpyVectorLayout layout = NpyVectorLayout::TrailingAxis);
 
 /** The header bytes writeNpy() writes (magic, version, length, dict, padding). */
-QByteArray npyHeaderBytes(DType dtype, const QList<qint64> &shape);
+QByteArray npyHeaderBytes(DType dtype, const QList<qint64> &shape,
+                          NpyVectorLayout layout = NpyVectorLayout::TrailingAxis);
 
 /** The numpy descr of a scalar dtype in host byte order: "<f4", "|u1". bfloat16 -> "<u2". */
 QString npyDescr(DType scalar);
@@ -80,7 +93,8 @@ QString npyDescr(DType scalar);
  * must be the buffer's component type exactly (bool files load into uint8,
  * '<u2' files into bfloat16 as raw bits), and its shape must be the buffer's
  * shape, plus a trailing dimension of `components` for vector dtypes (float4
- * shape [n] <- '<f4' (n, 4)). bufferName, when given, names the buffer in
+ * shape [n] <- '<f4' (n, 4)), or a structured dtype of `components` fields
+ * of the component type and the buffer's shape. bufferName, when given, names the buffer in
  * messages.
  */
 Status loadNpyInto(const QString &path, DType dtype, const QList<qint64> &shape, void *dst, qint64 dstBytes,

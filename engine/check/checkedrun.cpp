@@ -36,6 +36,10 @@ QStringList buffersNamedByExpressions(const Project &project)
     QStringList names;
     static const QRegularExpression ident(QStringLiteral("[A-Za-z_][A-Za-z0-9_.]*"));
     for (const CheckSpec &c : project.checks) {
+        // A permutation or set of a buffer's initial contents needs them kept too.
+        if (c.isCollection() && !c.otherFromReference && !names.contains(c.other)) {
+            names << c.other;
+        }
         if (c.kind != CheckSpec::Kind::Expected) {
             continue;
         }
@@ -154,7 +158,7 @@ CheckedRun runProjectWithChecks(const Project &original, EngineClient *engine, c
     project.timing.enabled = project.timing.enabled && options.timing;
     bool needReference = false;
     for (const CheckSpec &c : project.checks) {
-        needReference = needReference || c.kind == CheckSpec::Kind::Reference;
+        needReference = needReference || c.needsReference();
     }
     const Project reference = referenceProjectFor(original);
 
@@ -315,7 +319,7 @@ CheckedRun runProjectWithChecks(const Project &original, EngineClient *engine, c
         }
         bool referenceDue = false;
         for (int i : due) {
-            referenceDue = referenceDue || project.checks[i].kind == CheckSpec::Kind::Reference;
+            referenceDue = referenceDue || project.checks[i].needsReference();
         }
         HostBuffers refBuffers;
         if (referenceDue) {
@@ -369,6 +373,10 @@ CheckedRun runProjectWithChecks(const Project &original, EngineClient *engine, c
         data.reference = viewsOf(refBuffers);
         data.variables = expressionVariables(pk, buffers);
         data.projectDir = project.dir();
+        for (const StepResult &step : r.steps) {
+            data.printed += step.printfOutput;
+            data.printedTruncated = data.printedTruncated || step.printfTruncated;
+        }
         for (auto it = initial.cbegin(); it != initial.cend(); ++it) {
             const HostBuffer *b = buffers.find(it.key());
             data.initial.insert(it.key(), BufferView{b->spec.dtype, b->shape, it.value().constData(), b->byteSize()});

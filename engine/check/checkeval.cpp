@@ -9,7 +9,9 @@
 #include "project/project.h"
 
 #include <QLocale>
+#include <QRegularExpression>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -108,7 +110,7 @@ Result<NpyValues> readNpyValues(const QString &file, const QString &shown, const
     }
     NpyValues v;
     v.dtype = h->dtype;
-    v.count = h->elementCount();
+    v.count = h->elementCount() * std::max(1, h->fields);
     v.data.resize(h->dataBytes);
     if (Status s = readNpyData(**f, *h, v.data.data(), h->dataBytes, shown); !s) {
         return checkError(QStringLiteral("%1: %2").arg(path, s.error().message), path);
@@ -159,6 +161,157 @@ QString regionText(const CheckSpec &check)
                      .arg(check.region->end[a]);
     }
     return QStringLiteral(" in the region %1").arg(parts.join(QStringLiteral(", ")));
+}
+
+/** Coordinates of flat element e in a buffer of this shape (x the last axis). */
+std::array<qint64, 3> coordsOf(qint64 e, const QList<qint64> &shape)
+{
+    std::array<qint64, 3> c{};
+    const int axes = int(shape.size());
+    for (int a = 0; a < axes && a < 3; ++a) {
+        const qint64 extent = std::max<qint64>(1, shape[axes - 1 - a]);
+        c[a] = e % extent;
+        e /= extent;
+    }
+    return c;
+}
+
+QString trimmedEnd(const QString &s)
+{
+    qsizetype n = s.size();
+    while (n > 0 && s[n - 1].isSpace()) {
+        --n;
+    }
+    return s.left(n);
+}
+
+CheckResult evaluatePrinted(const CheckSpec &check, const CheckData &data, CheckResult r)
+{
+    r.exact = true;
+    r.compared = 1;
+    bool pass = false;
+    if (check.printedIsPattern) {
+        // Searched anywhere, ^ and $ at line ends: printf output is lines.
+        const QRegularExpression re(check.printed, QRegularExpression::MultilineOption);
+        pass = re.match(data.printed).hasMatch();
+    } else {
+        // printf lines end in '\n'; trailing whitespace of either side is not worth a failure.
+        pass = trimmedEnd(data.printed) == trimmedEnd(check.printed);
+    }
+    r.passed = pass;
+    r.mismatches = pass ? 0 : 1;
+    if (!pass) {
+        constexpr qsizetype kShown = 400;
+        r.detail = data.printed.isEmpty() ? QStringLiteral("the kernels printed nothing")
+                                          : QStringLiteral("the kernels printed (%1 characters): %2%3")
+                                                .arg(data.printed.size())
+                                                .arg(data.printed.left(kShown),
+                                                     data.printed.size() > kShown ? QStringLiteral("...") : QString());
+        if (data.printedTruncated) {
+            r.detail += QStringLiteral(" (the output was cut off at the device printf buffer's size)");
+        }
+    }
+    return r;
+}
+
+struct Valued
+{
+    double value;
+    qint64 index; ///< flat value index (element * components + component)
+};
+
+bool valueLess(double a, double b)
+{
+    // NaN sorts last and equals NaN, so NaN results still pair up.
+    if (std::isnan(a) || std::isnan(b)) {
+        return !std::isnan(a) && std::isnan(b);
+    }
+    return a < b;
+}
+
+bool valueSame(double a, double b)
+{
+    return (std::isnan(a) && std::isnan(b)) || a == b;
+}
+
+std::vector<Valued> sortedValues(const BufferView &b)
+{
+    const DTypeInfo &info = dtypeInfo(b.dtype);
+    const qint64 n = b.elementCount() * info.components;
+    std::vector<Valued> v;
+    v.reserve(size_t(n));
+    const char *p = static_cast<const char *>(b.data);
+    for (qint64 k = 0; k < n; ++k) {
+        v.push_back({loadComponent(info.component, p + k * info.componentBytes), k});
+    }
+    std::stable_sort(v.begin(), v.end(), [](const Valued &a, const Valued &c) { return valueLess(a.value, c.value); });
+    return v;
+}
+
+void dedupe(std::vector<Valued> &v)
+{
+    v.erase(
+        std::unique(v.begin(), v.end(), [](const Valued &a, const Valued &b) { return valueSame(a.value, b.value); }),
+        v.end());
+}
+
+// Permutation and Set: both sides sorted, then one merge walk. A value only in
+// the checked buffer is "got v, expected nan"; one only in the other buffer is
+// "got nan, expected v" at index -1 (it has no place in the checked buffer).
+Result<CheckResult> evaluateCollection(const CheckSpec &check, const CheckData &data, CheckResult r,
+                                       const BufferView &got, const QString &path)
+{
+    const QString key = CheckSpec::kindName(check.kind);
+    const QHash<QString, BufferView> &source = check.otherFromReference ? data.reference : data.initial;
+    const auto it = source.find(check.other);
+    if (it == source.end() || !it->data) {
+        return checkError(QStringLiteral("%1.%2: buffer '%3' has no contents %4")
+                              .arg(path, key, check.other,
+                                   check.otherFromReference ? QStringLiteral("after the reference run")
+                                                            : QStringLiteral("from before the run")),
+                          jsonKeyPath(path, key), Error::Code::Internal);
+    }
+    const DTypeInfo &info = dtypeInfo(got.dtype);
+    r.exact = true;
+    std::vector<Valued> a = sortedValues(got);
+    std::vector<Valued> b = sortedValues(*it);
+    r.compared = qint64(a.size());
+    if (check.kind == CheckSpec::Kind::Set) {
+        dedupe(a);
+        dedupe(b);
+    }
+    const auto mismatch = [&](double g, double e, qint64 k) {
+        ++r.mismatches;
+        CheckMismatch m;
+        m.index = k < 0 ? -1 : k / info.components;
+        m.component = k < 0 ? 0 : int(k % info.components);
+        m.coords = k < 0 ? std::array<qint64, 3>{} : coordsOf(m.index, got.shape);
+        m.got = g;
+        m.expected = e;
+        if (r.first.size() < kMaxReportedMismatches) {
+            r.first << m;
+        }
+        if (!r.worst) {
+            r.worst = m;
+        }
+    };
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    size_t i = 0;
+    size_t j = 0;
+    while (i < a.size() || j < b.size()) {
+        if (i < a.size() && j < b.size() && valueSame(a[i].value, b[j].value)) {
+            ++i;
+            ++j;
+        } else if (j == b.size() || (i < a.size() && valueLess(a[i].value, b[j].value))) {
+            mismatch(a[i].value, nan, a[i].index);
+            ++i;
+        } else {
+            mismatch(nan, b[j].value, -1);
+            ++j;
+        }
+    }
+    r.passed = r.mismatches == 0;
+    return r;
 }
 
 } // namespace
@@ -219,6 +372,9 @@ Result<CheckResult> evaluateCheck(const CheckSpec &check, const CheckData &data,
     r.target = check.target();
     r.seedRuns = check.seeds;
     r.seedRun = seedRun;
+    if (check.kind == CheckSpec::Kind::Printed) {
+        return evaluatePrinted(check, data, r);
+    }
 
     const auto gotIt = data.after.find(check.buffer);
     if (gotIt == data.after.end() || !gotIt->data) {
@@ -233,13 +389,20 @@ Result<CheckResult> evaluateCheck(const CheckSpec &check, const CheckData &data,
     const int compBytes = info.componentBytes;
     r.axes = int(got.shape.size());
     r.components = comps;
-    r.exact = isIntegral(comp);
+    // An integer check is exact unless it names a tolerance (docs/checks.md).
+    r.exact = isIntegral(comp) && !check.tolerance;
     r.tolerance = r.exact ? CheckTolerance{} : check.tolerance.value_or(defaultTolerance(got.dtype));
     if (got.bytes < got.elementCount() * info.elementBytes()) {
         return checkError(QStringLiteral("%1: buffer '%2' holds %3 bytes, less than its shape needs")
                               .arg(path, check.buffer)
                               .arg(got.bytes),
                           path, Error::Code::Internal);
+    }
+    if (check.isCollection()) {
+        return evaluateCollection(check, data, r, got, path);
+    }
+    if (check.kind == CheckSpec::Kind::Range) {
+        r.exact = true;
     }
 
     Result<Box> boxResult = boxFor(check, got.shape, path);
@@ -365,7 +528,14 @@ Result<CheckResult> evaluateCheck(const CheckSpec &check, const CheckData &data,
         rawCompare = r.exact && refComp == comp && compBytes == 8;
         break;
     }
+    case CheckSpec::Kind::Range:
+    case CheckSpec::Kind::Permutation:
+    case CheckSpec::Kind::Set:
+    case CheckSpec::Kind::Printed: break; // Range is judged in the loop; the others returned above
     }
+    const bool range = check.kind == CheckSpec::Kind::Range;
+    const double lo = check.rangeMin.value_or(-std::numeric_limits<double>::infinity());
+    const double hi = check.rangeMax.value_or(std::numeric_limits<double>::infinity());
 
     char *mask = nullptr;
     if (data.failedMask) {
@@ -407,6 +577,9 @@ Result<CheckResult> evaluateCheck(const CheckSpec &check, const CheckData &data,
                             return err;
                         }
                         expv = *v;
+                    } else if (range) {
+                        // The bound it broke is what it was "expected" to be within.
+                        expv = g < lo ? lo : g > hi ? hi : g;
                     } else {
                         rp = refBytes + (check.kind == CheckSpec::Kind::Npy ? seq : k) * refCompBytes;
                         expv = loadComponent(refComp, rp);
@@ -414,7 +587,9 @@ Result<CheckResult> evaluateCheck(const CheckSpec &check, const CheckData &data,
 
                     bool pass;
                     const bool finite = std::isfinite(g) && std::isfinite(expv);
-                    if (exact) {
+                    if (range) {
+                        pass = g >= lo && g <= hi; // NaN is within no bounds
+                    } else if (exact) {
                         pass = rawCompare ? std::memcmp(gp, rp, 8) == 0 : g == expv;
                     } else if (std::isnan(g) || std::isnan(expv)) {
                         pass = nanPasses && std::isnan(g) && std::isnan(expv);
@@ -422,8 +597,8 @@ Result<CheckResult> evaluateCheck(const CheckSpec &check, const CheckData &data,
                         pass = g == expv;
                     } else {
                         const double d = std::fabs(g - expv);
-                        pass =
-                            d <= tol.abs + tol.rel * std::fabs(expv) || ulpDistance(comp, g, expv) <= quint64(tol.ulp);
+                        pass = d <= tol.abs + tol.rel * std::fabs(expv) ||
+                               (!isIntegral(comp) && ulpDistance(comp, g, expv) <= quint64(tol.ulp));
                     }
                     double err = std::numeric_limits<double>::infinity();
                     if (finite) {
@@ -475,6 +650,9 @@ Result<QStringList> validateChecks(const Project &project, const QHash<QString, 
     for (qsizetype i = 0; i < project.checks.size(); ++i) {
         const CheckSpec &c = project.checks[i];
         const QString path = jsonIndexPath(QStringLiteral("checks"), i);
+        if (c.kind == CheckSpec::Kind::Printed) {
+            continue; // nothing of it depends on the buffers
+        }
         const auto bufIt = buffers.find(c.buffer);
         if (bufIt == buffers.end()) {
             return checkError(QStringLiteral("%1.buffer: unknown buffer '%2'").arg(path, c.buffer),
@@ -531,22 +709,43 @@ Result<QStringList> validateChecks(const Project &project, const QHash<QString, 
             if (!h) {
                 return checkError(QStringLiteral("%1: %2").arg(npyPath, h.error().message), npyPath);
             }
-            if (h->elementCount() != values) {
+            if (h->elementCount() * std::max(1, h->fields) != values) {
                 return checkError(QStringLiteral("%1: '%2' holds %3 values (shape %4); the check compares %5 (buffer "
                                                  "'%6', %7 %8%9)")
                                       .arg(npyPath, c.npy)
-                                      .arg(h->elementCount())
-                                      .arg(shapeToString(h->shape))
+                                      .arg(h->elementCount() * std::max(1, h->fields))
+                                      .arg(shapeToString(h->componentShape()))
                                       .arg(values)
                                       .arg(c.buffer, dtypeName(b.dtype), shapeToString(b.shape), regionText(c)),
                                   npyPath);
             }
             break;
         }
+        case CheckSpec::Kind::Permutation:
+        case CheckSpec::Kind::Set: {
+            const QString otherPath = jsonKeyPath(path, CheckSpec::kindName(c.kind));
+            const auto otherIt = buffers.find(c.other);
+            if (otherIt == buffers.end()) {
+                return checkError(QStringLiteral("%1: unknown buffer '%2'").arg(otherPath, c.other), otherPath);
+            }
+            const qint64 n = otherIt->elementCount() * dtypeInfo(otherIt->dtype).components;
+            if (c.kind == CheckSpec::Kind::Permutation && n != values) {
+                return checkError(QStringLiteral("%1: buffer '%2' has %3 values, '%4' has %5; a permutation needs as "
+                                                 "many")
+                                      .arg(otherPath, c.other)
+                                      .arg(n)
+                                      .arg(c.buffer)
+                                      .arg(values),
+                                  otherPath);
+            }
+            break;
+        }
+        case CheckSpec::Kind::Range:
+        case CheckSpec::Kind::Printed: break;
         }
         for (auto it = c.unknown.begin(); it != c.unknown.end(); ++it) {
             warnings << QStringLiteral("%1.%2: unknown key, ignored (known: name, buffer, expected, reference, npy, "
-                                       "tolerance, region, seeds, nan)")
+                                       "permutation, set, range, printed, tolerance, region, seeds, nan)")
                             .arg(path, it.key());
         }
         if (c.seeds > 1 && !anyRandom) {
@@ -603,6 +802,9 @@ QJsonObject checkResultToJson(const CheckResult &r)
                                                   : QJsonValue(QJsonObject{{QStringLiteral("abs"), r.tolerance.abs},
                                                                            {QStringLiteral("rel"), r.tolerance.rel},
                                                                            {QStringLiteral("ulp"), r.tolerance.ulp}}));
+    if (!r.detail.isEmpty()) {
+        o.insert(QStringLiteral("detail"), r.detail);
+    }
     o.insert(QStringLiteral("worst"), r.worst ? QJsonValue(mismatchJson(*r.worst)) : QJsonValue(QJsonValue::Null));
     o.insert(QStringLiteral("error"),
              r.error ? QJsonValue(QJsonObject::fromVariantMap(r.error->toVariant())) : QJsonValue(QJsonValue::Null));
@@ -626,11 +828,43 @@ QString checkResultText(const CheckResult &r)
     if (r.error) {
         return QStringLiteral("FAIL %1: not evaluated: %2\n").arg(r.name, r.error->message);
     }
+    if (r.kind == CheckSpec::Kind::Printed) {
+        return r.passed ? QStringLiteral("PASS %1\n").arg(r.name)
+                        : QStringLiteral("FAIL %1: %2%3\n").arg(r.name, r.detail, runs);
+    }
     if (r.passed) {
         return QStringLiteral("PASS %1 (%2 %3%4)\n")
             .arg(r.name)
             .arg(r.compared)
             .arg(unit, r.seedRuns > 1 ? QStringLiteral(", %1 seed runs").arg(r.seedRuns) : QString());
+    }
+    if (r.kind == CheckSpec::Kind::Permutation || r.kind == CheckSpec::Kind::Set) {
+        QString s = QStringLiteral("FAIL %1: %2 value%3 unmatched among %4 %5%6\n")
+                        .arg(r.name)
+                        .arg(r.mismatches)
+                        .arg(r.mismatches == 1 ? "" : "s")
+                        .arg(r.compared)
+                        .arg(unit, runs);
+        s += QStringLiteral("     first unmatched values (in value order):\n");
+        for (const CheckMismatch &m : r.first) {
+            s += m.index < 0 ? QStringLiteral("       %1 is in %2 but not in %3\n")
+                                   .arg(checkNumberText(m.expected), r.target, r.buffer)
+                             : QStringLiteral("       %1 at %2 is not in %3\n")
+                                   .arg(checkNumberText(m.got), coordsText(m, r.axes, r.components), r.target);
+        }
+        return s;
+    }
+    if (r.kind == CheckSpec::Kind::Range) {
+        QString s = QStringLiteral("FAIL %1: %2 of %3 %4 outside %5 (%6 %)%7\n")
+                        .arg(r.name)
+                        .arg(r.mismatches)
+                        .arg(r.compared)
+                        .arg(unit, r.target, QString::number(r.mismatchFraction() * 100, 'g', 2), runs);
+        s += QStringLiteral("     first values outside:\n");
+        for (const CheckMismatch &m : r.first) {
+            s += QStringLiteral("       %1: %2\n").arg(coordsText(m, r.axes, r.components), checkNumberText(m.got));
+        }
+        return s;
     }
     QString s = QStringLiteral("FAIL %1: %2 of %3 %4 differ (%5 %)")
                     .arg(r.name)

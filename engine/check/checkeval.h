@@ -38,7 +38,7 @@ struct CheckResult
     CheckSpec::Kind kind = CheckSpec::Kind::Expected;
     QString target; ///< the expression, reference buffer or npy file
     bool passed = false;
-    bool exact = false;       ///< an integer buffer: compared exactly
+    bool exact = false;       ///< an integer buffer without a tolerance: compared exactly
     CheckTolerance tolerance; ///< what was applied (the defaults when the check names none)
     int seedRuns = 1;         ///< runs the check asked for
     int seedRun = 0;          ///< the run reported: the first that failed, else 0
@@ -52,6 +52,8 @@ struct CheckResult
     double maxRelError = 0;             ///< |got - expected| / |expected| where expected is finite and not 0
     std::optional<CheckMismatch> worst; ///< the failing value with the largest error (a non-finite one first)
     QList<CheckMismatch> first;         ///< the first kMaxReportedMismatches, in index order
+    /** A "printed" check that failed: the start of the output it saw. */
+    QString detail;
     /** Set when the check could not be evaluated (an unreadable file...); passed is then false. */
     std::optional<Error> error;
 
@@ -88,6 +90,9 @@ struct CheckData
     QHash<QString, BufferView> reference;
     QMap<QString, double> variables;
     QString projectDir;
+    /** The run's device printf output, every step's in order, for "printed" checks. */
+    QString printed;
+    bool printedTruncated = false; ///< the worker kept only the start of a longer output
     /**
      * Optional, for viewers (the GUI's heatmap of failing cells): when set,
      * evaluateCheck() resizes it to the checked buffer's element count, zero,

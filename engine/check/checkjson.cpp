@@ -5,8 +5,10 @@
 
 #include <QJsonArray>
 #include <QJsonObject>
+#include <QRegularExpression>
 
 #include <limits>
+#include <optional>
 
 namespace Kp {
 
@@ -15,8 +17,10 @@ namespace {
 const QStringList &knownKeys()
 {
     static const QStringList keys{QStringLiteral("name"),      QStringLiteral("buffer"), QStringLiteral("expected"),
-                                  QStringLiteral("reference"), QStringLiteral("npy"),    QStringLiteral("tolerance"),
-                                  QStringLiteral("region"),    QStringLiteral("seeds"),  QStringLiteral("nan")};
+                                  QStringLiteral("reference"), QStringLiteral("npy"),    QStringLiteral("permutation"),
+                                  QStringLiteral("set"),       QStringLiteral("range"),  QStringLiteral("printed"),
+                                  QStringLiteral("tolerance"), QStringLiteral("region"), QStringLiteral("seeds"),
+                                  QStringLiteral("nan")};
     return keys;
 }
 
@@ -96,6 +100,38 @@ private:
         if (has("name") && !nonEmptyString(field("name"), at("name"), QStringLiteral("the check's name"), &c->name)) {
             return false;
         }
+        const int kinds = int(has("expected")) + int(has("reference")) + int(has("npy")) + int(has("permutation")) +
+                          int(has("set")) + int(has("range")) + int(has("printed"));
+        if (kinds != 1) {
+            return fail(path, QStringLiteral("expected exactly one of \"expected\" (an expression), \"reference\" (a "
+                                             "buffer of the reference run), \"npy\" (a file), \"permutation\" or "
+                                             "\"set\" (another buffer), \"range\" ([min, max]) or \"printed\" "
+                                             "(device printf output), got %1")
+                                  .arg(kinds == 0 ? QStringLiteral("none") : QStringLiteral("%1").arg(kinds)));
+        }
+        if (has("printed")) {
+            // The output of the run, not a buffer: nothing else of a buffer check applies.
+            c->kind = CheckSpec::Kind::Printed;
+            for (const char *key : {"buffer", "tolerance", "region", "nan"}) {
+                if (has(key)) {
+                    return fail(at(key), QStringLiteral("a \"printed\" check reads the device printf output, not a "
+                                                        "buffer, and takes no \"%1\"")
+                                             .arg(QLatin1String(key)));
+                }
+            }
+            if (!parsePrinted(field("printed"), at("printed"), c)) {
+                return false;
+            }
+            if (has("seeds")) {
+                qint64 seeds = 1;
+                if (!integer(field("seeds"), at("seeds"), 1, kMaxCheckSeeds, &seeds)) {
+                    return false;
+                }
+                c->seeds = int(seeds);
+            }
+            keepUnknown(o, c);
+            return true;
+        }
         if (!has("buffer")) {
             return missing(at("buffer"), QStringLiteral("the name of the buffer to check"));
         }
@@ -103,13 +139,29 @@ private:
         if (!bufferName(field("buffer"), at("buffer"), &c->buffer, &buf)) {
             return false;
         }
-        const int kinds = int(has("expected")) + int(has("reference")) + int(has("npy"));
-        if (kinds != 1) {
-            return fail(path, QStringLiteral("expected exactly one of \"expected\" (an expression), \"reference\" (a "
-                                             "buffer of the reference run) or \"npy\" (a file), got %1")
-                                  .arg(kinds == 0 ? QStringLiteral("none") : QStringLiteral("%1").arg(kinds)));
-        }
-        if (has("expected")) {
+        if (has("permutation") || has("set")) {
+            c->kind = has("permutation") ? CheckSpec::Kind::Permutation : CheckSpec::Kind::Set;
+            const char *key = has("permutation") ? "permutation" : "set";
+            if (!parseOther(field(key), at(key), *buf, c)) {
+                return false;
+            }
+            for (const char *k : {"tolerance", "region"}) {
+                if (has(k)) {
+                    return fail(at(k), QStringLiteral("a \"%1\" check compares whole buffers exactly and takes no "
+                                                      "\"%2\"")
+                                           .arg(QLatin1String(key), QLatin1String(k)));
+                }
+            }
+        } else if (has("range")) {
+            c->kind = CheckSpec::Kind::Range;
+            if (!parseRange(field("range"), at("range"), c)) {
+                return false;
+            }
+            if (has("tolerance")) {
+                return fail(at("tolerance"), QStringLiteral("a \"range\" check has its bounds and takes no tolerance: "
+                                                            "widen the range instead"));
+            }
+        } else if (has("expected")) {
             c->kind = CheckSpec::Kind::Expected;
             const QJsonValue e = field("expected");
             if (e.isDouble()) {
@@ -140,15 +192,8 @@ private:
         }
         const DTypeInfo &info = dtypeInfo(buf->dtype);
         const bool integral = info.kind == ScalarKind::SignedInt || info.kind == ScalarKind::UnsignedInt;
-        if (has("tolerance")) {
-            if (integral) {
-                return fail(at("tolerance"), QStringLiteral("buffer '%1' is %2; integer checks are exact and take no "
-                                                            "tolerance")
-                                                 .arg(buf->name, dtypeName(buf->dtype)));
-            }
-            if (!parseTolerance(field("tolerance"), at("tolerance"), c)) {
-                return false;
-            }
+        if (has("tolerance") && !parseTolerance(field("tolerance"), at("tolerance"), integral, *buf, c)) {
+            return false;
         }
         if (has("region") && !parseRegion(field("region"), at("region"), *buf, c)) {
             return false;
@@ -170,21 +215,130 @@ private:
                     QStringLiteral("buffer '%1' is %2; integers have no NaN").arg(buf->name, dtypeName(buf->dtype)));
             }
         }
+        keepUnknown(o, c);
+        return true;
+    }
+
+    static void keepUnknown(const QJsonObject &o, CheckSpec *c)
+    {
         for (auto it = o.begin(); it != o.end(); ++it) {
             if (!knownKeys().contains(it.key())) {
                 c->unknown.insert(it.key(), it.value());
             }
         }
+    }
+
+    // "permutation": "a" (a's initial contents) or {"reference": "a"} / {"initial": "a"}.
+    bool parseOther(const QJsonValue &v, const QString &path, const BufferSpec &buf, CheckSpec *c)
+    {
+        QString otherPath = path;
+        QJsonValue name = v;
+        if (v.isObject()) {
+            const QJsonObject o = v.toObject();
+            if (!checkKeys(o, path, {QStringLiteral("initial"), QStringLiteral("reference")})) {
+                return false;
+            }
+            if (o.size() != 1) {
+                return fail(path, QStringLiteral("expected one of \"initial\" (a buffer before the run) or "
+                                                 "\"reference\" (a buffer after the reference run), got %1")
+                                      .arg(o.isEmpty() ? QStringLiteral("none") : QStringLiteral("both")));
+            }
+            c->otherFromReference = o.contains(QStringLiteral("reference"));
+            const QString key = c->otherFromReference ? QStringLiteral("reference") : QStringLiteral("initial");
+            otherPath = jsonKeyPath(path, key);
+            name = o.value(key);
+        } else if (!v.isString()) {
+            return typeError(path, QStringLiteral("a buffer's name (its initial contents) or {\"reference\": name}"),
+                             v);
+        }
+        const BufferSpec *other = nullptr;
+        if (!bufferName(name, otherPath, &c->other, &other)) {
+            return false;
+        }
+        const qint64 n = buf.elementCount() * dtypeInfo(buf.dtype).components;
+        const qint64 m = other->elementCount() * dtypeInfo(other->dtype).components;
+        if (c->kind == CheckSpec::Kind::Permutation && !buf.shape.isEmpty() && !other->shape.isEmpty() && n != m) {
+            return fail(otherPath, QStringLiteral("buffer '%1' has %2 values and '%3' has %4; a permutation needs as "
+                                                  "many")
+                                       .arg(other->name)
+                                       .arg(m)
+                                       .arg(buf.name)
+                                       .arg(n));
+        }
         return true;
     }
 
-    bool parseTolerance(const QJsonValue &v, const QString &path, CheckSpec *c)
+    // "range": [min, max], either may be null (unbounded) but not both.
+    bool parseRange(const QJsonValue &v, const QString &path, CheckSpec *c)
+    {
+        if (!v.isArray() || v.toArray().size() != 2) {
+            return typeError(path, QStringLiteral("[min, max] (numbers, inclusive; null for no bound)"), v);
+        }
+        const QJsonArray a = v.toArray();
+        std::optional<double> bounds[2];
+        for (int i = 0; i < 2; ++i) {
+            if (a[i].isNull()) {
+                continue;
+            }
+            double x = 0;
+            if (!number(a[i], jsonIndexPath(path, i), &x)) {
+                return false;
+            }
+            bounds[i] = x;
+        }
+        if (!bounds[0] && !bounds[1]) {
+            return fail(path, QStringLiteral("[null, null] bounds nothing; give min, max or both"));
+        }
+        if (bounds[0] && bounds[1] && *bounds[0] > *bounds[1]) {
+            return fail(path, QStringLiteral("min %1 is greater than max %2").arg(numberText(a[0]), numberText(a[1])));
+        }
+        c->rangeMin = bounds[0];
+        c->rangeMax = bounds[1];
+        return true;
+    }
+
+    // "printed": {"matches": "regex"} or {"equals": "text"}.
+    bool parsePrinted(const QJsonValue &v, const QString &path, CheckSpec *c)
+    {
+        QJsonObject o;
+        if (!object(v, path, &o) || !checkKeys(o, path, {QStringLiteral("matches"), QStringLiteral("equals")})) {
+            return false;
+        }
+        if (o.size() != 1) {
+            return fail(path, QStringLiteral("expected one of \"matches\" (a regular expression searched in the "
+                                             "output) or \"equals\" (the whole output), got %1")
+                                  .arg(o.isEmpty() ? QStringLiteral("none") : QStringLiteral("both")));
+        }
+        c->printedIsPattern = o.contains(QStringLiteral("matches"));
+        const QString key = c->printedIsPattern ? QStringLiteral("matches") : QStringLiteral("equals");
+        if (!string(o.value(key), jsonKeyPath(path, key), &c->printed)) {
+            return false;
+        }
+        if (c->printedIsPattern) {
+            const QRegularExpression re(c->printed);
+            if (!re.isValid()) {
+                return fail(jsonKeyPath(path, key), QStringLiteral("'%1' is not a valid regular expression: %2 at "
+                                                                   "offset %3")
+                                                        .arg(c->printed, re.errorString())
+                                                        .arg(re.patternErrorOffset()));
+            }
+        }
+        return true;
+    }
+
+    bool parseTolerance(const QJsonValue &v, const QString &path, bool integral, const BufferSpec &buf, CheckSpec *c)
     {
         QJsonObject o;
         // Strict keys: a misspelt "ulps" must not silently leave a check stricter or looser than meant.
         if (!object(v, path, &o) ||
             !checkKeys(o, path, {QStringLiteral("abs"), QStringLiteral("rel"), QStringLiteral("ulp")})) {
             return false;
+        }
+        if (integral && o.contains(QStringLiteral("ulp"))) {
+            return fail(jsonKeyPath(path, QStringLiteral("ulp")),
+                        QStringLiteral("buffer '%1' is %2; units in the last place are for floating point: give an "
+                                       "integer check \"abs\" (and \"rel\")")
+                            .arg(buf.name, dtypeName(buf.dtype)));
         }
         CheckTolerance t;
         const QString absKey = QStringLiteral("abs");
@@ -328,11 +482,36 @@ JsonNode checkSpecNode(const CheckSpec &c)
     if (!c.name.isEmpty()) {
         o.insert(QStringLiteral("name"), jsonString(c.name));
     }
-    o.insert(QStringLiteral("buffer"), jsonString(c.buffer));
+    if (c.kind != CheckSpec::Kind::Printed) {
+        o.insert(QStringLiteral("buffer"), jsonString(c.buffer));
+    }
     switch (c.kind) {
     case CheckSpec::Kind::Expected: o.insert(QStringLiteral("expected"), jsonString(c.expected)); break;
     case CheckSpec::Kind::Reference: o.insert(QStringLiteral("reference"), jsonString(c.reference)); break;
     case CheckSpec::Kind::Npy: o.insert(QStringLiteral("npy"), jsonString(c.npy)); break;
+    case CheckSpec::Kind::Permutation:
+    case CheckSpec::Kind::Set: {
+        JsonNode other = jsonString(c.other);
+        if (c.otherFromReference) {
+            other = jsonObject();
+            other.insert(QStringLiteral("reference"), jsonString(c.other));
+        }
+        o.insert(CheckSpec::kindName(c.kind), other);
+        break;
+    }
+    case CheckSpec::Kind::Range: {
+        JsonNode r = jsonArray();
+        r.append(c.rangeMin ? jsonNumber(*c.rangeMin) : jsonNodeFrom(QJsonValue(QJsonValue::Null)));
+        r.append(c.rangeMax ? jsonNumber(*c.rangeMax) : jsonNodeFrom(QJsonValue(QJsonValue::Null)));
+        o.insert(QStringLiteral("range"), r);
+        break;
+    }
+    case CheckSpec::Kind::Printed: {
+        JsonNode p = jsonObject();
+        p.insert(c.printedIsPattern ? QStringLiteral("matches") : QStringLiteral("equals"), jsonString(c.printed));
+        o.insert(QStringLiteral("printed"), p);
+        break;
+    }
     }
     if (c.tolerance) {
         JsonNode t = jsonObject();

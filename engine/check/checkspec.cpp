@@ -8,6 +8,13 @@ QString CheckSpec::target() const
     case Kind::Expected: return expected;
     case Kind::Reference: return reference;
     case Kind::Npy: return npy;
+    case Kind::Permutation:
+    case Kind::Set: return otherFromReference ? QStringLiteral("reference %1").arg(other) : other;
+    case Kind::Range:
+        return QStringLiteral("[%1, %2]")
+            .arg(rangeMin ? QString::number(*rangeMin, 'g', 17) : QStringLiteral("-inf"),
+                 rangeMax ? QString::number(*rangeMax, 'g', 17) : QStringLiteral("inf"));
+    case Kind::Printed: return printedIsPattern ? QStringLiteral("/%1/").arg(printed) : printed;
     }
     return {};
 }
@@ -17,7 +24,15 @@ QString CheckSpec::displayName() const
     if (!name.isEmpty()) {
         return name;
     }
-    return QStringLiteral("%1 == %2").arg(buffer, target());
+    switch (kind) {
+    case Kind::Permutation: return QStringLiteral("%1 is a permutation of %2").arg(buffer, target());
+    case Kind::Set: return QStringLiteral("%1 has the values of %2").arg(buffer, target());
+    case Kind::Range: return QStringLiteral("%1 in %2").arg(buffer, target());
+    case Kind::Printed:
+        return printedIsPattern ? QStringLiteral("printed matches %1").arg(target())
+                                : QStringLiteral("printed == \"%1\"").arg(printed.left(40));
+    default: return QStringLiteral("%1 == %2").arg(buffer, target());
+    }
 }
 
 QString CheckSpec::kindName(Kind kind)
@@ -26,6 +41,10 @@ QString CheckSpec::kindName(Kind kind)
     case Kind::Expected: return QStringLiteral("expected");
     case Kind::Reference: return QStringLiteral("reference");
     case Kind::Npy: return QStringLiteral("npy");
+    case Kind::Permutation: return QStringLiteral("permutation");
+    case Kind::Set: return QStringLiteral("set");
+    case Kind::Range: return QStringLiteral("range");
+    case Kind::Printed: return QStringLiteral("printed");
     }
     return {};
 }

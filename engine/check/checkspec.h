@@ -42,21 +42,33 @@ struct CheckRegion
 /**
  * One check of a .kpg project (docs/checks.md): a buffer after the run
  * compared element by element with an expression, a buffer of the reference
- * run, or a .npy file. A plain value.
+ * run, or a .npy file; compared as a multiset or a set with another buffer;
+ * every value within bounds; or the device printf output of the run. A plain
+ * value.
  */
 struct CheckSpec
 {
     enum class Kind {
-        Expected,  ///< "expected": an expression per element
-        Reference, ///< "reference": a buffer after the reference run
-        Npy,       ///< "npy": a file beside the project
+        Expected,    ///< "expected": an expression per element
+        Reference,   ///< "reference": a buffer after the reference run
+        Npy,         ///< "npy": a file beside the project
+        Permutation, ///< "permutation": the same values, each as often, as another buffer (any order)
+        Set,         ///< "set": the same distinct values as another buffer (any order, any count)
+        Range,       ///< "range": every value within [rangeMin, rangeMax]
+        Printed,     ///< "printed": the run's device printf output matches a pattern or equals a text
     };
-    QString name; ///< as written; empty when the project leaves it out (see displayName())
-    QString buffer;
+    QString name;   ///< as written; empty when the project leaves it out (see displayName())
+    QString buffer; ///< empty for Printed, which checks no buffer
     Kind kind = Kind::Expected;
-    QString expected;  ///< Expected
-    QString reference; ///< Reference: the buffer's name in the reference run
-    QString npy;       ///< Npy: relative to the project's folder
+    QString expected;                ///< Expected
+    QString reference;               ///< Reference: the buffer's name in the reference run
+    QString npy;                     ///< Npy: relative to the project's folder
+    QString other;                   ///< Permutation, Set: the buffer compared with
+    bool otherFromReference = false; ///< Permutation, Set: other after the reference run, else its initial contents
+    std::optional<double> rangeMin;  ///< Range: inclusive; unset: no lower bound
+    std::optional<double> rangeMax;  ///< Range: inclusive; unset: no upper bound
+    QString printed;                 ///< Printed: the pattern or the text
+    bool printedIsPattern = false;   ///< Printed: "matches" (a regular expression) rather than "equals"
     std::optional<CheckTolerance> tolerance;
     std::optional<CheckRegion> region;
     int seeds = 1;       ///< runs with other seeds for the random buffers (run k: seed + k*1000003)
@@ -68,6 +80,10 @@ struct CheckSpec
     /** The expected/reference/npy text. */
     QString target() const;
     static QString kindName(Kind kind);
+    /** Whether the check reads a buffer of the reference run (the run is then due). */
+    bool needsReference() const { return kind == Kind::Reference || (otherFromReference && !other.isEmpty()); }
+    /** Permutation and Set compare whole buffers as collections, not element by element. */
+    bool isCollection() const { return kind == Kind::Permutation || kind == Kind::Set; }
 
     bool operator==(const CheckSpec &) const = default;
 };

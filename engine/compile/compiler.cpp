@@ -172,6 +172,72 @@ QStringList Compiler::toolkitIncludeDirs()
     return dirs;
 }
 
+namespace {
+// NVRTC 12 and 13 word it "... host functions are not allowed in JIT mode.
+// Consider using -default-device flag ..."; the option's name is the part
+// least likely to change.
+bool needsDefaultDevice(const QString &log)
+{
+    return log.contains(QLatin1String("-default-device")) ||
+           log.contains(QLatin1String("host functions are not allowed in JIT mode"));
+}
+// Struct parameters passed by value: their layout comes from the compiler
+// itself (kernel/structlayout), through a second unit with the same options
+// that only adds an initialised array of sizeof/alignof/offsetof values.
+template<typename RunJob>
+void probeLayouts(const CompileRequest &request, const NvrtcJob &job, const QStringList &opts, const RunJob &runJob,
+                  bool &stopped, CompileResult &result)
+{
+    QStringList types;
+    for (const KernelInfo &k : result.kernels) {
+        for (const KernelParam &p : k.params) {
+            if (p.pointerDepth == 0 && p.category == KernelParam::Category::Struct && !types.contains(p.baseType) &&
+                !dtypeForCudaType(p.baseType)) {
+                types << p.baseType;
+            }
+        }
+    }
+    if (types.isEmpty()) {
+        return;
+    }
+    QVariantMap plan;
+    const QString probe = layoutProbeSource(request.source, types, &plan);
+    if (probe.isEmpty()) {
+        return; // no struct definition found for them (templates, typedefs): nothing to probe
+    }
+    NvrtcJob pj = job;
+    pj.source = probe.toUtf8();
+    pj.options = opts;
+    pj.nameExpressions.clear();
+    const qsizetype diagnostics = result.diagnostics.size();
+    Result<NvrtcOutput> out = runJob(pj);
+    if (stopped) {
+        // The probe's crash is not the user's compile failing.
+        result.diagnostics.resize(diagnostics);
+        result.ok = true;
+        stopped = false;
+        result.layoutError = QStringLiteral("the struct layout probe did not finish");
+        return;
+    }
+    if (!out) {
+        result.layoutError = out.error().message;
+        return;
+    }
+    if (nvrtcResult(out->status) != NVRTC_SUCCESS) {
+        const QList<Diagnostic> ds = parseDiagnostics(out->log);
+        result.layoutError = QStringLiteral("the struct layout probe did not compile: %1")
+                                 .arg(ds.isEmpty() ? out->log.left(300) : ds.front().message);
+        return;
+    }
+    Result<QHash<QString, StructLayout>> layouts = readLayoutProbe(out->ptx, plan);
+    if (!layouts) {
+        result.layoutError = layouts.error().message;
+        return;
+    }
+    result.layouts = *layouts;
+}
+} // namespace
+
 const QList<QPair<QByteArray, QByteArray>> &Compiler::virtualHeaders()
 {
     // NVRTC ships no C/C++ standard headers; kernels still include them.
@@ -200,9 +266,64 @@ extern "C" __device__ void __assertfail(const char *, const char *, unsigned, co
 #include <cuda/std/cstddef>
 namespace std { using cuda::std::size_t; using cuda::std::ptrdiff_t; using cuda::std::nullptr_t; }
 )");
+    // The math functions, malloc/free/memcpy/memset and clock() are built
+    // into NVRTC's device headers, so the C spellings only need to resolve;
+    // the C++ ones also bring what libcu++ has into std.
+    static const QByteArray builtIn = QByteArrayLiteral("#pragma once\n");
+    static const QByteArray cmath = QByteArrayLiteral(R"(#pragma once
+#include <cuda/std/cmath>
+namespace std {
+using cuda::std::abs; using cuda::std::fabs; using cuda::std::sqrt; using cuda::std::cbrt; using cuda::std::exp;
+using cuda::std::exp2; using cuda::std::log; using cuda::std::log2; using cuda::std::log10; using cuda::std::pow;
+using cuda::std::sin; using cuda::std::cos; using cuda::std::tan; using cuda::std::asin; using cuda::std::acos;
+using cuda::std::atan; using cuda::std::atan2; using cuda::std::sinh; using cuda::std::cosh; using cuda::std::tanh;
+using cuda::std::floor; using cuda::std::ceil; using cuda::std::round; using cuda::std::trunc; using cuda::std::fmin;
+using cuda::std::fmax; using cuda::std::hypot; using cuda::std::isnan; using cuda::std::isinf; using cuda::std::isfinite;
+using cuda::std::signbit; using cuda::std::copysign; using cuda::std::lgamma; using cuda::std::tgamma;
+using cuda::std::frexp; using cuda::std::ldexp;
+}
+)");
+    static const QByteArray cstdlib = QByteArrayLiteral(R"(#pragma once
+#include <cuda/std/cstdlib>
+namespace std { using cuda::std::abs; using cuda::std::div; using cuda::std::size_t; }
+)");
+    static const QByteArray cstring = QByteArrayLiteral(R"(#pragma once
+#include <cuda/std/cstring>
+namespace std { using cuda::std::memcpy; using cuda::std::memset; using cuda::std::size_t; }
+)");
+    static const QByteArray climits = QByteArrayLiteral("#pragma once\n#include <cuda/std/climits>\n");
+    // libcu++'s cfloat includes the host's under NVRTC, so nothing, and
+    // NVRTC's options leave __FLT_MAX__ and the like undefined: the IEEE values.
+    static const QByteArray cfloat = QByteArrayLiteral(R"(#pragma once
+#ifndef FLT_MAX
+#define FLT_RADIX 2
+#define FLT_MANT_DIG 24
+#define DBL_MANT_DIG 53
+#define FLT_DIG 6
+#define DBL_DIG 15
+#define FLT_EPSILON 1.19209290e-07F
+#define DBL_EPSILON 2.2204460492503131e-16
+#define FLT_MIN 1.17549435e-38F
+#define DBL_MIN 2.2250738585072014e-308
+#define FLT_MAX 3.40282347e+38F
+#define DBL_MAX 1.7976931348623157e+308
+#define FLT_TRUE_MIN 1.40129846e-45F
+#define DBL_TRUE_MIN 4.9406564584124654e-324
+#define FLT_MIN_EXP (-125)
+#define DBL_MIN_EXP (-1021)
+#define FLT_MAX_EXP 128
+#define DBL_MAX_EXP 1024
+#define FLT_MIN_10_EXP (-37)
+#define DBL_MIN_10_EXP (-307)
+#define FLT_MAX_10_EXP 38
+#define DBL_MAX_10_EXP 308
+#endif
+)");
     static const QList<QPair<QByteArray, QByteArray>> headers{
-        {"cstdint", cstdint}, {"stdint.h", cstdint}, {"cassert", cassert}, {"assert.h", cassert},
-        {"cstdio", cstdio},   {"stdio.h", cstdio},   {"cstddef", cstddef}, {"stddef.h", cstddef},
+        {"cstdint", cstdint}, {"stdint.h", cstdint}, {"cassert", cassert},  {"assert.h", cassert}, {"cstdio", cstdio},
+        {"stdio.h", cstdio},  {"cstddef", cstddef},  {"stddef.h", cstddef}, {"cmath", cmath},      {"math.h", builtIn},
+        {"cstdlib", cstdlib}, {"stdlib.h", builtIn}, {"cstring", cstring},  {"string.h", builtIn}, {"ctime", builtIn},
+        {"time.h", builtIn},  {"climits", climits},  {"limits.h", climits}, {"cfloat", cfloat},    {"float.h", cfloat},
     };
     return headers;
 }
@@ -408,7 +529,8 @@ Result<CompileResult> Compiler::compile(const CompileRequest &request)
 
     // Cache lookup.
     QCryptographicHash hash(QCryptographicHash::Sha256);
-    hash.addData(QByteArrayView("kpg-compile-1"));
+    // 2: in-memory C headers, the -default-device retry and struct layouts.
+    hash.addData(QByteArrayView("kpg-compile-2"));
     hash.addData(nv.libraryPath.toUtf8());
     hash.addData(result.nvrtcVersion.toUtf8());
     for (const QString &s : opts) {
@@ -440,34 +562,69 @@ Result<CompileResult> Compiler::compile(const CompileRequest &request)
     job.options = opts;
     job.nameExpressions = nameExprs;
     job.headers = virtualHeaders();
-    Result<NvrtcOutput> ran = NvrtcOutput{};
-    if (m_process) {
+    bool stopped = false; // the compiler process crashed or ran out of time
+    const auto runJob = [&](const NvrtcJob &j) -> Result<NvrtcOutput> {
+        if (!m_process) {
+            return runNvrtcJob(nv, j);
+        }
         QStringList userDirs = o.includeDirs;
         if (!request.projectDir.isEmpty()) {
             userDirs.prepend(request.projectDir);
         }
         QElapsedTimer wall;
         wall.start();
-        ran = m_process->run(job, userDirs, m_timeoutMs, m_memoryLimitMiB);
-        if (!ran && (ran.error().code == Error::Code::WorkerDied || ran.error().code == Error::Code::Timeout)) {
+        Result<NvrtcOutput> r = m_process->run(j, userDirs, m_timeoutMs, m_memoryLimitMiB);
+        if (!r && (r.error().code == Error::Code::WorkerDied || r.error().code == Error::Code::Timeout)) {
             // An ordinary failed compile with one message; never cached, so
             // the same source is tried again (a fresh process) next time.
             Diagnostic d;
             d.file = request.fileName;
-            d.message = ran.error().code == Error::Code::Timeout            ? timeoutMessage(m_timeoutMs)
-                        : ran.error().apiCall == QLatin1String("RLIMIT_AS") ? ran.error().message
-                                                                            : crashMessage();
+            d.message = r.error().code == Error::Code::Timeout            ? timeoutMessage(m_timeoutMs)
+                        : r.error().apiCall == QLatin1String("RLIMIT_AS") ? r.error().message
+                                                                          : crashMessage();
             result.diagnostics.append(d);
             result.ok = false;
             // The time it ran before it was stopped, not NVRTC's (it never answered).
             result.compileMs = double(wall.nsecsElapsed()) / 1e6;
-            return result;
+            stopped = true;
         }
-    } else {
-        ran = runNvrtcJob(nv, job);
+        return r;
+    };
+    Result<NvrtcOutput> ran = runJob(job);
+    if (stopped) {
+        return result;
     }
     if (!ran) {
         return ran.error();
+    }
+    // Real code declares helpers without __device__ (and headers declare host
+    // prototypes); NVRTC refuses every function without an execution space.
+    // nvcc would compile such helpers for the host only, so the user has no
+    // reason to know -default-device: try it once and say so in the log.
+    if (nvrtcResult(ran->status) == NVRTC_ERROR_COMPILATION && needsDefaultDevice(ran->log) &&
+        !opts.contains(QStringLiteral("-default-device")) &&
+        !opts.contains(QStringLiteral("--device-as-default-execution-space"))) {
+        NvrtcJob again = job;
+        again.options << QStringLiteral("-default-device");
+        Result<NvrtcOutput> second = runJob(again);
+        if (stopped) {
+            return result;
+        }
+        if (second && nvrtcResult(second->status) == NVRTC_SUCCESS) {
+            opts = again.options;
+            result.nvrtcOptions = opts;
+            const QString why = QStringLiteral("compiled again with -default-device: the source has functions "
+                                               "without __host__/__device__, which NVRTC refuses as host functions; "
+                                               "they are now compiled as __device__ functions");
+            second.value().log = QStringLiteral("note: %1\n").arg(why) + second->log;
+            second.value().compileMs += ran->compileMs; // the user waited for both
+            Diagnostic d;
+            d.file = request.fileName;
+            d.severity = Diagnostic::Severity::Note;
+            d.message = why;
+            result.diagnostics.append(d);
+            ran = std::move(second);
+        }
     }
     NvrtcOutput &out = ran.value();
     const nvrtcResult cr = nvrtcResult(out.status);
@@ -572,6 +729,9 @@ Result<CompileResult> Compiler::compile(const CompileRequest &request)
         d.message = first.isEmpty() ? QStringLiteral("the compile failed (%1) without a message").arg(out.statusText)
                                     : QStringLiteral("the compile failed: %1").arg(first);
         result.diagnostics.append(d);
+    }
+    if (result.ok) {
+        probeLayouts(request, job, opts, runJob, stopped, result);
     }
     if (useCache) {
         m_cache->store(key, result);

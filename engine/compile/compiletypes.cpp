@@ -176,6 +176,10 @@ int CompileResult::warningCount() const
 
 QVariantMap CompileResult::toVariant() const
 {
+    QVariantList layoutList;
+    for (const StructLayout &l : layouts) {
+        layoutList << l.toVariant();
+    }
     return {{QStringLiteral("ok"), ok},
             {QStringLiteral("log"), log},
             {QStringLiteral("diagnostics"), toList(diagnostics)},
@@ -187,7 +191,9 @@ QVariantMap CompileResult::toVariant() const
             {QStringLiteral("nvrtcOptions"), nvrtcOptions},
             {QStringLiteral("compileMs"), compileMs},
             {QStringLiteral("cached"), cached},
-            {QStringLiteral("note"), note}};
+            {QStringLiteral("note"), note},
+            {QStringLiteral("layouts"), layoutList},
+            {QStringLiteral("layoutError"), layoutError}};
 }
 
 CompileResult CompileResult::fromVariant(const QVariantMap &m)
@@ -205,6 +211,11 @@ CompileResult CompileResult::fromVariant(const QVariantMap &m)
     r.compileMs = m.value(QStringLiteral("compileMs")).toDouble();
     r.cached = m.value(QStringLiteral("cached")).toBool();
     r.note = m.value(QStringLiteral("note")).toString();
+    for (const QVariant &v : m.value(QStringLiteral("layouts")).toList()) {
+        const StructLayout l = StructLayout::fromVariant(v.toMap());
+        r.layouts.insert(l.type, l);
+    }
+    r.layoutError = m.value(QStringLiteral("layoutError")).toString();
     return r;
 }
 

@@ -2,6 +2,7 @@
 
 #include "core/result.h"
 #include "kernel/signature.h"
+#include "kernel/structlayout.h"
 
 #include <QByteArray>
 #include <QList>
@@ -109,6 +110,14 @@ struct CompileResult
     double compileMs = 0;     ///< NVRTC time (of the original compile when cached)
     bool cached = false;
     QString note; ///< e.g. why "auto" did not pick the device's exact arch
+    /**
+     * Layouts of the structs kernels take by value, keyed by the parameter's
+     * base type, as the compiler laid them out (kernel/structlayout: a probe
+     * unit compiled with the same options). Filled on a successful compile.
+     */
+    QHash<QString, StructLayout> layouts;
+    /** Why the layout probe failed, when it did (struct arguments then cannot be written). */
+    QString layoutError;
 
     int errorCount() const;
     int warningCount() const;

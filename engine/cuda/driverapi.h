@@ -55,6 +55,7 @@ namespace Kp {
     X(cuEventSynchronize)                                                                                              \
     X(cuEventElapsedTime)                                                                                              \
     X(cuLaunchKernel)                                                                                                  \
+    X(cuLaunchCooperativeKernel)                                                                                       \
     X(cuOccupancyMaxActiveBlocksPerMultiprocessor)                                                                     \
     X(cuStreamWaitEvent)                                                                                               \
     X(cuStreamCreateWithPriority)                                                                                      \

@@ -273,14 +273,26 @@ KernelParam::Category categorize(const QString &base, int pointerDepth)
 
 KernelParam makeParam(QList<Token> tokens)
 {
-    // Drop a default argument.
+    // A default argument is kept as text: the run uses it for an unbound parameter.
+    QString defaultValue;
     for (qsizetype i = 0; i < tokens.size(); ++i) {
         if (isPunct(tokens[i], '=')) {
+            // Spaces only where two words would merge: "-1", "1.0f", "float2{0,0}", "unsigned(4)".
+            for (qsizetype j = i + 1; j < tokens.size(); ++j) {
+                const bool word = tokens[j].kind == Token::Ident || tokens[j].kind == Token::Number;
+                const bool prevWord =
+                    j > i + 1 && (tokens[j - 1].kind == Token::Ident || tokens[j - 1].kind == Token::Number);
+                if (word && prevWord) {
+                    defaultValue += QLatin1Char(' ');
+                }
+                defaultValue += tokens[j].text;
+            }
             tokens = tokens.mid(0, i);
             break;
         }
     }
     KernelParam p;
+    p.defaultValue = defaultValue;
     // An array parameter "float a[16]" is a pointer.
     int arrayDims = 0;
     while (tokens.size() >= 2 && isPunct(tokens.last(), ']')) {
@@ -372,7 +384,8 @@ QVariantMap KernelParam::toVariant() const
             {QStringLiteral("pointerDepth"), pointerDepth},
             {QStringLiteral("const"), isConst},
             {QStringLiteral("restrict"), isRestrict},
-            {QStringLiteral("category"), categoryName(category)}};
+            {QStringLiteral("category"), categoryName(category)},
+            {QStringLiteral("default"), defaultValue}};
 }
 
 KernelParam KernelParam::fromVariant(const QVariantMap &m)
@@ -384,6 +397,7 @@ KernelParam KernelParam::fromVariant(const QVariantMap &m)
     p.pointerDepth = m.value(QStringLiteral("pointerDepth")).toInt();
     p.isConst = m.value(QStringLiteral("const")).toBool();
     p.isRestrict = m.value(QStringLiteral("restrict")).toBool();
+    p.defaultValue = m.value(QStringLiteral("default")).toString();
     const QString c = m.value(QStringLiteral("category")).toString();
     for (Category k : {Category::Pointer, Category::Scalar, Category::Vector, Category::Half, Category::Struct}) {
         if (categoryName(k) == c) {

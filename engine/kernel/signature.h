@@ -25,6 +25,8 @@ struct KernelParam
     bool isConst = false; ///< pointee is const (pointers) / value is const (others)
     bool isRestrict = false;
     Category category = Category::Struct;
+    QString defaultValue; ///< the default argument as written, comments and spacing dropped ("1.0f", "nullptr"); empty
+                          ///< if none
 
     QVariantMap toVariant() const;
     static KernelParam fromVariant(const QVariantMap &map);

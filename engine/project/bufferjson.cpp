@@ -16,7 +16,8 @@ QStringList scalarDTypeNames()
 {
     QStringList names;
     for (const QString &n : dtypeNames()) {
-        if (dtypeInfo(*dtypeFromName(n)).components == 1) {
+        const DType t = *dtypeFromName(n);
+        if (dtypeInfo(t).component == t) { // not char1 and the other one-component vectors
             names << n;
         }
     }
@@ -340,7 +341,7 @@ bool parseBuffer(FieldReader &r, const QJsonValue &v, const QString &p, BufferSp
         return false;
     }
     const QString dp = jsonKeyPath(p, QStringLiteral("dtype"));
-    const QString allowed = dtypeNames().join(QStringLiteral(", "));
+    const QString allowed = dtypeNamesText();
     const QJsonValue dt = o.value(QStringLiteral("dtype"));
     if (dt.isUndefined()) {
         return r.missing(dp, QStringLiteral("one of: %1").arg(allowed));
@@ -405,7 +406,7 @@ bool parseScalar(FieldReader &r, const QJsonValue &v, const QString &p, ScalarSp
         if (!dt) {
             return r.fail(tp, QStringLiteral("unknown dtype '%1'; allowed: %2").arg(t.toString(), allowed));
         }
-        if (dtypeInfo(*dt).components != 1) {
+        if (dtypeInfo(*dt).component != *dt) {
             return r.fail(
                 tp, QStringLiteral("'%1' is a vector type; a scalar must be one of: %2").arg(t.toString(), allowed));
         }

@@ -30,12 +30,23 @@ struct ArgBinding
     enum class Kind {
         Buffer,  ///< a device pointer to buffer `name`, `offset` elements in
         Scalar,  ///< the value of scalar `name`, converted to the parameter's type
-        Literal, ///< a number written in the project
+        Literal, ///< a number written in the project (or null, or a vector or struct value: see below)
     };
     Kind kind = Kind::Literal;
     QString name;
     qint64 offset = 0; ///< Buffer: elements
     double value = 0;  ///< Literal
+    /** Literal written as null (or "NULL", "nullptr"): a null pointer, for pointer parameters only. */
+    bool null = false;
+    /**
+     * Literal written as a vector or struct value ("float2 {1, 2}" or [1, 2],
+     * nested braces flattened): every scalar member in declaration order. A
+     * Literal is an aggregate when this is not empty.
+     */
+    QList<double> values;
+    QString text; ///< the aggregate as written when it was a string ("float2 {1, 2}"); empty for an array
+
+    bool isAggregate() const { return kind == Kind::Literal && !values.isEmpty(); }
     /** Literal given as an expression string ({"value": "chunk.offset"}), evaluated when the project runs. */
     QString expression;
     /** Bound by parameter name (args given as an object) instead of by position. */
@@ -65,6 +76,8 @@ struct LaunchStep
     QStringList grid;                          ///< 1 to 3 items; missing ones are 1
     QStringList block;                         ///< 1 to 3 items
     QString sharedBytes = QStringLiteral("0"); ///< dynamic shared memory, number or expression
+    /** Kernel: launched with cuLaunchCooperativeKernel, so grid.sync() works; the grid must fit on the GPU at once. */
+    bool cooperative = false;
     QList<ArgBinding> args;
     /** The named stream it runs on; empty: "default", the stream every step ran on before streams existed. */
     QString stream;
@@ -116,6 +129,12 @@ struct TimingSpec
     double maxNoise = 0.005;    ///< relative standard deviation (0.5 %)
     double timeoutSeconds = 15; ///< wall clock for the whole sampling
     int batch = 0;              ///< Hot: launches per sample; 0 = automatic
+    /**
+     * Buffers restored from their contents before the first run, on the
+     * device and outside the timed region, before every warm-up and timing
+     * sample; the others carry over from sample to sample (docs/kpg-project.md).
+     */
+    QStringList resetBeforeEachSample;
     QJsonObject unknown;
 };
 

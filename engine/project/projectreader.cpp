@@ -4,6 +4,7 @@
 #include "projectio.h"
 #include "sweep/sweep.h"
 
+#include "kernel/structlayout.h"
 #include "project/bufferjson.h"
 #include "project/fieldreader.h"
 #include "project/orderedjson.h"
@@ -19,6 +20,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 
 namespace Kp {
@@ -524,8 +526,13 @@ bool Parser::parseStep(const QJsonValue &v, const QString &p, bool inChunks, Lau
         if (!args.isUndefined() && !parseArgs(args, jsonKeyPath(p, QStringLiteral("args")), &l.args)) {
             return false;
         }
+        const QJsonValue coop = o.value(QStringLiteral("cooperative"));
+        if (!coop.isUndefined() && !boolean(coop, jsonKeyPath(p, QStringLiteral("cooperative")), &l.cooperative)) {
+            return false;
+        }
         // A kernel step keeps keys this version does not know, as it always did.
         static const QStringList known{QStringLiteral("kernel"),
+                                       QStringLiteral("cooperative"),
                                        QStringLiteral("grid"),
                                        QStringLiteral("block"),
                                        QStringLiteral("sharedBytes"),
@@ -986,6 +993,70 @@ bool Parser::checkOffset(const BufferSpec &b, qint64 offset, const QString &path
 bool Parser::parseBinding(const QJsonValue &v, const QString &path, ArgBinding *out)
 {
     ArgBinding b;
+    if (v.isNull()) {
+        b.kind = ArgBinding::Kind::Literal;
+        b.null = true;
+        *out = b;
+        return true;
+    }
+    if (v.isArray()) {
+        // [1, 2] or [1.5, [2, 3]]: a vector or struct value, flattened in order.
+        std::function<bool(const QJsonValue &, const QString &, int)> flatten;
+        flatten = [&](const QJsonValue &x, const QString &p, int depth) -> bool {
+            if (depth > 16) {
+                return fail(p, QStringLiteral("arrays nested more than 16 deep"));
+            }
+            if (x.isArray()) {
+                const QJsonArray a = x.toArray();
+                for (qsizetype i = 0; i < a.size(); ++i) {
+                    if (!flatten(a[i], jsonIndexPath(p, i), depth + 1)) {
+                        return false;
+                    }
+                }
+                return true;
+            }
+            if (x.isBool() || x.isNull()) {
+                b.values << (x.toBool() ? 1 : 0);
+                return true;
+            }
+            double d = 0;
+            if (!number(x, p, &d)) {
+                return false;
+            }
+            b.values << d;
+            return true;
+        };
+        if (!flatten(v, path, 0)) {
+            return false;
+        }
+        if (b.values.isEmpty()) {
+            return fail(path, QStringLiteral("an empty array is no value; a vector or struct needs one number per "
+                                             "member, e.g. [1, 2] for a float2"));
+        }
+        b.kind = ArgBinding::Kind::Literal;
+        *out = b;
+        return true;
+    }
+    if (v.isString() && (v.toString().contains(QLatin1Char('{')) || v.toString().contains(QLatin1Char('}')))) {
+        // "float2 {1, 2}": checked against the parameter's type when the project runs.
+        Result<QList<double>> parsed = parseBracedValues(v.toString(), QString(), path);
+        if (!parsed) {
+            return fail(path, parsed.error().message.section(QStringLiteral(": "), 1));
+        }
+        b.kind = ArgBinding::Kind::Literal;
+        b.values = *parsed;
+        b.text = v.toString().trimmed();
+        *out = b;
+        return true;
+    }
+    if (v.isString() &&
+        (v.toString().trimmed() == QLatin1String("NULL") || v.toString().trimmed() == QLatin1String("nullptr")) &&
+        !m_bufferIndex.contains(v.toString().trimmed()) && !m_scalarIndex.contains(v.toString().trimmed())) {
+        b.kind = ArgBinding::Kind::Literal;
+        b.null = true;
+        *out = b;
+        return true;
+    }
     if (v.isDouble() || v.isBool()) {
         b.kind = ArgBinding::Kind::Literal;
         b.value = v.isBool() ? (v.toBool() ? 1 : 0) : v.toDouble();
@@ -1021,8 +1092,8 @@ bool Parser::parseBinding(const QJsonValue &v, const QString &path, ArgBinding *
         }
         const QString n = s.trimmed();
         if (!isIdentifier(n)) {
-            return fail(path, QStringLiteral("expected a buffer or scalar name, \"buffer+offset\", a number or an "
-                                             "object, got %1")
+            return fail(path, QStringLiteral("expected a buffer or scalar name, \"buffer+offset\", a number, null, a "
+                                             "braced value (\"float2 {1, 2}\") or an object, got %1")
                                   .arg(shownJson(v)));
         }
         if (m_bufferIndex.contains(n)) {
@@ -1151,10 +1222,11 @@ bool Parser::parseTiming(const QJsonValue &v)
         return false;
     }
     TimingSpec &t = m_p.timing;
-    static const QStringList known{
-        QStringLiteral("mode"),       QStringLiteral("enabled"),        QStringLiteral("warmup"),
-        QStringLiteral("minSamples"), QStringLiteral("maxSamples"),     QStringLiteral("minSeconds"),
-        QStringLiteral("maxNoise"),   QStringLiteral("timeoutSeconds"), QStringLiteral("batch")};
+    static const QStringList known{QStringLiteral("mode"),       QStringLiteral("enabled"),
+                                   QStringLiteral("warmup"),     QStringLiteral("minSamples"),
+                                   QStringLiteral("maxSamples"), QStringLiteral("minSeconds"),
+                                   QStringLiteral("maxNoise"),   QStringLiteral("timeoutSeconds"),
+                                   QStringLiteral("batch"),      QStringLiteral("resetBeforeEachSample")};
     if (o.contains(QStringLiteral("mode"))) {
         const QJsonValue m = o.value(QStringLiteral("mode"));
         if (m.toString() == QLatin1String("cold")) {
@@ -1185,6 +1257,22 @@ bool Parser::parseTiming(const QJsonValue &v)
          !numberAtLeast(field("timeoutSeconds"), at("timeoutSeconds"), 0, false, &t.timeoutSeconds)) ||
         (has("batch") && !intField(field("batch"), at("batch"), 0, &t.batch))) {
         return false;
+    }
+    if (has("resetBeforeEachSample")) {
+        const QString rp = at("resetBeforeEachSample");
+        if (!strings(field("resetBeforeEachSample"), rp, &t.resetBeforeEachSample)) {
+            return false;
+        }
+        for (qsizetype i = 0; i < t.resetBeforeEachSample.size(); ++i) {
+            const BufferSpec *b = nullptr;
+            if (!bufferName(t.resetBeforeEachSample[i], jsonIndexPath(rp, i), &b)) {
+                return false;
+            }
+            if (b->init.kind == BufferInit::Kind::Uninitialized) {
+                return fail(jsonIndexPath(rp, i),
+                            QStringLiteral("buffer '%1' is uninitialized: it has no contents to restore").arg(b->name));
+            }
+        }
     }
     for (auto it = o.begin(); it != o.end(); ++it) {
         if (!known.contains(it.key())) {

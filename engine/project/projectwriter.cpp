@@ -45,6 +45,19 @@ JsonNode bindingNode(const ArgBinding &b)
         return jsonString(b.offset == 0 ? b.name : QStringLiteral("%1+%2").arg(b.name).arg(b.offset));
     case ArgBinding::Kind::Scalar: return jsonString(b.name);
     case ArgBinding::Kind::Literal:
+        if (b.null) {
+            return jsonNodeFrom(QJsonValue(QJsonValue::Null));
+        }
+        if (b.isAggregate()) {
+            if (!b.text.isEmpty()) {
+                return jsonString(b.text);
+            }
+            JsonNode a = jsonArray();
+            for (double x : b.values) {
+                a.append(jsonNumber(x));
+            }
+            return a;
+        }
         if (!b.expression.isEmpty()) {
             JsonNode o = jsonObject();
             o.insert(QStringLiteral("value"), jsonString(b.expression));
@@ -76,6 +89,9 @@ JsonNode stepNode(const LaunchStep &l)
         o.insert(QStringLiteral("block"), dimsNode(l.block, 1));
         o.insert(QStringLiteral("sharedBytes"),
                  isPlainInteger(l.sharedBytes, 0) ? jsonNumberText(l.sharedBytes) : jsonString(l.sharedBytes));
+        if (l.cooperative) {
+            o.insert(QStringLiteral("cooperative"), jsonBool(true));
+        }
         // By name only when every binding has a name; a mix cannot be written as either form.
         const bool byName = !l.args.isEmpty() && std::all_of(l.args.begin(), l.args.end(),
                                                              [](const ArgBinding &b) { return !b.param.isEmpty(); });
@@ -221,6 +237,9 @@ JsonNode projectNode(const Project &p)
     timing.insert(QStringLiteral("maxNoise"), jsonNumber(t.maxNoise));
     timing.insert(QStringLiteral("timeoutSeconds"), jsonNumber(t.timeoutSeconds));
     timing.insert(QStringLiteral("batch"), jsonInteger(t.batch));
+    if (!t.resetBeforeEachSample.isEmpty()) {
+        timing.insert(QStringLiteral("resetBeforeEachSample"), jsonStrings(t.resetBeforeEachSample));
+    }
     timing.appendUnknown(t.unknown);
     top.insert(QStringLiteral("timing"), timing);
 

@@ -609,13 +609,18 @@ Status GpuSession::launch(const Step &s, const std::vector<int> &perm, CUstream 
             params.push_back(a.value.data());
         }
     }
-    const CUresult r = m_api->cuLaunchKernel(s.function, static_cast<unsigned>(s.grid[0]),
-                                             static_cast<unsigned>(s.grid[1]), static_cast<unsigned>(s.grid[2]),
-                                             static_cast<unsigned>(s.block[0]), static_cast<unsigned>(s.block[1]),
-                                             static_cast<unsigned>(s.block[2]), static_cast<unsigned>(s.shared),
-                                             stream ? stream : m_stream.get(), params.data(), nullptr);
+    const auto [gx, gy, gz] = std::array<unsigned, 3>{
+        static_cast<unsigned>(s.grid[0]), static_cast<unsigned>(s.grid[1]), static_cast<unsigned>(s.grid[2])};
+    const auto [bx, by, bz] = std::array<unsigned, 3>{
+        static_cast<unsigned>(s.block[0]), static_cast<unsigned>(s.block[1]), static_cast<unsigned>(s.block[2])};
+    CUstream st = stream ? stream : m_stream.get();
+    const CUresult r = s.cooperative
+                           ? m_api->cuLaunchCooperativeKernel(s.function, gx, gy, gz, bx, by, bz,
+                                                              static_cast<unsigned>(s.shared), st, params.data())
+                           : m_api->cuLaunchKernel(s.function, gx, gy, gz, bx, by, bz, static_cast<unsigned>(s.shared),
+                                                   st, params.data(), nullptr);
     if (r != CUDA_SUCCESS) {
-        return cudaError(r, "cuLaunchKernel");
+        return cudaError(r, s.cooperative ? "cuLaunchCooperativeKernel" : "cuLaunchKernel");
     }
     return Unit{};
 }
@@ -746,6 +751,9 @@ RunResult GpuSession::run(const RunRequest &request)
     if (!uploadBuffers(request, result)) {
         return result;
     }
+    if (!snapshotForSamples(request, result)) {
+        return result;
+    }
     result.repeat = qMax(1, request.repeat);
     plan.swaps.assign(request.swaps.cbegin(), request.swaps.cend());
     plan.killMs = qMax(1, request.killTimeoutMs);
@@ -811,6 +819,7 @@ bool GpuSession::decodeStep(const RunRequest &request, qsizetype i, Step &s, Run
     s.grid = m.grid;
     s.block = m.block;
     s.shared = m.sharedBytes;
+    s.cooperative = m.cooperative;
     if (m.kind != RunStep::Kind::Kernel) {
         s.kernel = m.label;
         s.label = QStringLiteral("step %1 of %2 (%3)").arg(i + 1).arg(request.steps.size()).arg(m.label);
@@ -871,6 +880,18 @@ bool GpuSession::validateStep(const RunRequest &request, qsizetype i, Step &s, R
                                                             .arg(a.buffer)
                                                             .arg(request.buffers.size())),
                         int(i));
+        }
+    }
+    if (s.cooperative) {
+        // Every block must be resident at once, or grid.sync() waits forever.
+        int perSm = 0;
+        const CUresult rr = m_api->cuOccupancyMaxActiveBlocksPerMultiprocessor(
+            &perSm, s.function, int(s.block[0] * s.block[1] * s.block[2]), size_t(s.shared));
+        if (rr != CUDA_SUCCESS) {
+            return fail(result, cudaError(rr, "cuOccupancyMaxActiveBlocksPerMultiprocessor"), int(i));
+        }
+        if (Status c = cooperativeGridError(s.label, s.grid, perSm, m_smCount); !c) {
+            return fail(result, c.error(), int(i));
         }
     }
     if (m_api->cuFuncGetParamInfo) {
@@ -1036,6 +1057,35 @@ bool GpuSession::downloadBuffers(const Plan &plan, RunResult &result)
     return true;
 }
 
+bool GpuSession::snapshotForSamples(const RunRequest &request, RunResult &result)
+{
+    m_sampleReset.clear();
+    m_sampleResetTargets.clear();
+    if (!request.timing.enabled || request.timing.resetBuffers.isEmpty()) {
+        return true;
+    }
+    // launchAll() starts every sample from the unswapped buffers, so buffer i is m_buffers[i] then.
+    std::vector<std::pair<CUdeviceptr, qint64>> sources;
+    for (const int i : request.timing.resetBuffers) {
+        if (i < 0 || size_t(i) >= m_buffers.size()) {
+            return fail(
+                result,
+                Error{
+                    QStringLiteral("kpg-worker"),
+                    Error::Code::BadInput,
+                    {},
+                    QStringLiteral("timing.resetBeforeEachSample names buffer %1 of %2").arg(i).arg(m_buffers.size())});
+        }
+        sources.emplace_back(m_buffers[size_t(i)]->ptr(), m_buffers[size_t(i)]->bytes);
+        m_sampleResetTargets.push_back(m_buffers[size_t(i)]->ptr());
+    }
+    if (Status s = m_sampleReset.snapshot(*m_api, m_stream.get(), sources); !s) {
+        m_mustExit = true;
+        return fail(result, s.error());
+    }
+    return true;
+}
+
 Status GpuSession::launchAll(Plan &plan, int repeat)
 {
     plan.resetPerm();
@@ -1186,7 +1236,8 @@ void GpuSession::timingRun(const RunTiming &timing, Plan &plan, RunResult &resul
         return Clock::now() + std::chrono::microseconds(qint64((killMs + firstRunMs * batch * 4) * 1000));
     };
     for (int w = 0; w < warmup; ++w) {
-        if (Status st = launchAll(plan, result.repeat); !st) {
+        Status reset = m_sampleReset.restore(stream, m_sampleResetTargets);
+        if (Status st = reset ? launchAll(plan, result.repeat) : reset; !st) {
             m_mustExit = true;
             fail(result, st.error());
             return;
@@ -1222,7 +1273,8 @@ void GpuSession::timingRun(const RunTiming &timing, Plan &plan, RunResult &resul
                 return;
             }
         }
-        Status st = Unit{};
+        // Restored before the start event: the copies are never timed.
+        Status st = m_sampleReset.restore(stream, m_sampleResetTargets);
         // kpg grade: outputs start each sample as a sentinel, so a launch that skips its work shows.
         for (int b : plan.sentinel) {
             const DeviceBuffer &d = *m_buffers[size_t(plan.perm[size_t(b)])];

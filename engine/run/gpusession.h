@@ -7,6 +7,7 @@
 #include "run/guardzonesdevice.h"
 #include "run/runrequest.h"
 #include "run/runtypes.h"
+#include "run/samplereset.h"
 
 #include <QByteArray>
 #include <QHash>
@@ -99,6 +100,8 @@ private:
     bool decodeStep(const RunRequest &request, qsizetype index, Step &step, RunResult &result);
     bool validateStep(const RunRequest &request, qsizetype index, Step &step, RunResult &result);
     bool uploadBuffers(const RunRequest &request, RunResult &result);
+    /** timing.resetBeforeEachSample: device copies of the named buffers as uploaded (run/samplereset). */
+    bool snapshotForSamples(const RunRequest &request, RunResult &result);
     bool correctnessRun(Plan &plan, RunResult &result);
     bool downloadBuffers(const Plan &plan, RunResult &result);
     void timingRun(const RunTiming &timing, Plan &plan, RunResult &result);
@@ -164,6 +167,8 @@ private:
     QByteArray m_moduleHash;
     std::vector<std::unique_ptr<DeviceBuffer>> m_buffers;
     GuardZonesDevice m_guards;
+    SampleReset m_sampleReset; ///< timing.resetBeforeEachSample: the uploaded contents, restored before each sample
+    std::vector<CUdeviceptr> m_sampleResetTargets;
     qint64 m_guardBytes = Guard::kGuardBytes; ///< for buffers allocated from now on; 0 under the sanitizer
     /** Every guard held its pattern when the last run ended (its last check came after its last kernel). */
     bool m_guardsClean = false;

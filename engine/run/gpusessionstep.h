@@ -24,6 +24,7 @@ struct GpuSession::Step
     Dim3 grid{1, 1, 1};
     Dim3 block{1, 1, 1};
     qint64 shared = 0;
+    bool cooperative = false; ///< cuLaunchCooperativeKernel (grid.sync()); the grid was checked to be resident
     struct Arg
     {
         int buffer = -1;     ///< >= 0: pointer to that buffer (+ offset)

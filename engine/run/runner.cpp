@@ -4,17 +4,22 @@
 #include "buffers/npy.h"
 #include "client/engineclient.h"
 #include "core/expression.h"
+#include "kernel/structlayout.h"
 #include "project/stepgraph.h"
+#include "run/deviceglobals.h"
 #include "run/stepexpand.h"
 #include "worker/protocol.h"
 
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFileInfo>
+#include <QRegularExpression>
+#include <QSet>
 
 #include <cmath>
 #include <cstring>
 #include <future>
+#include <vector>
 
 namespace Kp {
 
@@ -249,6 +254,202 @@ CompileOptions compileOptionsFor(const Project &project)
     return o;
 }
 
+namespace {
+
+/** Texture and surface objects: handles the project has no way to make yet. */
+bool isOpaqueHandle(const QString &type)
+{
+    return type.contains(QLatin1String("TextureObject")) || type.contains(QLatin1String("SurfaceObject")) ||
+           type == QLatin1String("CUtexObject") || type == QLatin1String("CUsurfObject");
+}
+
+/** A vector (float2, half2, ...) or a struct: its value is written as a braced list. */
+bool isAggregateParam(const KernelParam &p)
+{
+    if (p.pointerDepth > 0 || p.baseType == QLatin1String("bool")) {
+        return false;
+    }
+    if (const auto d = dtypeForCudaType(p.baseType)) {
+        return dtypeInfo(*d).components > 1 || p.category == KernelParam::Category::Vector;
+    }
+    return p.category == KernelParam::Category::Struct && !isOpaqueHandle(p.baseType);
+}
+
+QString leafList(const QList<StructLeaf> &leaves)
+{
+    QStringList parts;
+    for (const StructLeaf &l : leaves) {
+        parts << QStringLiteral("%1 (%2)").arg(l.path, l.isBool      ? QStringLiteral("bool")
+                                                       : l.isPointer ? QStringLiteral("pointer")
+                                                                     : dtypeName(l.component));
+        if (parts.size() == 12 && leaves.size() > 13) {
+            parts << QStringLiteral("... %1 more").arg(leaves.size() - 12);
+            break;
+        }
+    }
+    return parts.join(QStringLiteral(", "));
+}
+
+QString componentNames(int components)
+{
+    static const char *names[] = {"x", "y", "z", "w"};
+    QStringList l;
+    for (int c = 0; c < components && c < 4; ++c) {
+        l << QLatin1String(names[c]);
+    }
+    return l.join(QStringLiteral(", "));
+}
+
+/** The bytes of a vector or struct argument, from its braced values and the compiled layout. */
+Result<QByteArray> aggregateBytes(const KernelParam &param, const ArgBinding &a, const CompileResult &compiled,
+                                  const QString &where)
+{
+    const QString type = param.baseType;
+    const auto d = dtypeForCudaType(type);
+    if (a.kind == ArgBinding::Kind::Buffer) {
+        return runError(QStringLiteral("%1: buffer '%2' bound to a %3 passed by value; write its value instead, e.g. "
+                                       "\"%3 {...}\"")
+                            .arg(where, a.name, type));
+    }
+    if (!a.isAggregate() && d) {
+        const int n = dtypeInfo(*d).components;
+        return runError(QStringLiteral("%1: %2 has %3 components (%4); write one value for each: \"%2 {%5}\" or [%5]")
+                            .arg(where, type)
+                            .arg(n)
+                            .arg(componentNames(n), QStringList(n, QStringLiteral("0")).join(QStringLiteral(", "))));
+    }
+    if (!a.text.isEmpty()) {
+        // The type written before the braces must be the parameter's.
+        if (Result<QList<double>> r = parseBracedValues(a.text, type, where); !r) {
+            return r.error();
+        }
+    }
+    if (d) {
+        const DTypeInfo &info = dtypeInfo(*d);
+        if (a.values.size() != info.components) {
+            return runError(QStringLiteral("%1: %2 has %3 components (%4), the value gives %5")
+                                .arg(where, type)
+                                .arg(info.components)
+                                .arg(componentNames(info.components))
+                                .arg(a.values.size()));
+        }
+        QByteArray bytes(info.elementBytes(), '\0');
+        for (int c = 0; c < info.components; ++c) {
+            const double v = a.values[c];
+            if ((info.kind == ScalarKind::SignedInt || info.kind == ScalarKind::UnsignedInt) && v != std::floor(v)) {
+                return runError(QStringLiteral("%1: component %2 of %3 is %4, not a whole number")
+                                    .arg(where, componentNames(c + 1).section(QStringLiteral(", "), -1), type)
+                                    .arg(v));
+            }
+            storeComponent(info.component, v, bytes.data() + c * info.componentBytes);
+        }
+        return bytes;
+    }
+    if (!compiled.layoutError.isEmpty()) {
+        return runError(QStringLiteral("%1: the layout of %2 is not known: %3").arg(where, type, compiled.layoutError));
+    }
+    const auto layoutIt = compiled.layouts.constFind(type);
+    if (layoutIt == compiled.layouts.constEnd()) {
+        return runError(QStringLiteral("%1: no definition of struct %2 was found in the source, so its layout is not "
+                                       "known (a struct from a header, a template or a typedef of one cannot be "
+                                       "written yet)")
+                            .arg(where, type));
+    }
+    Result<QList<StructLeaf>> leaves = structLeaves(type, compiled.layouts);
+    if (!leaves) {
+        return runError(QStringLiteral("%1: %2").arg(where, leaves.error().message));
+    }
+    if (!a.isAggregate() || a.values.size() != leaves->size()) {
+        return runError(QStringLiteral("%1: %2 takes %3 values in declaration order: %4; %5")
+                            .arg(where, type)
+                            .arg(leaves->size())
+                            .arg(leafList(*leaves), a.isAggregate()
+                                                        ? QStringLiteral("the value gives %1").arg(a.values.size())
+                                                        : QStringLiteral("write \"%1 {...}\" or an array").arg(type)));
+    }
+    for (qsizetype i = 0; i < leaves->size(); ++i) {
+        const StructLeaf &l = (*leaves)[i];
+        const ScalarKind kind = dtypeInfo(l.component).kind;
+        if (l.isPointer && a.values[i] != 0) {
+            return runError(QStringLiteral("%1: member %2 of %3 is a pointer; only 0 (null) can be written to it, a "
+                                           "buffer's address cannot be put in a struct yet")
+                                .arg(where, l.path, type));
+        }
+        if ((kind == ScalarKind::SignedInt || kind == ScalarKind::UnsignedInt) &&
+            a.values[i] != std::floor(a.values[i])) {
+            return runError(QStringLiteral("%1: member %2 of %3 is %4; %5 is not a whole number")
+                                .arg(where, l.path, type, dtypeName(l.component))
+                                .arg(a.values[i]));
+        }
+    }
+    return packStruct(*layoutIt, *leaves, a.values);
+}
+
+/** An unbound parameter's binding from its default argument in the source. */
+Result<ArgBinding> defaultBinding(const KernelParam &p, const QString &field)
+{
+    ArgBinding b;
+    b.kind = ArgBinding::Kind::Literal;
+    QString text = p.defaultValue.trimmed();
+    static const QStringList nulls{QStringLiteral("0"), QStringLiteral("NULL"), QStringLiteral("nullptr"),
+                                   QStringLiteral("0L"), QStringLiteral("0UL")};
+    if (p.pointerDepth > 0) {
+        if (nulls.contains(text)) {
+            b.null = true;
+            return b;
+        }
+        return fieldError(field, QStringLiteral("%1: the default argument '%2' of a pointer parameter is not a null "
+                                                "pointer; bind a buffer")
+                                     .arg(field, text));
+    }
+    if (text == QLatin1String("true") || text == QLatin1String("false")) {
+        b.value = text == QLatin1String("true") ? 1 : 0;
+        return b;
+    }
+    // make_float2(1, 2) reads as float2 {1, 2}.
+    static const QRegularExpression make(QStringLiteral("^make_([A-Za-z_][A-Za-z0-9_]*)\\s*\\((.*)\\)$"));
+    if (const QRegularExpressionMatch m = make.match(text); m.hasMatch()) {
+        text = QStringLiteral("%1 {%2}").arg(m.captured(1), m.captured(2));
+    }
+    if (text.contains(QLatin1Char('{'))) {
+        Result<QList<double>> v = parseBracedValues(text, QString(), field);
+        if (!v) {
+            return withPath(v.error(), field);
+        }
+        b.values = *v;
+        b.text = text;
+        return b;
+    }
+    QString num = text;
+    static const QRegularExpression suffix(QStringLiteral("(?<=[0-9.])([fF]|[uU]?[lL]{0,2}|[lL]{1,2}[uU]?)$"));
+    num.remove(suffix);
+    bool ok = false;
+    const double v = num.startsWith(QLatin1String("0x"), Qt::CaseInsensitive) ? double(num.mid(2).toULongLong(&ok, 16))
+                                                                              : num.toDouble(&ok);
+    if (!ok) {
+        return fieldError(field, QStringLiteral("%1: the default argument '%2' is not a number, so it cannot be used "
+                                                "here; bind the parameter")
+                                     .arg(field, text));
+    }
+    b.value = v;
+    return b;
+}
+
+/** Why a parameter passed by value cannot take a number, in words that say what to do instead. */
+QString unbindableText(const QString &where, const KernelParam &param)
+{
+    if (isOpaqueHandle(param.baseType)) {
+        return QStringLiteral("%1: texture and surface objects (%2) cannot be bound yet: no number or buffer can "
+                              "stand in for one")
+            .arg(where, param.baseType);
+    }
+    return QStringLiteral("%1: a value of type %2 cannot be written from the project: it is neither a number, a CUDA "
+                          "vector nor a struct defined in the source")
+        .arg(where, param.type);
+}
+
+} // namespace
+
 Result<PreparedRun> prepareRun(const Project &project, const CompileResult &compiled, const HostBuffers &buffers,
                                int device)
 {
@@ -365,14 +566,19 @@ Result<PreparedRun> prepareRun(const Project &project, const CompileResult &comp
                 argField[idx] = QStringLiteral("%1.args.%2").arg(field, a.param);
             }
             for (qsizetype p = 0; p < params.size(); ++p) {
-                if (!bound[p]) {
+                if (!bound[p] && params[p].defaultValue.isEmpty()) {
                     return fieldError(field + QStringLiteral(".args"),
                                       QStringLiteral("%1.args: %2 of kernel '%3' is not bound")
                                           .arg(field, paramText(params[p], int(p)), k->name));
                 }
             }
         } else {
-            if (step.args.size() != params.size()) {
+            // Trailing parameters with a default argument may be left out, as in C++.
+            qsizetype required = params.size();
+            while (required > 0 && !params[required - 1].defaultValue.isEmpty()) {
+                --required;
+            }
+            if (step.args.size() > params.size() || step.args.size() < required) {
                 QStringList names;
                 for (const KernelParam &p : params) {
                     names << (p.name.isEmpty() ? p.type : p.name);
@@ -386,10 +592,24 @@ Result<PreparedRun> prepareRun(const Project &project, const CompileResult &comp
                                       .arg(step.args.size())
                                       .arg(step.args.size() == 1 ? "is" : "are"));
             }
-            for (qsizetype p = 0; p < params.size(); ++p) {
+            for (qsizetype p = 0; p < step.args.size(); ++p) {
                 bound[p] = &step.args[p];
                 argField[p] = QStringLiteral("%1.args[%2]").arg(field).arg(p);
             }
+        }
+        // Unbound parameters take their default argument (docs/kpg-project.md, "Arguments").
+        std::vector<ArgBinding> defaults(size_t(params.size()));
+        for (qsizetype p = 0; p < params.size(); ++p) {
+            if (bound[p]) {
+                continue;
+            }
+            argField[p] = QStringLiteral("%1.args (default of %2)").arg(field, paramText(params[p], int(p)));
+            Result<ArgBinding> d = defaultBinding(params[p], argField[p]);
+            if (!d) {
+                return d.error();
+            }
+            defaults[size_t(p)] = *d;
+            bound[p] = &defaults[size_t(p)];
         }
 
         RunStep rs;
@@ -398,11 +618,35 @@ Result<PreparedRun> prepareRun(const Project &project, const CompileResult &comp
         rs.grid = grid;
         rs.block = block;
         rs.sharedBytes = *shared;
+        rs.cooperative = step.cooperative;
         for (qsizetype p = 0; p < params.size(); ++p) {
             const KernelParam &param = params[p];
             const ArgBinding &a = *bound[p];
             const QString where = QStringLiteral("%1 (%2)").arg(argField[p], paramText(param, int(p)));
             const auto argError = [&](const QString &message) { return fieldError(argField[p], message); };
+            const bool nullPointer = a.kind == ArgBinding::Kind::Literal &&
+                                     (a.null || (!a.isAggregate() && a.expression.isEmpty() && a.value == 0));
+            if (param.pointerDepth > 0 && nullPointer) {
+                // null (or 0): what the kernel's own "if (p)" tests for.
+                RunArg arg;
+                arg.value = QByteArray(int(sizeof(void *)), '\0');
+                rs.args << arg;
+                continue;
+            }
+            if (a.null) {
+                return argError(QStringLiteral("%1: null is a null pointer, but this parameter is %2, passed by value")
+                                    .arg(where, param.type));
+            }
+            if (param.pointerDepth == 0 && (a.isAggregate() || isAggregateParam(param))) {
+                Result<QByteArray> bytes = aggregateBytes(param, a, compiled, where);
+                if (!bytes) {
+                    return argError(bytes.error().message);
+                }
+                RunArg arg;
+                arg.value = *bytes;
+                rs.args << arg;
+                continue;
+            }
             if (param.pointerDepth > 0) {
                 if (a.kind != ArgBinding::Kind::Buffer) {
                     return argError(QStringLiteral("%1: a pointer parameter needs a buffer; got %2")
@@ -427,8 +671,14 @@ Result<PreparedRun> prepareRun(const Project &project, const CompileResult &comp
                     if (const auto pd = dtypeForCudaType(pointee)) {
                         const DTypeInfo &pi = dtypeInfo(*pd);
                         align = pi.alignment;
+                        // One rule for every pointee the dtype table knows: the element sizes must
+                        // be equal. Same size with the same components (float buffer, float1 *)
+                        // is the same data; same size otherwise is a reinterpretation, allowed
+                        // with a warning (a uchar4 image read as unsigned int *).
                         if (*pd != hb->spec.dtype) {
-                            if (pi.elementBytes() == bi.elementBytes()) {
+                            if (pi.elementBytes() == bi.elementBytes() && pi.component == bi.component) {
+                                // the same bytes under another name
+                            } else if (pi.elementBytes() == bi.elementBytes()) {
                                 out.warnings << QStringLiteral("%1: buffer '%2' holds %3 but the kernel reads it as "
                                                                "%4 (same size: the bits are reinterpreted)")
                                                     .arg(where, a.name, dtypeName(hb->spec.dtype), pointee);
@@ -510,9 +760,7 @@ Result<PreparedRun> prepareRun(const Project &project, const CompileResult &comp
                         QStringLiteral("%1: %2 does not fit in %3").arg(where).arg(value).arg(param.baseType));
                 }
             } else {
-                return argError(QStringLiteral("%1: parameters of type %2 cannot be bound to a number yet; pass a "
-                                               "pointer to a buffer instead")
-                                    .arg(where, param.type));
+                return argError(unbindableText(where, param));
             }
             RunArg arg;
             arg.value = bytes;
@@ -525,6 +773,25 @@ Result<PreparedRun> prepareRun(const Project &project, const CompileResult &comp
         return st.error();
     }
     const int launches = int(req.steps.size());
+    // A __constant__ or __device__ variable without an initializer that a
+    // launched kernel uses holds zeros: the project has no way to fill it
+    // yet, and a kernel silently running on zeros is worse than a warning.
+    QSet<QString> warnedGlobals;
+    for (const RunStep &s : req.steps) {
+        if (s.kind != RunStep::Kind::Kernel || s.loweredName.isEmpty()) {
+            continue;
+        }
+        for (const PtxGlobal &g : unfilledGlobalsUsedBy(compiled.ptx, s.loweredName)) {
+            if (!warnedGlobals.contains(s.loweredName + g.name)) {
+                warnedGlobals.insert(s.loweredName + g.name);
+                out.warnings << QStringLiteral("kernel '%1' uses %2 variable '%3', which has no initializer and "
+                                               "which the project cannot fill yet: it holds zeros")
+                                    .arg(s.kernel,
+                                         g.constant ? QStringLiteral("__constant__") : QStringLiteral("__device__"),
+                                         g.name);
+            }
+        }
+    }
 
     for (const auto &[a, b] : project.repeat.swaps) {
         if (!bufferIndex.contains(a) || !bufferIndex.contains(b)) {
@@ -549,6 +816,13 @@ Result<PreparedRun> prepareRun(const Project &project, const CompileResult &comp
     req.timing.maxNoise = t.maxNoise;
     req.timing.timeoutSeconds = t.timeoutSeconds;
     req.timing.batch = t.batch;
+    for (const QString &name : t.resetBeforeEachSample) {
+        if (!bufferIndex.contains(name)) {
+            return fieldError(QStringLiteral("timing.resetBeforeEachSample"),
+                              QStringLiteral("timing.resetBeforeEachSample: unknown buffer '%1'").arg(name));
+        }
+        req.timing.resetBuffers << bufferIndex.value(name);
+    }
     // One more pass for the timeline (docs/streams.md) whenever the run is timed.
     req.timeline = t.enabled;
     req.graph = project.graph && t.enabled;

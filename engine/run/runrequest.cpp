@@ -44,6 +44,8 @@ const QString kMinSeconds = QStringLiteral("minSeconds");
 const QString kMaxNoise = QStringLiteral("maxNoise");
 const QString kTimeoutSeconds = QStringLiteral("timeoutSeconds");
 const QString kBatch = QStringLiteral("batch");
+const QString kCooperative = QStringLiteral("cooperative");
+const QString kResetBuffers = QStringLiteral("resetBuffers");
 const QString kKind = QStringLiteral("kind");
 const QString kStream = QStringLiteral("stream");
 const QString kWaits = QStringLiteral("waits");
@@ -103,6 +105,9 @@ QVariantMap RunRequest::toVariant() const
         }
         QVariantMap sm{{kKernel, s.kernel},           {kFunction, s.loweredName}, {kGrid, dimVariant(s.grid)},
                        {kBlock, dimVariant(s.block)}, {kShared, s.sharedBytes},   {kArgs, argList}};
+        if (s.cooperative) {
+            sm.insert(kCooperative, true);
+        }
         // Stream keys only where used: a kernel step's body is what it always was.
         if (s.kind != RunStep::Kind::Kernel) {
             sm.insert(kKind, int(s.kind));
@@ -167,6 +172,15 @@ QVariantMap RunRequest::toVariant() const
         }
         m.insert(kSentinelBuffers, l);
     }
+    if (!timing.resetBuffers.isEmpty()) {
+        QVariantList reset;
+        for (int b : timing.resetBuffers) {
+            reset << b;
+        }
+        QVariantMap t = m.value(kTiming).toMap();
+        t.insert(kResetBuffers, reset);
+        m.insert(kTiming, t);
+    }
     if (!streams.isEmpty()) {
         QVariantList sl;
         for (const RunStream &st : streams) {
@@ -213,6 +227,7 @@ RunRequest RunRequest::fromVariant(const QVariantMap &m)
         s.grid = dimFromVariant(sm.value(kGrid));
         s.block = dimFromVariant(sm.value(kBlock));
         s.sharedBytes = sm.value(kShared).toLongLong();
+        s.cooperative = sm.value(kCooperative, false).toBool();
         for (const QVariant &av : sm.value(kArgs).toList()) {
             const QVariantMap am = av.toMap();
             RunArg a;
@@ -259,6 +274,9 @@ RunRequest RunRequest::fromVariant(const QVariantMap &m)
     r.timing.maxNoise = t.value(kMaxNoise, 0.005).toDouble();
     r.timing.timeoutSeconds = t.value(kTimeoutSeconds, 15.0).toDouble();
     r.timing.batch = t.value(kBatch, 0).toInt();
+    for (const QVariant &b : t.value(kResetBuffers).toList()) {
+        r.timing.resetBuffers << b.toInt();
+    }
     r.download = m.value(kDownload, true).toBool();
     r.testSleepMs = m.value(kTestSleepMs, 0).toInt();
     r.guards = m.value(kGuards, true).toBool();

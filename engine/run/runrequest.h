@@ -55,6 +55,7 @@ struct RunStep
     Dim3 block{1, 1, 1};
     qint64 sharedBytes = 0; ///< dynamic shared memory per block
     QList<RunArg> args;
+    bool cooperative = false; ///< cuLaunchCooperativeKernel, after the residency check (cooperativeGridError())
 
     bool operator==(const RunStep &) const = default;
 };
@@ -82,6 +83,8 @@ struct RunTiming
     double maxNoise = 0.005; ///< stdev / mean
     double timeoutSeconds = 15.0;
     int batch = 0; ///< hot: launches per sample; 0 = about 1 ms of work
+    /** Buffer indices restored on the device from their uploaded contents before every warm-up and sample. */
+    QList<int> resetBuffers;
 
     bool operator==(const RunTiming &) const = default;
 };

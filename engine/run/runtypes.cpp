@@ -72,6 +72,28 @@ LaunchLimits LaunchLimits::fromVariant(const QVariantMap &m)
     return l;
 }
 
+Status cooperativeGridError(const QString &label, const Dim3 &grid, int blocksPerSm, int smCount)
+{
+    const qint64 blocks = grid[0] * grid[1] * grid[2];
+    const qint64 resident = qint64(qMax(0, blocksPerSm)) * qMax(0, smCount);
+    if (blocks <= resident) {
+        return Unit{};
+    }
+    Error e{QStringLiteral("run"), Error::Code::BadInput, {}, {}};
+    e.message =
+        QStringLiteral("%1: grid of %2 blocks; at most %3 can be resident for a cooperative launch (%4 per SM "
+                       "x %5 SMs at this block size and shared memory)%6")
+            .arg(label)
+            .arg(blocks)
+            .arg(resident)
+            .arg(blocksPerSm)
+            .arg(smCount)
+            .arg(resident > 0
+                     ? QStringLiteral("; launch at most %1 blocks and loop over the rest (grid-stride)").arg(resident)
+                     : QStringLiteral("; not one block fits: use fewer threads or less shared memory"));
+    return e;
+}
+
 Status validateLaunch(const LaunchLimits &limits, const Dim3 &grid, const Dim3 &block, qint64 dynamicShared,
                       const QString &field)
 {

@@ -46,6 +46,15 @@ struct LaunchLimits
  * names the field, the value and the limit, e.g. "block (2048, 1, 1) has
  * 2048 threads; this device allows at most 1024 per block".
  */
+/**
+ * A cooperative launch needs every block resident at once: the grid may have
+ * at most blocksPerSm (the occupancy of the kernel at this block size and
+ * shared memory) times smCount blocks. The error names both numbers: "step
+ * 1 ('reduce'): grid of 4096 blocks; at most 1056 can be resident for a
+ * cooperative launch (8 per SM x 132 SMs) ...".
+ */
+Status cooperativeGridError(const QString &label, const Dim3 &grid, int blocksPerSm, int smCount);
+
 Status validateLaunch(const LaunchLimits &limits, const Dim3 &grid, const Dim3 &block, qint64 dynamicShared,
                       const QString &field);
 

@@ -24,8 +24,6 @@ Q_DECLARE_METATYPE(Kp::BufferInit::Kind)
 
 namespace {
 
-constexpr int kDTypeCount = static_cast<int>(DType::Double2) + 1;
-
 std::uint32_t floatBits(float f)
 {
     std::uint32_t b;

@@ -8,6 +8,7 @@
 #include "check/checkedrun.h"
 #include "check/checkeval.h"
 #include "check/checkjson.h"
+#include "project/orderedjson.h"
 #include "project/projectio.h"
 #include "run/runner.h"
 
@@ -625,6 +626,239 @@ private Q_SLOTS:
                  qPrintable(r.error().message));
     }
 
+    // --- Integer tolerance: abs and rel, never ulp ---
+    void integerTolerance_data()
+    {
+        QTest::addColumn<QString>("dtype");
+        QTest::addColumn<double>("got");
+        QTest::addColumn<double>("expected");
+        QTest::addColumn<QString>("tolerance"); // empty: none (exact)
+        QTest::addColumn<bool>("passes");
+        QTest::newRow("int32 exact without tolerance") << "int32" << 10.0 << 11.0 << "" << false;
+        QTest::newRow("int32 abs 1 covers 1") << "int32" << 10.0 << 11.0 << R"({"abs": 1})" << true;
+        QTest::newRow("int32 abs 1 not 2") << "int32" << 9.0 << 11.0 << R"({"abs": 1})" << false;
+        QTest::newRow("uint8 rel 0.1 of 200") << "uint8" << 180.0 << 200.0 << R"({"rel": 0.1})" << true;
+        QTest::newRow("uint8 rel 0.1 of 200, 21 off") << "uint8" << 179.0 << 200.0 << R"({"rel": 0.1})" << false;
+        QTest::newRow("int64 abs 5") << "int64" << -5.0 << 0.0 << R"({"abs": 5})" << true;
+        QTest::newRow("int4 vector abs 2") << "int4" << 3.0 << 1.0 << R"({"abs": 2})" << true;
+    }
+    void integerTolerance()
+    {
+        QFETCH(QString, dtype);
+        QFETCH(double, got);
+        QFETCH(double, expected);
+        QFETCH(QString, tolerance);
+        QFETCH(bool, passes);
+        const DType t = *dtypeFromName(dtype);
+        const int comps = dtypeInfo(t).components;
+        const QList<BufferSpec> specs{specFor("out", t, {1}), specFor("ref", DType::Float64, {comps})};
+        const QByteArray json = R"({"buffer": "out", "reference": "ref")" +
+                                (tolerance.isEmpty() ? QByteArray() : ", \"tolerance\": " + tolerance.toUtf8()) + "}";
+        const CheckSpec check = parseCheck(json, specs);
+        QCOMPARE(check.tolerance.has_value(), !tolerance.isEmpty());
+        HostData out = makeData(t, {1});
+        HostData ref = makeData(DType::Float64, {comps});
+        for (int c = 0; c < comps; ++c) {
+            out.set(c, got);
+            ref.set(c, expected);
+        }
+        CheckData data;
+        data.after.insert("out", out.view());
+        data.reference.insert("ref", ref.view());
+        const Result<CheckResult> r = evaluateCheck(check, data, 0, "checks[0]");
+        KP_VERIFY_RESULT(r);
+        QCOMPARE(r->passed, passes);
+        QCOMPARE(r->exact, tolerance.isEmpty());
+        QCOMPARE(r->mismatches, passes ? 0 : qint64(comps));
+    }
+
+    // --- Permutation and set: the same values in any order ---
+    void collections_data()
+    {
+        QTest::addColumn<QString>("kind");
+        QTest::addColumn<QString>("dtype");
+        QTest::addColumn<QList<double>>("got");
+        QTest::addColumn<QList<double>>("other");
+        QTest::addColumn<bool>("fromReference");
+        QTest::addColumn<qint64>("mismatches");
+        QTest::addColumn<QString>("firstLine"); // of the text report's list; empty when it passes
+        using L = QList<double>;
+        QTest::newRow("sorted is a permutation")
+            << "permutation"
+            << "int32" << L{1, 2, 3, 3, 9} << L{3, 9, 1, 3, 2} << false << qint64(0) << "";
+        QTest::newRow("a duplicate lost") << "permutation"
+                                          << "int32" << L{1, 2, 3, 9, 9} << L{3, 9, 1, 3, 2} << false << qint64(2)
+                                          << "       3 is in other but not in out";
+        QTest::newRow("a value changed") << "permutation"
+                                         << "float32" << L{1, 2, 3.5, 4} << L{4, 3, 2, 1} << true << qint64(2)
+                                         << "       3 is in reference other but not in out";
+        QTest::newRow("NaN pairs with NaN") << "permutation"
+                                            << "float32" << L{kNaN, 1, 2} << L{2, kNaN, 1} << false << qint64(0) << "";
+        QTest::newRow("set ignores counts") << "set"
+                                            << "int32" << L{5, 5, 5, 7} << L{7, 5, 7, 7} << false << qint64(0) << "";
+        QTest::newRow("set: a value too many") << "set"
+                                               << "int32" << L{5, 6, 7, 7} << L{7, 5, 7, 7} << false << qint64(1)
+                                               << "       6 at [1] (x=1) is not in other";
+        QTest::newRow("float2 permutes components")
+            << "permutation"
+            << "float2" << L{1, 2, 3, 4} << L{4, 3, 2, 1} << false << qint64(0) << "";
+    }
+    void collections()
+    {
+        QFETCH(QString, kind);
+        QFETCH(QString, dtype);
+        QFETCH(QList<double>, got);
+        QFETCH(QList<double>, other);
+        QFETCH(bool, fromReference);
+        QFETCH(qint64, mismatches);
+        QFETCH(QString, firstLine);
+        const DType t = *dtypeFromName(dtype);
+        const qint64 n = got.size() / dtypeInfo(t).components;
+        const QList<BufferSpec> specs{specFor("out", t, {n}), specFor("other", t, {n})};
+        const QByteArray target = fromReference ? QByteArray(R"({"reference": "other"})") : QByteArray(R"("other")");
+        const CheckSpec check = parseCheck("{\"buffer\": \"out\", \"" + kind.toUtf8() + "\": " + target + "}", specs);
+        QCOMPARE(CheckSpec::kindName(check.kind), kind);
+        QCOMPARE(check.needsReference(), fromReference);
+        HostData out = makeData(t, {n});
+        HostData oth = makeData(t, {n});
+        for (qsizetype k = 0; k < got.size(); ++k) {
+            out.set(k, got[k]);
+            oth.set(k, other[k]);
+        }
+        CheckData data;
+        data.after.insert("out", out.view());
+        (fromReference ? data.reference : data.initial).insert("other", oth.view());
+        const Result<CheckResult> r = evaluateCheck(check, data, 0, "checks[0]");
+        KP_VERIFY_RESULT(r);
+        QCOMPARE(r->mismatches, mismatches);
+        QCOMPARE(r->passed, mismatches == 0);
+        QCOMPARE(r->compared, qint64(got.size()));
+        const QStringList lines = checkResultText(*r).split('\n');
+        if (firstLine.isEmpty()) {
+            QVERIFY2(lines[0].startsWith("PASS "), qPrintable(lines[0]));
+        } else {
+            QVERIFY2(lines[0].startsWith("FAIL "), qPrintable(lines[0]));
+            QCOMPARE(lines[2], firstLine);
+        }
+        // The other side is read from where the check says: the wrong run has nothing.
+        CheckData wrong;
+        wrong.after.insert("out", out.view());
+        (fromReference ? wrong.initial : wrong.reference).insert("other", oth.view());
+        QVERIFY(!evaluateCheck(check, wrong, 0, "checks[0]"));
+    }
+
+    // --- Range: every value within bounds ---
+    void range_data()
+    {
+        QTest::addColumn<QString>("dtype");
+        QTest::addColumn<QByteArray>("range");
+        QTest::addColumn<QList<double>>("values");
+        QTest::addColumn<qint64>("outside");
+        QTest::addColumn<double>("maxAbsError"); // how far the worst value is outside
+        using L = QList<double>;
+        QTest::newRow("all inside, bounds inclusive")
+            << "float32" << QByteArray("[0, 1]") << L{0, 0.5, 1} << qint64(0) << 0.0;
+        QTest::newRow("one above") << "float32" << QByteArray("[0, 1]") << L{0, 1.5, 1} << qint64(1) << 0.5;
+        QTest::newRow("one below, open top")
+            << "int32" << QByteArray("[-1, null]") << L{-3, 100000, 0} << qint64(1) << 2.0;
+        QTest::newRow("open bottom") << "uint8" << QByteArray("[null, 200]") << L{0, 201, 255} << qint64(2) << 55.0;
+        QTest::newRow("NaN is outside") << "float32" << QByteArray("[0, 1]") << L{kNaN, 0.5} << qint64(1) << 0.0;
+        QTest::newRow("histogram counts of a uint4")
+            << "uint4" << QByteArray("[0, 10]") << L{0, 1, 10, 11} << qint64(1) << 1.0;
+    }
+    void range()
+    {
+        QFETCH(QString, dtype);
+        QFETCH(QByteArray, range);
+        QFETCH(QList<double>, values);
+        QFETCH(qint64, outside);
+        QFETCH(double, maxAbsError);
+        const DType t = *dtypeFromName(dtype);
+        const qint64 n = values.size() / dtypeInfo(t).components;
+        const CheckSpec check = parseCheck("{\"buffer\": \"out\", \"range\": " + range + "}", {specFor("out", t, {n})});
+        QCOMPARE(check.kind, CheckSpec::Kind::Range);
+        HostData out = makeData(t, {n});
+        for (qsizetype k = 0; k < values.size(); ++k) {
+            out.set(k, values[k]);
+        }
+        CheckData data;
+        data.after.insert("out", out.view());
+        const Result<CheckResult> r = evaluateCheck(check, data, 0, "checks[0]");
+        KP_VERIFY_RESULT(r);
+        QCOMPARE(r->mismatches, outside);
+        QCOMPARE(r->passed, outside == 0);
+        QCOMPARE(r->maxAbsError, maxAbsError);
+        if (outside) {
+            QVERIFY2(checkResultText(*r).contains(QStringLiteral(" outside %1 (").arg(check.target())),
+                     qPrintable(checkResultText(*r)));
+        }
+    }
+
+    // --- Printed: device printf output ---
+    void printed_data()
+    {
+        QTest::addColumn<QByteArray>("printed"); // the check's "printed" value
+        QTest::addColumn<QString>("output");
+        QTest::addColumn<bool>("truncated");
+        QTest::addColumn<bool>("passes");
+        QTest::addColumn<QString>("detail");
+        QTest::newRow("equals, trailing newline ignored") << QByteArray(R"({"equals": "sum = 42"})") << "sum = 42\n"
+                                                          << false << true << "";
+        QTest::newRow("equals, another number") << QByteArray(R"({"equals": "sum = 42"})") << "sum = 41\n"
+                                                << false << false << "the kernels printed (9 characters): sum = 41\n";
+        QTest::newRow("matches anywhere") << QByteArray(R"({"matches": "sum = \\d+"})") << "hello\nsum = 7\nbye\n"
+                                          << false << true << "";
+        QTest::newRow("matches per line with ^ and $")
+            << QByteArray(R"({"matches": "^thread 0 done$"})") << "thread 1 done\nthread 0 done\n"
+            << false << true << "";
+        QTest::newRow("nothing printed") << QByteArray(R"({"matches": "x"})") << "" << false << false
+                                         << "the kernels printed nothing";
+        QTest::newRow("cut off") << QByteArray(R"({"equals": "abc"})") << "ab" << true << false
+                                 << "the kernels printed (2 characters): ab (the output was cut off at the device "
+                                    "printf buffer's size)";
+    }
+    void printed()
+    {
+        QFETCH(QByteArray, printed);
+        QFETCH(QString, output);
+        QFETCH(bool, truncated);
+        QFETCH(bool, passes);
+        QFETCH(QString, detail);
+        const CheckSpec check = parseCheck("{\"printed\": " + printed + "}", {});
+        QCOMPARE(check.kind, CheckSpec::Kind::Printed);
+        QVERIFY(check.buffer.isEmpty());
+        CheckData data;
+        data.printed = output;
+        data.printedTruncated = truncated;
+        const Result<CheckResult> r = evaluateCheck(check, data, 0, "checks[0]");
+        KP_VERIFY_RESULT(r);
+        QCOMPARE(r->passed, passes);
+        QCOMPARE(r->detail, detail);
+        QCOMPARE(checkResultText(*r).startsWith(passes ? "PASS " : "FAIL "), true);
+        // Written back as read.
+        QCOMPARE(checkResultToJson(*r).value("kind").toString(), QString("printed"));
+    }
+
+    void newKindsRoundTrip_data()
+    {
+        QTest::addColumn<QByteArray>("json");
+        QTest::newRow("permutation") << QByteArray(R"({"buffer": "c", "permutation": "c"})");
+        QTest::newRow("set of the reference") << QByteArray(R"({"buffer": "c", "set": {"reference": "c"}})");
+        QTest::newRow("range") << QByteArray(R"({"buffer": "c", "range": [0, null]})");
+        QTest::newRow("printed") << QByteArray(R"({"printed": {"matches": "^ok$"}})");
+        QTest::newRow("integer tolerance")
+            << QByteArray(R"({"buffer": "h", "expected": "1", "tolerance": {"abs": 2}})");
+    }
+    void newKindsRoundTrip()
+    {
+        QFETCH(QByteArray, json);
+        const QList<BufferSpec> specs{specFor("c", DType::Float32, {16}), specFor("h", DType::Int32, {8})};
+        const CheckSpec check = parseCheck(json, specs);
+        const QByteArray written = renderJson(checkSpecNode(check));
+        QCOMPARE(QJsonDocument::fromJson(written).object(), QJsonDocument::fromJson(json).object());
+        QCOMPARE(parseCheck(written, specs), check);
+    }
+
     // --- Parsing: every mistake with its path and message ---
     void parseErrors_data()
     {
@@ -641,13 +875,15 @@ private Q_SLOTS:
                                         << "checks[0].buffer: unknown buffer 'd'; buffers: a, c, h, img";
         QTest::newRow("none of the three") << QByteArray(R"([{"buffer": "c"}])") << "checks[0]"
                                            << "checks[0]: expected exactly one of \"expected\" (an expression), "
-                                              "\"reference\" (a buffer of the reference run) or \"npy\" (a file), "
-                                              "got none";
+                                              "\"reference\" (a buffer of the reference run), \"npy\" (a file), "
+                                              "\"permutation\" or \"set\" (another buffer), \"range\" ([min, max]) "
+                                              "or \"printed\" (device printf output), got none";
         QTest::newRow("two of the three")
             << QByteArray(R"([{"buffer": "c", "expected": "1", "npy": "f.npy"}])") << "checks[0]"
             << "checks[0]: expected exactly one of \"expected\" (an expression), "
-               "\"reference\" (a buffer of the reference run) or \"npy\" (a file), "
-               "got 2";
+               "\"reference\" (a buffer of the reference run), \"npy\" (a file), "
+               "\"permutation\" or \"set\" (another buffer), \"range\" ([min, max]) "
+               "or \"printed\" (device printf output), got 2";
         QTest::newRow("empty expression") << QByteArray(R"([{"buffer": "c", "expected": " "}])") << "checks[0].expected"
                                           << "checks[0].expected: expected an expression string or a number, got a "
                                              "string";
@@ -673,9 +909,53 @@ private Q_SLOTS:
             << QByteArray(R"([{"buffer": "c", "expected": "1", "tolerance": {"ulps": 2}}])")
             << "checks[0].tolerance.ulps"
             << "checks[0].tolerance.ulps: unknown key";
-        QTest::newRow("tolerance on an integer buffer")
-            << QByteArray(R"([{"buffer": "h", "expected": "1", "tolerance": {"abs": 1}}])") << "checks[0].tolerance"
-            << "checks[0].tolerance: buffer 'h' is int32; integer checks are exact and take no tolerance";
+        QTest::newRow("ulp on an integer buffer")
+            << QByteArray(R"([{"buffer": "h", "expected": "1", "tolerance": {"ulp": 1}}])") << "checks[0].tolerance.ulp"
+            << "checks[0].tolerance.ulp: buffer 'h' is int32; units in the last place are for floating point: give "
+               "an integer check \"abs\" (and \"rel\")";
+        QTest::newRow("permutation of an unknown buffer")
+            << QByteArray(R"([{"buffer": "c", "permutation": "q"}])") << "checks[0].permutation"
+            << "checks[0].permutation: unknown buffer 'q'; buffers: a, c, h, img";
+        QTest::newRow("permutation of another size")
+            << QByteArray(R"([{"buffer": "c", "permutation": "h"}])") << "checks[0].permutation"
+            << "checks[0].permutation: buffer 'h' has 8 values and 'c' has 16; a permutation needs as many";
+        QTest::newRow("permutation of the reference, misspelt")
+            << QByteArray(R"([{"buffer": "c", "permutation": {"ref": "c"}}])") << "checks[0].permutation.ref"
+            << "checks[0].permutation.ref: unknown key";
+        QTest::newRow("permutation with a tolerance")
+            << QByteArray(R"([{"buffer": "c", "permutation": "c", "tolerance": {"abs": 1}}])") << "checks[0].tolerance"
+            << "checks[0].tolerance: a \"permutation\" check compares whole buffers exactly and takes no "
+               "\"tolerance\"";
+        QTest::newRow("set with a region")
+            << QByteArray(R"([{"buffer": "c", "set": "a", "region": {"begin": [0], "end": [2]}}])")
+            << "checks[0].region"
+            << "checks[0].region: a \"set\" check compares whole buffers exactly and takes no \"region\"";
+        QTest::newRow("range not a pair") << QByteArray(R"([{"buffer": "c", "range": [1]}])") << "checks[0].range"
+                                          << "checks[0].range: expected [min, max] (numbers, inclusive; null for no "
+                                             "bound), got an array";
+        QTest::newRow("range without bounds")
+            << QByteArray(R"([{"buffer": "c", "range": [null, null]}])") << "checks[0].range"
+            << "checks[0].range: [null, null] bounds nothing; give min, max or both";
+        QTest::newRow("range upside down") << QByteArray(R"([{"buffer": "c", "range": [2, 1]}])") << "checks[0].range"
+                                           << "checks[0].range: min 2 is greater than max 1";
+        QTest::newRow("range bound not a number")
+            << QByteArray(R"([{"buffer": "c", "range": [0, "1"]}])") << "checks[0].range[1]"
+            << "checks[0].range[1]: expected a number, got a string";
+        QTest::newRow("printed with a buffer")
+            << QByteArray(R"([{"buffer": "c", "printed": {"equals": "1"}}])") << "checks[0].buffer"
+            << "checks[0].buffer: a \"printed\" check reads the device printf output, not a buffer, and takes no "
+               "\"buffer\"";
+        QTest::newRow("printed with both")
+            << QByteArray(R"([{"printed": {"equals": "1", "matches": "1"}}])") << "checks[0].printed"
+            << "checks[0].printed: expected one of \"matches\" (a regular expression searched in the output) or "
+               "\"equals\" (the whole output), got both";
+        QTest::newRow("printed bad pattern")
+            << QByteArray("[{\"printed\": {\"matches\": \"sum = (\\\\d+\"}}]") << "checks[0].printed.matches"
+            << "checks[0].printed.matches: 'sum = (\\d+' is not a valid regular expression: missing closing "
+               "parenthesis at offset 10";
+        QTest::newRow("printed misspelt key")
+            << QByteArray(R"([{"printed": {"match": "x"}}])") << "checks[0].printed.match"
+            << "checks[0].printed.match: unknown key";
         QTest::newRow("nan on an integer buffer")
             << QByteArray(R"([{"buffer": "h", "expected": "1", "nan": true}])") << "checks[0].nan"
             << "checks[0].nan: buffer 'h' is int32; integers have no NaN";

@@ -80,6 +80,101 @@ private Q_SLOTS:
         QVERIFY(!r.cached);
     }
 
+    // C headers NVRTC lacks, given in memory (Compiler::virtualHeaders).
+    void cHeaders_data()
+    {
+        QTest::addColumn<QString>("header");
+        QTest::addColumn<QString>("use"); // a statement in a kernel with float *f, int *n
+        QTest::newRow("math.h") << "math.h"
+                                << "f[0] = sqrtf(f[1]) + expf(f[2]) + fabsf(f[3]);";
+        QTest::newRow("cmath") << "cmath"
+                               << "f[0] = std::sqrt(f[1]) + std::floor(f[2]) + (std::isnan(f[3]) ? 1 : 0);";
+        QTest::newRow("stdlib.h") << "stdlib.h"
+                                  << "int *p = (int *)malloc(8); p[0] = abs(n[0]); n[1] = p[0]; free(p);";
+        QTest::newRow("cstdlib") << "cstdlib"
+                                 << "n[0] = std::abs(n[1]);";
+        QTest::newRow("string.h") << "string.h"
+                                  << "memcpy(n, n + 4, 8); memset(n + 8, 0, 4);";
+        QTest::newRow("cstring") << "cstring"
+                                 << "std::memcpy(n, n + 4, 8);";
+        QTest::newRow("ctime") << "ctime"
+                               << "clock_t t = clock(); n[0] = int(t);";
+        QTest::newRow("time.h") << "time.h"
+                                << "n[0] = int(clock64());";
+        QTest::newRow("climits") << "climits"
+                                 << "n[0] = INT_MAX + CHAR_BIT - SHRT_MAX;";
+        QTest::newRow("limits.h") << "limits.h"
+                                  << "n[0] = INT_MIN;";
+        QTest::newRow("cfloat") << "cfloat"
+                                << "f[0] = FLT_MAX + FLT_EPSILON + float(DBL_EPSILON);";
+        QTest::newRow("float.h") << "float.h"
+                                 << "static_assert(FLT_MAX == 3.402823466e+38f && DBL_EPSILON == 0x1p-52 && FLT_MIN == "
+                                    "0x1p-126f, \"IEEE\"); f[0] = FLT_MIN;";
+    }
+    void cHeaders()
+    {
+        QFETCH(QString, header);
+        QFETCH(QString, use);
+        const CompileResult r = compile(
+            QStringLiteral("#include <%1>\n__global__ void k(float *f, int *n)\n{\n    %2\n}\n").arg(header, use));
+        QVERIFY2(r.ok, qPrintable(dump(r)));
+        QVERIFY(!r.nvrtcOptions.contains("-default-device"));
+    }
+
+    // Unannotated functions: compiled again with -default-device, and the log says so.
+    void defaultDeviceRetry_data()
+    {
+        QTest::addColumn<QString>("source");
+        QTest::addColumn<bool>("ok");
+        QTest::addColumn<bool>("retried");
+        QTest::addColumn<QString>("firstError");
+        QTest::newRow("helper without __device__")
+            << "inline float square(float x) { return x * x; }\n__global__ void k(float *a) { a[0] = square(a[0]); }\n"
+            << true << true << "";
+        QTest::newRow("host prototype in a header-like block")
+            << "float hostOnly(float);\nstatic int table(int i) { return i * 3; }\n"
+               "__global__ void k(int *a) { a[0] = table(a[0]); }\n"
+            << true << true << "";
+        QTest::newRow("annotated code is not retried") << "__global__ void k(float *a) { a[0] = 1; }\n"
+                                                       << true << false << "";
+        // A real error besides: the first compile's error is what the user sees.
+        QTest::newRow("real error stays the first compile's")
+            << "inline float square(float x) { return x * x; }\n__global__ void k(float *a) { a[0] = squre(a[0]); }\n"
+            << false << false
+            << "A function without execution space annotations (__host__/__device__/__global__) is considered a host "
+               "function";
+    }
+    void defaultDeviceRetry()
+    {
+        QFETCH(QString, source);
+        QFETCH(bool, ok);
+        QFETCH(bool, retried);
+        QFETCH(QString, firstError);
+        const CompileResult r = compile(source);
+        QCOMPARE(r.ok, ok);
+        QCOMPARE(r.nvrtcOptions.contains("-default-device"), retried);
+        QCOMPARE(r.log.startsWith("note: compiled again with -default-device"), retried);
+        bool noted = false;
+        for (const Diagnostic &d : r.diagnostics) {
+            noted = noted || (d.severity == Diagnostic::Severity::Note && d.message.contains("-default-device"));
+        }
+        QCOMPARE(noted, retried);
+        if (!firstError.isEmpty()) {
+            QVERIFY2(r.errorCount() > 0 && r.diagnostics.first().message.startsWith(firstError), qPrintable(dump(r)));
+        }
+    }
+
+    // Device code from NVIDIA's cuda-samples as its authors wrote it (tests/data/cuda-samples).
+    void cudaSamplesAsWritten()
+    {
+        QFile f(KPG_SOURCE_DIR "/tests/data/cuda-samples/stereoDisparity_kernel.cuh");
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const CompileResult r = compile(QString::fromUtf8(f.readAll()));
+        QVERIFY2(r.ok, qPrintable(dump(r)));
+        QVERIFY(r.nvrtcOptions.contains("-default-device"));
+        QVERIFY(r.ptx.contains(".entry _Z21stereoDisparityKernel"));
+    }
+
     void brokenKernels_data()
     {
         QTest::addColumn<QString>("source");

@@ -11,6 +11,8 @@
 #include <QtEndian>
 #include <QtTest>
 
+#include <algorithm>
+
 #include <cmath>
 #include <cstring>
 #include <sys/stat.h>
@@ -363,8 +365,9 @@ private Q_SLOTS:
         QTest::newRow("object") << "object.npy"
                                 << "object.npy: object arrays (|O) cannot be loaded: save with a numeric dtype";
         QTest::newRow("structured") << "structured.npy"
-                                    << "structured.npy: structured dtypes (a list descr) cannot be loaded: save each "
-                                       "field as its own numeric array";
+                                    << "structured.npy: structured dtype mixing '<f4' and '<i4'; a buffer can hold a "
+                                       "structured dtype only as a CUDA vector: 1 to 4 fields of one numeric type, "
+                                       "e.g. [('x', '<f4'), ('y', '<f4')] for float2";
         QTest::newRow("empty") << "empty.npy"
                                << "empty.npy holds an empty array (shape (0, 4)); a buffer needs at least one element";
     }
@@ -435,7 +438,7 @@ private Q_SLOTS:
     {
         QTest::addColumn<DType>("dtype");
         QTest::addColumn<QList<qint64>>("shape");
-        for (int t = 0; t <= static_cast<int>(DType::Double2); ++t) {
+        for (int t = 0; t < kDTypeCount; ++t) {
             const DType d = static_cast<DType>(t);
             for (const QList<qint64> &shape : {QList<qint64>{7}, QList<qint64>{3, 5}, QList<qint64>{2, 3, 4}}) {
                 QTest::newRow(qPrintable(QStringLiteral("%1 %2").arg(dtypeName(d), shapeToString(shape))))
@@ -484,6 +487,126 @@ private Q_SLOTS:
         QByteArray loaded(data.size(), 0);
         KP_VERIFY_RESULT(loadNpyInto(path, dtype, shape, loaded.data(), loaded.size()));
         QCOMPARE(loaded, data);
+    }
+
+    // --- Vectors as numpy records: [('x', '<f4'), ('y', '<f4')] ---
+    void structuredRoundTrip_data()
+    {
+        QTest::addColumn<DType>("dtype");
+        for (int t = 0; t < kDTypeCount; ++t) {
+            const DType d = static_cast<DType>(t);
+            if (dtypeInfo(d).components > 1) {
+                QTest::newRow(qPrintable(dtypeName(d))) << d;
+            }
+        }
+    }
+    void structuredRoundTrip()
+    {
+        QFETCH(DType, dtype);
+        const DTypeInfo &info = dtypeInfo(dtype);
+        const QList<qint64> shape{3, 5};
+        const QByteArray data = patternBytes(15 * info.elementBytes(), static_cast<quint64>(dtype) + 7);
+        QTemporaryDir tmp;
+        const QString path = tmp.filePath(QStringLiteral("rec.npy"));
+        KP_VERIFY_RESULT(writeNpy(path, dtype, shape, data.constData(), NpyVectorLayout::Structured));
+        const Result<NpyHeader> h = headerOf(path);
+        KP_VERIFY_RESULT(h);
+        QCOMPARE(h->shape, shape); // one record per element: no trailing axis
+        QCOMPARE(h->fields, info.components);
+        const QString d = npyDescr(info.component);
+        QStringList fields;
+        for (int c = 0; c < info.components; ++c) {
+            fields << QStringLiteral("('%1', '%2')").arg(QChar("xyzw"[c]), d);
+        }
+        QCOMPARE(h->descr, QStringLiteral("[%1]").arg(fields.join(", ")));
+        QCOMPARE(h->dataOffset % 64, 0);
+        QCOMPARE(h->dataBytes, data.size());
+        const Result<QList<qint64>> s = npyShapeFor(path, dtype);
+        KP_VERIFY_RESULT(s);
+        QCOMPARE(*s, shape);
+        QByteArray loaded(data.size(), 0);
+        KP_VERIFY_RESULT(loadNpyInto(path, dtype, shape, loaded.data(), loaded.size()));
+        QCOMPARE(loaded, data);
+    }
+
+    // Headers as numpy 1.26 writes np.save(f, np.zeros(2, dtype=[...])), big-endian and Fortran order included.
+    void structuredHeaders_data()
+    {
+        QTest::addColumn<QByteArray>("dict");
+        QTest::addColumn<DType>("dtype");
+        QTest::addColumn<QString>("message"); // empty: loads
+        QTest::newRow("float2 x, y") << QByteArray("{'descr': [('x', '<f4'), ('y', '<f4')], 'fortran_order': False, "
+                                                   "'shape': (2,), }")
+                                     << DType::Float2 << "";
+        QTest::newRow("uchar4 r, g, b, a, any names")
+            << QByteArray("{'descr': [('r', '|u1'), ('g', '|u1'), ('b', '|u1'), ('a', '|u1')], 'fortran_order': "
+                          "False, 'shape': (2,), }")
+            << DType::UChar4 << "";
+        QTest::newRow("big-endian int2") << QByteArray("{'descr': [('x', '>i4'), ('y', '>i4')], 'fortran_order': "
+                                                       "False, 'shape': (2,), }")
+                                         << DType::Int2 << "";
+        QTest::newRow("float2 into float4") << QByteArray("{'descr': [('x', '<f4'), ('y', '<f4')], 'fortran_order': "
+                                                          "False, 'shape': (2,), }")
+                                            << DType::Float4
+                                            << "s.npy has shape (2,); buffer 'b' is float4 of shape [2] and needs "
+                                               "(2, 4) (a trailing dimension of 4 components)";
+        QTest::newRow("five fields") << QByteArray("{'descr': [('a', '<f4'), ('b', '<f4'), ('c', '<f4'), ('d', "
+                                                   "'<f4'), ('e', '<f4')], 'fortran_order': False, 'shape': (2,), }")
+                                     << DType::Float4
+                                     << "s.npy: structured dtype with 5 fields; a buffer can hold a structured dtype "
+                                        "only as a CUDA vector: 1 to 4 fields of one numeric type, e.g. [('x', "
+                                        "'<f4'), ('y', '<f4')] for float2";
+        QTest::newRow("sub-array field") << QByteArray("{'descr': [('v', '<f4', (4,))], 'fortran_order': False, "
+                                                       "'shape': (2,), }")
+                                         << DType::Float4
+                                         << "s.npy: structured dtype with field 'v' that is a sub-array; a buffer can "
+                                            "hold a structured dtype only as a CUDA vector: 1 to 4 fields of one "
+                                            "numeric type, e.g. [('x', '<f4'), ('y', '<f4')] for float2";
+        QTest::newRow("nested record") << QByteArray("{'descr': [('p', [('x', '<f4')])], 'fortran_order': False, "
+                                                     "'shape': (2,), }")
+                                       << DType::Float2
+                                       << "s.npy: structured dtype with field 'p' that is itself a record or padding; "
+                                          "a buffer can hold a structured dtype only as a CUDA vector: 1 to 4 fields "
+                                          "of one numeric type, e.g. [('x', '<f4'), ('y', '<f4')] for float2";
+    }
+    void structuredHeaders()
+    {
+        QFETCH(QByteArray, dict);
+        QFETCH(DType, dtype);
+        QFETCH(QString, message);
+        QByteArray header = dict;
+        while ((10 + header.size() + 1) % 64 != 0) {
+            header += ' ';
+        }
+        header += '\n';
+        QByteArray bytes("\x93NUMPY\x01\x00", 8);
+        bytes += char(header.size() & 0xff);
+        bytes += char(header.size() >> 8);
+        bytes += header;
+        const DTypeInfo &info = dtypeInfo(dtype);
+        QByteArray values(2 * info.elementBytes(), 0);
+        for (qsizetype i = 0; i < values.size(); ++i) {
+            values[i] = char(i + 1);
+        }
+        bytes += values;
+        QTemporaryDir tmp;
+        const QString path = tmp.filePath(QStringLiteral("s.npy"));
+        QVERIFY(writeAll(path, bytes));
+        QByteArray loaded(values.size(), 0);
+        const Status st = loadNpyInto(path, dtype, {2}, loaded.data(), loaded.size(), "b");
+        if (!message.isEmpty()) {
+            QVERIFY(!st);
+            QCOMPARE(st.error().message, message);
+            return;
+        }
+        KP_VERIFY_RESULT(st);
+        if (dict.contains("'>")) {
+            // Big-endian fields are swapped one by one, each in its place.
+            for (qsizetype i = 0; i < values.size(); i += 4) {
+                std::reverse(values.begin() + i, values.begin() + i + 4);
+            }
+        }
+        QCOMPARE(loaded, values);
     }
 
     void malformed_data()

@@ -62,9 +62,7 @@ private Q_SLOTS:
 
 namespace {
 
-const QString kAllDtypes = QStringLiteral("int8, uint8, int16, uint16, int32, uint32, int64, uint64, float16, "
-                                          "bfloat16, float32, float64, char4, uchar4, short2, int2, int4, float2, "
-                                          "float3, float4, double2");
+const QString kAllDtypes = dtypeNamesText();
 const QString kScalarDtypes = QStringLiteral("int8, uint8, int16, uint16, int32, uint32, int64, uint64, float16, "
                                              "bfloat16, float32, float64");
 const QString kInitKinds = QStringLiteral("zeros, constant, ramp, random, expression, npy, image, uninitialized");
@@ -887,9 +885,12 @@ void TestProject::malformed_data()
         R"({"launches": [{"kernel": "k", "grid": 1, "block": 1, "args": ["a", "b", "c", "n+1"]}]})",
         "launches[0].args[3]: 'n' is a scalar; only a buffer takes an offset");
     row("arg expression", R"({"launches": [{"kernel": "k", "grid": 1, "block": 1, "args": ["2*n"]}]})",
-        R"(launches[0].args[0]: expected a buffer or scalar name, "buffer+offset", a number or an object, got "2*n")");
-    row("arg null", R"({"launches": [{"kernel": "k", "grid": 1, "block": 1, "args": [null]}]})",
-        "launches[0].args[0]: expected a buffer or scalar name, a number or an object, got null");
+        R"(launches[0].args[0]: expected a buffer or scalar name, "buffer+offset", a number, null, a braced value ("float2 {1, 2}") or an object, got "2*n")");
+    row("arg empty array", R"({"launches": [{"kernel": "k", "grid": 1, "block": 1, "args": [[]]}]})",
+        "launches[0].args[0]: an empty array is no value; a vector or struct needs one number per member, e.g. [1, 2] "
+        "for a float2");
+    row("arg unbalanced braces", R"({"launches": [{"kernel": "k", "grid": 1, "block": 1, "args": ["float2 {1, 2"]}]})",
+        "launches[0].args[0]: expected a braced value such as \"float2 {1, 2}\", got 'float2 {1, 2'");
     row("arg two kinds", R"({"launches": [{"kernel": "k", "grid": 1, "block": 1,
                                            "args": [{"buffer": "a", "value": 1}]}]})",
         R"(launches[0].args[0]: expected exactly one of "buffer", "scalar" or "value", got {"buffer": "a", "value": 1})");
@@ -1026,8 +1027,7 @@ void TestProject::errorPaths_data()
     row("buffer name is a scalar", R"({"buffers": [{"name": "n", "dtype": "float32", "shape": [16]}]})",
         "buffers[0].name", "buffers[0].name: 'n' is already a scalar");
     row("buffer dtype", R"({"buffers": [{"name": "a", "dtype": "float5", "shape": [16]}]})", "buffers[0].dtype",
-        "buffers[0].dtype: unknown dtype 'float5'; allowed: int8, uint8, int16, uint16, int32, uint32, int64, uint64, "
-        "float16, bfloat16, float32, float64, char4, uchar4, short2, int2, int4, float2, float3, float4, double2");
+        "buffers[0].dtype: unknown dtype 'float5'; allowed: " + dtypeNamesText());
     row("init seed", R"({"buffers": [{"name": "a", "dtype": "float32", "shape": [16],
                                      "init": {"kind": "random", "seed": -1}}]})",
         "buffers[0].init.seed", "buffers[0].init.seed: must be at least 0, got -1");

@@ -5,6 +5,7 @@
 #include "client/engineclient.h"
 #include "compile/compiler.h"
 #include "project/projectio.h"
+#include "run/deviceglobals.h"
 #include "run/projectcompile.h"
 #include "run/runjson.h"
 #include "run/runner.h"
@@ -32,6 +33,13 @@ __global__ void vector_add(const float *a, const float *b, float *c, int n)
 __global__ void scale4(float4 *v, float s, unsigned char flag) { v[threadIdx.x].x *= s; }
 __global__ void bytes(void *p, const char *q) {}
 template<int N> __global__ void tiled(float *p) { p[threadIdx.x] = N; }
+#include <cuda_fp16.h>
+struct Params { float scale; int2 size; double bias[2]; };
+__global__ void byValue(float2 f, half2 h, uint4 u, Params p, float *out) { out[0] = f.x + p.scale; }
+__global__ void optional(float *out, const float *maybe = nullptr, int n = 16, float s = 1.5f, char4 c = {1, 2, 3, 4})
+{
+    out[0] = maybe ? maybe[0] : s * n;
+}
 )";
 
 QJsonObject project(const QJsonArray &launches, const QJsonArray &extraBuffers = {})
@@ -245,6 +253,212 @@ private Q_SLOTS:
         QVERIFY(steps[1].toMap().value("function").toString().startsWith("_Z5tiledILi16EEvPf"));
     }
 
+    // Vectors and structs by value, null pointers and default arguments: the bytes each argument becomes.
+    void argumentValues_data()
+    {
+        QTest::addColumn<QJsonObject>("launch");
+        QTest::addColumn<QStringList>("hex"); // per argument: its value bytes, or "buffer"
+        const QJsonValue f2 = "float2 {1, -2}";
+        const QJsonArray h2{1, -2};
+        const QJsonArray u4{1, 2, 3, 4294967295.0};
+        const QJsonValue params = "Params {0.5, {3, 4}, {1, -1}}";
+        QTest::newRow("float2, half2, uint4 and a struct") << step("byValue", QJsonArray{f2, h2, u4, params, "c"})
+                                                           << QStringList{"0000803f000000c0", "003c00c0",
+                                                                          "0100000002000000030000"
+                                                                          "00ffffffff",
+                                                                          "0000003f"
+                                                                          "00000000"
+                                                                          "0300000004000000"
+                                                                          "000000000000f03f"
+                                                                          "000000000000f0bf",
+                                                                          "buffer"};
+        QTest::newRow("null and every default")
+            << step("optional", QJsonArray{"c"})
+            << QStringList{"buffer", "0000000000000000", "10000000", "0000c03f", "01020304"};
+        QTest::newRow("null by name, 0 for a pointer, defaults between")
+            << step("optional", QJsonObject{{"out", "c"}, {"maybe", QJsonValue::Null}, {"c", "char4 {-1, 0, 0, 1}"}})
+            << QStringList{"buffer", "0000000000000000", "10000000", "0000c03f", "ff000001"};
+        QTest::newRow("\"NULL\" and a braced number")
+            << step("optional", QJsonArray{"c", "NULL", 3, 2})
+            << QStringList{"buffer", "0000000000000000", "03000000", "00000040", "01020304"};
+    }
+    void argumentValues()
+    {
+        QFETCH(QJsonObject, launch);
+        QFETCH(QStringList, hex);
+        const auto r = prepare(project({launch}));
+        KP_VERIFY_RESULT(r);
+        const QVariantList args = r->request.toVariant().value("steps").toList().first().toMap().value("args").toList();
+        QStringList got;
+        for (const QVariant &a : args) {
+            const QVariantMap m = a.toMap();
+            got << (m.contains("value") ? QString::fromLatin1(m.value("value").toByteArray().toHex()) : "buffer");
+        }
+        QCOMPARE(got, hex);
+    }
+
+    void argumentValueErrors_data()
+    {
+        QTest::addColumn<QJsonObject>("launch");
+        QTest::addColumn<QString>("message");
+        const QJsonValue params = "Params {0.5, {3, 4}, {1, -1}}";
+        QTest::newRow("number for a float2")
+            << step("byValue", QJsonArray{1, "{1, 2}", "{1, 2, 3, 4}", params, "c"})
+            << "launches[0].args[0] (parameter 'f', float2): float2 has 2 components (x, y); write one value for "
+               "each: \"float2 {0, 0}\" or [0, 0]";
+        QTest::newRow("three values for a float2")
+            << step("byValue", QJsonArray{QJsonArray{1, 2, 3}, "{1, 2}", "{1, 2, 3, 4}", params, "c"})
+            << "launches[0].args[0] (parameter 'f', float2): float2 has 2 components (x, y), the value gives 3";
+        QTest::newRow("another vector type")
+            << step("byValue", QJsonArray{"int2 {1, 2}", "{1, 2}", "{1, 2, 3, 4}", params, "c"})
+            << "launches[0].args[0] (parameter 'f', float2): the value is written as int2 but the parameter is float2";
+        QTest::newRow("fraction in a uint4")
+            << step("byValue", QJsonArray{"{1, 2}", "{1, 2}", "{1, 2.5, 3, 4}", params, "c"})
+            << "launches[0].args[2] (parameter 'u', uint4): component y of uint4 is 2.5, not a whole number";
+        QTest::newRow("struct with too few values")
+            << step("byValue", QJsonArray{"{1, 2}", "{1, 2}", "{1, 2, 3, 4}", "Params {1, 2}", "c"})
+            << "launches[0].args[3] (parameter 'p', Params): Params takes 5 values in declaration order: scale "
+               "(float32), size.x (int32), size.y (int32), bias[0] (float64), bias[1] (float64); the value gives 2";
+        QTest::newRow("a buffer for a struct")
+            << step("byValue", QJsonArray{"{1, 2}", "{1, 2}", "{1, 2, 3, 4}", "a", "c"})
+            << "launches[0].args[3] (parameter 'p', Params): buffer 'a' bound to a Params passed by value; write its "
+               "value instead, e.g. \"Params {...}\"";
+        QTest::newRow("null for an int")
+            << step("optional", QJsonArray{"c", "a", QJsonValue::Null})
+            << "launches[0].args[2] (parameter 'n', int): null is a null pointer, but this "
+               "parameter is int, passed by value";
+        QTest::newRow("too many arguments") << step("optional", QJsonArray{"c", "a", 1, 2, "{1,2,3,4}", 5})
+                                            << "launches[0].args: kernel 'optional' takes 5 parameters (out, maybe, n, "
+                                               "s, c); 6 are bound";
+        QTest::newRow("required one missing") << step("optional", QJsonArray{})
+                                              << "launches[0].args: kernel 'optional' takes 5 parameters (out, maybe, "
+                                                 "n, s, c); 0 are bound";
+    }
+    void argumentValueErrors()
+    {
+        QFETCH(QJsonObject, launch);
+        QFETCH(QString, message);
+        const auto r = prepare(project({launch}));
+        QVERIFY(!r);
+        QCOMPARE(r.error().message, message);
+    }
+
+    void resetBeforeEachSample()
+    {
+        QJsonObject json = project({step("vector_add", QJsonArray{"a", "b", "c", "n"})});
+        json.insert("timing", QJsonObject{{"resetBeforeEachSample", QJsonArray{"c", "a"}}});
+        const auto r = prepare(json);
+        KP_VERIFY_RESULT(r);
+        QCOMPARE(r->request.timing.resetBuffers, (QList<int>{2, 0}));
+        // Through the wire form the worker reads.
+        QCOMPARE(RunRequest::fromVariant(r->request.toVariant()).timing.resetBuffers, (QList<int>{2, 0}));
+        // An ordinary run's body does not change.
+        const auto plain = prepare(project({step("vector_add", QJsonArray{"a", "b", "c", "n"})}));
+        KP_VERIFY_RESULT(plain);
+        QVERIFY(!plain->request.toVariant().value("timing").toMap().contains("resetBuffers"));
+
+        json.insert("timing", QJsonObject{{"resetBeforeEachSample", QJsonArray{"c", "q"}}});
+        const auto bad = prepare(json);
+        QVERIFY(!bad);
+        QCOMPARE(bad.error().message, QString("timing.resetBeforeEachSample[1]: unknown buffer 'q'; buffers: a, b, c, "
+                                              "i, d, v"));
+    }
+
+    void cooperativeLimit_data()
+    {
+        QTest::addColumn<QList<qint64>>("grid");
+        QTest::addColumn<int>("perSm");
+        QTest::addColumn<int>("sms");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("fits exactly") << QList<qint64>{1056, 1, 1} << 8 << 132 << QString();
+        QTest::newRow("4096 of 1056")
+            << QList<qint64>{4096, 1, 1} << 8 << 132
+            << "step 1 ('reduce'): grid of 4096 blocks; at most 1056 can be resident for a cooperative launch (8 per "
+               "SM x 132 SMs at this block size and shared memory); launch at most 1056 blocks and loop over the "
+               "rest (grid-stride)";
+        QTest::newRow("2-D grid counts every block")
+            << QList<qint64>{64, 32, 1} << 4 << 132
+            << "step 1 ('reduce'): grid of 2048 blocks; at most 528 can be resident for a cooperative launch (4 per SM "
+               "x 132 SMs at this block size and shared memory); launch at most 528 blocks and loop over the rest "
+               "(grid-stride)";
+        QTest::newRow("not one block fits")
+            << QList<qint64>{1, 1, 1} << 0 << 132
+            << "step 1 ('reduce'): grid of 1 blocks; at most 0 can be resident for a cooperative launch (0 per SM x "
+               "132 SMs at this block size and shared memory); not one block fits: use fewer threads or less shared "
+               "memory";
+    }
+    void cooperativeLimit()
+    {
+        QFETCH(QList<qint64>, grid);
+        QFETCH(int, perSm);
+        QFETCH(int, sms);
+        QFETCH(QString, message);
+        const Status s = cooperativeGridError("step 1 ('reduce')", Dim3{grid[0], grid[1], grid[2]}, perSm, sms);
+        QCOMPARE(s.ok() ? QString() : s.error().message, message);
+    }
+
+    void cooperativeStep()
+    {
+        QJsonObject launch = step("vector_add", QJsonArray{"a", "b", "c", "n"});
+        launch.insert("cooperative", true);
+        const auto r = prepare(project({launch}));
+        KP_VERIFY_RESULT(r);
+        QVERIFY(r->request.steps.first().cooperative);
+        QVERIFY(RunRequest::fromVariant(r->request.toVariant()).steps.first().cooperative);
+        launch.insert("cooperative", "yes");
+        const auto bad = prepare(project({launch}));
+        QVERIFY(!bad);
+        QCOMPARE(bad.error().message, QString("launches[0].cooperative: expected true or false, got a string"));
+    }
+
+    // __constant__/__device__ variables nothing fills: found in real NVRTC PTX, per kernel.
+    void unfilledGlobals_data()
+    {
+        QTest::addColumn<QString>("kernel");
+        QTest::addColumn<QString>("unfilled"); // name:const|device, ...
+        QTest::newRow("constant array read by index") << "_Z4convPf"
+                                                      << "c_Kernel:const";
+        QTest::newRow("device counter and an inlined helper's constant") << "_Z5countPf"
+                                                                         << "c_Kernel:const counter:device";
+        QTest::newRow("printf's format string is no variable") << "_Z5cleanPf"
+                                                               << "";
+    }
+    void unfilledGlobals()
+    {
+        QFETCH(QString, kernel);
+        QFETCH(QString, unfilled);
+        CompileRequest req;
+        req.source = R"(
+__constant__ float c_Kernel[17];
+__constant__ float c_init[2] = {1, 2};
+__device__ int counter;
+__device__ float helperRead(int i) { return c_Kernel[i]; }
+__global__ void conv(float *o) { o[threadIdx.x] = c_Kernel[threadIdx.x] + c_init[0]; }
+__global__ void count(float *o) { atomicAdd(&counter, 1); o[0] = helperRead(1); }
+__global__ void clean(float *o) { o[0] = 1; printf("x\n"); }
+)";
+        const auto c = Compiler(Compiler::Config{QStringLiteral("-"), 0}).compile(req);
+        KP_VERIFY_RESULT(c);
+        QVERIFY2(c->ok, qPrintable(c->log));
+        QStringList got;
+        for (const PtxGlobal &g : unfilledGlobalsUsedBy(c->ptx, kernel)) {
+            got << g.name + (g.constant ? ":const" : ":device");
+        }
+        QCOMPARE(got.join(' '), unfilled);
+        QCOMPARE(ptxGlobals(c->ptx).size(), 3); // c_Kernel, c_init (initialised), counter
+    }
+
+    void unfilledGlobalWarning()
+    {
+        QJsonObject json = project({step("useTable", QJsonArray{"c"}, QJsonArray{1}, QJsonArray{1})});
+        json.insert("source", QJsonObject{{"inline", "__constant__ float table[4];\n"
+                                                     "__global__ void useTable(float *o) { o[0] = table[1]; }\n"}});
+        const auto r = prepare(json);
+        KP_VERIFY_RESULT(r);
+        QCOMPARE(r->warnings, QStringList{"kernel 'useTable' uses __constant__ variable 'table', which has no "
+                                          "initializer and which the project cannot fill yet: it holds zeros"});
+    }
+
     void prepareErrors_data()
     {
         QTest::addColumn<QJsonObject>("launch");
@@ -275,7 +489,7 @@ private Q_SLOTS:
                                          "in unsigned char";
         QTest::newRow("unknown kernel") << step("vector_sub", QJsonArray{"a"})
                                         << "launches[0].kernel: no kernel 'vector_sub' in the source; kernels: "
-                                           "vector_add, scale4, bytes, tiled";
+                                           "vector_add, scale4, bytes, tiled, byValue, optional";
         QTest::newRow("bare template") << step("tiled", QJsonArray{"a"})
                                        << "launches[0].kernel: 'tiled' is a template; name an instance such as "
                                           "'tiled<...>' with its template arguments";

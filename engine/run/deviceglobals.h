@@ -1,0 +1,29 @@
+#pragma once
+
+#include <QByteArray>
+#include <QString>
+#include <QStringList>
+
+namespace Kp {
+
+/** A module-scope __device__ or __constant__ variable as the PTX declares it. */
+struct PtxGlobal
+{
+    QString name;             ///< the PTX symbol (C++ names of namespaced variables stay mangled)
+    bool constant = false;    ///< __constant__ (.const) rather than __device__ (.global)
+    bool initialised = false; ///< declared with an initializer in the source
+};
+
+/** Every module-scope .global/.const variable of ptx, in order (printf's format strings left out). */
+QList<PtxGlobal> ptxGlobals(const QByteArray &ptx);
+
+/**
+ * The variables without an initializer that the body of entry reads or
+ * writes (named in an instruction: [c_Kernel], mov.u64 %rd, counter): the
+ * project fills none of them, so the kernel sees zeros. Functions the entry
+ * calls are not followed unless they were inlined, which NVRTC does for
+ * almost every __device__ function.
+ */
+QList<PtxGlobal> unfilledGlobalsUsedBy(const QByteArray &ptx, const QString &entry);
+
+} // namespace Kp
