@@ -44,9 +44,8 @@ Status MainWindow::openProject(const QString &path)
         rebuildRecentMenu();
         const Project &p = document()->project();
         // A preset by its name: ":/presets/..." is the program's resource path, no file of the user's.
-        const QString what = path.startsWith(QLatin1String(":/presets/"))
-                                 ? tr("preset %1").arg(QFileInfo(path).dir().dirName())
-                                 : path;
+        const QString what =
+            path.startsWith(QLatin1String(":/presets/")) ? tr("preset %1").arg(QFileInfo(path).dir().dirName()) : path;
         m_wb->log(tr("Opened %1%2").arg(what, p.title.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(p.title)));
     }
     return s;

@@ -7,6 +7,7 @@
 #include "docks.h"
 #include "editor/codeeditor.h"
 #include "editor/findbar.h"
+#include "exportdialog.h"
 #include "theme.h"
 #include "workbench/devices.h"
 #include "workbench/projectdocument.h"
@@ -43,6 +44,13 @@ void MainWindow::buildMenus()
     m_recentMenu = file->addMenu(tr("Open &Recent"));
     file->addAction(tr("&Save"), this, &MainWindow::saveProject)->setShortcut(QKeySequence::Save);
     file->addAction(tr("Save &As…"), this, &MainWindow::saveProjectAs)->setShortcut(QKeySequence::SaveAs);
+    QAction *exportAction = file->addAction(tr("&Export as Host Program…"), this, [this] {
+        ExportDialog dialog(*m_wb, this);
+        dialog.exec();
+    });
+    exportAction->setObjectName(QStringLiteral("exportAction"));
+    exportAction->setStatusTip(tr("Write the project as the PyCUDA, CuPy, cuda-python or CUDA C++ program a user "
+                                  "would write, with its inputs and checks"));
     file->addSeparator();
     file->addAction(tr("&Quit"), qApp, &QApplication::closeAllWindows)->setShortcut(QKeySequence::Quit);
 

@@ -64,7 +64,7 @@ CheckRunner::~CheckRunner()
 bool CheckRunner::needsMoreRuns(const Project &project)
 {
     for (const CheckSpec &c : project.checks) {
-        if (c.kind == CheckSpec::Kind::Reference || c.seeds > 1) {
+        if (c.needsReference() || c.seeds > 1) {
             return true;
         }
     }
@@ -72,10 +72,13 @@ bool CheckRunner::needsMoreRuns(const Project &project)
 }
 
 QList<CheckOutcome> CheckRunner::evaluateOnHost(const Project &project, const HostBuffers &initial,
-                                                const QList<std::shared_ptr<HostBuffer>> &after, bool pendingOthers)
+                                                const QList<std::shared_ptr<HostBuffer>> &after, bool pendingOthers,
+                                                const QString &printed, bool printedTruncated)
 {
     QList<CheckOutcome> out;
     CheckData data;
+    data.printed = printed;
+    data.printedTruncated = printedTruncated;
     data.after = viewsOf(after);
     data.initial = viewsOf(initial.all());
     data.variables = expressionVariables(project, initial);
@@ -90,7 +93,7 @@ QList<CheckOutcome> CheckRunner::evaluateOnHost(const Project &project, const Ho
             out << o;
             continue;
         }
-        if (c.kind == CheckSpec::Kind::Reference) {
+        if (c.needsReference()) {
             o.pending = pendingOthers;
             if (!pendingOthers) {
                 o.result.error = Error{QStringLiteral("check"),
@@ -128,8 +131,18 @@ void CheckRunner::clear()
     }
 }
 
-void CheckRunner::evaluate(const Project &project, const QList<std::shared_ptr<HostBuffer>> &buffers, int device)
+void CheckRunner::evaluate(const Project &project, const QList<std::shared_ptr<HostBuffer>> &buffers, int device,
+                           const RunResult *run)
 {
+    // A "printed" check reads the run's device printf output, every step's in order.
+    QString printed;
+    bool printedTruncated = false;
+    if (run) {
+        for (const StepResult &step : run->steps) {
+            printed += step.printfOutput;
+            printedTruncated = printedTruncated || step.printfTruncated;
+        }
+    }
     clear();
     if (project.checks.isEmpty()) {
         return;
@@ -151,7 +164,7 @@ void CheckRunner::evaluate(const Project &project, const QList<std::shared_ptr<H
         generations << (b ? b->generation : 0);
     }
     QPointer<CheckRunner> guard(this);
-    m_pool.start([guard, project, buffers, generations, ticket, device, more] {
+    m_pool.start([guard, project, buffers, generations, ticket, device, more, printed, printedTruncated] {
         // The run started from each buffer's init: refilling gives its inputs
         // (only the contents an expression reads are needed).
         HostBuffers initial;
@@ -159,7 +172,7 @@ void CheckRunner::evaluate(const Project &project, const QList<std::shared_ptr<H
             project, true, anyExpected(project) ? HostBuffers::Fill::Contents : HostBuffers::Fill::ShapesOnly);
         QList<CheckOutcome> outcomes;
         if (filled) {
-            outcomes = evaluateOnHost(project, initial, buffers, more);
+            outcomes = evaluateOnHost(project, initial, buffers, more, printed, printedTruncated);
         } else {
             for (const CheckSpec &c : project.checks) {
                 CheckOutcome o;

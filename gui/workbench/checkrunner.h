@@ -57,10 +57,12 @@ public:
 
     /**
      * Checks project (as it ran) against buffers, the run's host buffers
-     * after it; device is the GPU for the reference and seed runs. Does
-     * nothing but clear the results for a project without checks.
+     * after it; device is the GPU for the reference and seed runs; run (not
+     * kept) gives "printed" checks the device printf output. Does nothing but
+     * clear the results for a project without checks.
      */
-    void evaluate(const Project &project, const QList<std::shared_ptr<HostBuffer>> &buffers, int device);
+    void evaluate(const Project &project, const QList<std::shared_ptr<HostBuffer>> &buffers, int device,
+                  const RunResult *run = nullptr);
     /** Drops the work in flight and the results (a new run started, another project was loaded). */
     void clear();
     bool isBusy() const { return m_busy; }
@@ -76,7 +78,8 @@ public:
      * error. Any thread; reads the buffers only.
      */
     static QList<CheckOutcome> evaluateOnHost(const Project &project, const HostBuffers &initial,
-                                              const QList<std::shared_ptr<HostBuffer>> &after, bool pendingOthers);
+                                              const QList<std::shared_ptr<HostBuffer>> &after, bool pendingOthers,
+                                              const QString &printed = {}, bool printedTruncated = false);
 
     /** True when a project's checks need runs besides the one the GUI did (a reference check, seeds > 1). */
     static bool needsMoreRuns(const Project &project);

@@ -68,7 +68,7 @@ Workbench::Workbench(EngineClient *engine, QObject *parent)
             return;
         }
         const Project &p = m_runs->lastRunProject();
-        m_checks->evaluate(p, m_doc->hostBuffers().all(), m_runs->deviceOrdinal());
+        m_checks->evaluate(p, m_doc->hostBuffers().all(), m_runs->deviceOrdinal(), &r);
         if (p.checks.isEmpty()) {
             Q_EMIT checksSettled();
         }

@@ -11,6 +11,7 @@
 #include "panels/inspector/bufferinspector.h"
 #include "panels/inspector/diffview.h"
 #include "panels/inspector/imageview.h"
+#include "project/projectio.h"
 #include "run/runner.h"
 #include "shell/mainwindow.h"
 #include "testutil.h"
@@ -60,6 +61,15 @@ void click(QTreeWidget *tree, QTreeWidgetItem *item)
 }
 
 } // namespace
+
+
+// A project whose one check reads the device printf output.
+static const char *const kPrintedProject =
+    "{\"format\": \"kernel-playground-project\", \"version\": 1,\n"
+    " \"source\": {\"inline\": \"__global__ void k(int *a) { printf(\\\"sum = %d\\\\n\\\", 42); }\"},\n"
+    " \"buffers\": [{\"name\": \"a\", \"dtype\": \"int32\", \"shape\": [4], \"init\": {\"kind\": \"zeros\"}}],\n"
+    " \"launches\": [{\"kernel\": \"k\", \"grid\": [1], \"block\": [1], \"args\": [\"a\"]}],\n"
+    " \"checks\": [{\"printed\": {\"matches\": \"^sum = \\\\d+$\"}}]}";
 
 class TestChecksPanel : public QObject
 {
@@ -208,6 +218,30 @@ private Q_SLOTS:
         QCOMPARE(host[0].failedMask->count(char(1)), 0);
         w.checksPanel()->setOutcomes(host);
         QCOMPARE(w.checksPanel()->checkItem(0)->text(1), QString("checking…"));
+    }
+
+    // The window's checks see the run's device printf output ("printed"
+    // checks failed in the window once: they were given none).
+    void printedChecksSeeTheRunsOutput_data()
+    {
+        QTest::addColumn<QString>("printed");
+        QTest::addColumn<bool>("passes");
+        QTest::newRow("matches") << QStringLiteral("sum = 42\n") << true;
+        QTest::newRow("other text") << QStringLiteral("sum = forty-two\n") << false;
+        QTest::newRow("nothing printed") << QString() << false;
+    }
+    void printedChecksSeeTheRunsOutput()
+    {
+        QFETCH(QString, printed);
+        QFETCH(bool, passes);
+        const Result<Project> p = parseProject(kPrintedProject);
+        KP_VERIFY_RESULT(p);
+        HostBuffers initial;
+        KP_VERIFY_RESULT(initial.materialize(*p));
+        const QList<CheckOutcome> out = CheckRunner::evaluateOnHost(*p, initial, initial.all(), false, printed, false);
+        QCOMPARE(out.size(), 1);
+        QVERIFY2(!out[0].result.error, qPrintable(out[0].result.error ? out[0].result.error->message : QString()));
+        QCOMPARE(out[0].result.passed, passes);
     }
 
     void mismatchCoordinates2D()

@@ -38,12 +38,16 @@ qint64 residentKiB()
     return -1;
 }
 
-QByteArray project(const QByteArray &extra, const QByteArray &buffers = R"([{"name": "a", "dtype": "float32", "shape": [16], "init": {"kind": "zeros"}}])")
+QByteArray
+project(const QByteArray &extra,
+        const QByteArray &buffers = R"([{"name": "a", "dtype": "float32", "shape": [16], "init": {"kind": "zeros"}}])")
 {
     return R"({"format": "kernel-playground-project", "version": 1,
  "source": {"inline": "__global__ void k(float *a) { a[threadIdx.x] = 1; }"},
- "buffers": )" + buffers + R"(,
- "launches": [{"kernel": "k", "grid": [1], "block": [16], "args": ["a"]}])" + extra + "}";
+ "buffers": )" +
+           buffers + R"(,
+ "launches": [{"kernel": "k", "grid": [1], "block": [16], "args": ["a"]}])" +
+           extra + "}";
 }
 
 } // namespace
@@ -66,25 +70,43 @@ private Q_SLOTS:
         };
         QByteArray deep(100000, '[');
         QList<QPair<QString, QString>> cases; // (name, path)
-        cases << qMakePair(QStringLiteral("sweep range to INT64_MAX"),
-                           file("max.kpg", project(R"(, "sweep": {"axes": ["n=9223372036854775806:9223372036854775807", "block.x=1:9223372036854775807:pow2"]})")));
+        cases << qMakePair(
+            QStringLiteral("sweep range to INT64_MAX"),
+            file(
+                "max.kpg",
+                project(
+                    R"(, "sweep": {"axes": ["n=9223372036854775806:9223372036854775807", "block.x=1:9223372036854775807:pow2"]})")));
         cases << qMakePair(QStringLiteral("sweep range past 64 bits"),
                            file("past.kpg", project(R"(, "sweep": {"axes": ["n=99999999999999999999:1"]})")));
         cases << qMakePair(QStringLiteral("a sweep of 10^18 values"),
                            file("huge_sweep.kpg", project(R"(, "sweep": {"axes": ["n=0:1000000000000000000"]})")));
-        cases << qMakePair(QStringLiteral("a buffer of 10^24 elements"),
-                           file("huge_buffer.kpg", project("", R"([{"name": "a", "dtype": "float32", "shape": [1000000000000, 1000000000000], "init": {"kind": "zeros"}}])")));
+        cases << qMakePair(
+            QStringLiteral("a buffer of 10^24 elements"),
+            file(
+                "huge_buffer.kpg",
+                project(
+                    "",
+                    R"([{"name": "a", "dtype": "float32", "shape": [1000000000000, 1000000000000], "init": {"kind": "zeros"}}])")));
         cases << qMakePair(QStringLiteral("100,000 nested arrays"), file("deep.kpg", deep));
         cases << qMakePair(QStringLiteral("NUL bytes"), file("nul.kpg", QByteArray("{\"format\"\0\0\0", 13)));
         cases << qMakePair(QStringLiteral("empty"), file("empty.kpg", QByteArray()));
         cases << qMakePair(QStringLiteral("control characters in the title"),
                            file("title.kpg", project(", \"title\": \"\\u001b[2J\\u0007evil\\u202e\"")));
-        cases << qMakePair(QStringLiteral("source is /proc/self/environ"),
-                           file("proc.kpg", QByteArray(R"({"format": "kernel-playground-project", "version": 1, "source": "/proc/self/environ"})")));
-        cases << qMakePair(QStringLiteral("npy input is /dev/zero"),
-                           file("devzero.kpg", project("", R"([{"name": "a", "dtype": "float32", "shape": [16], "init": {"kind": "npy", "file": "/dev/zero"}}])")));
-        cases << qMakePair(QStringLiteral("grid of 2^40 blocks"),
-                           file("grid.kpg", QByteArray(project("")).replace("\"grid\": [1]", "\"grid\": [1099511627776]")));
+        cases << qMakePair(
+            QStringLiteral("source is /proc/self/environ"),
+            file("proc.kpg",
+                 QByteArray(
+                     R"({"format": "kernel-playground-project", "version": 1, "source": "/proc/self/environ"})")));
+        cases << qMakePair(
+            QStringLiteral("npy input is /dev/zero"),
+            file(
+                "devzero.kpg",
+                project(
+                    "",
+                    R"([{"name": "a", "dtype": "float32", "shape": [16], "init": {"kind": "npy", "file": "/dev/zero"}}])")));
+        cases << qMakePair(
+            QStringLiteral("grid of 2^40 blocks"),
+            file("grid.kpg", QByteArray(project("")).replace("\"grid\": [1]", "\"grid\": [1099511627776]")));
         cases << qMakePair(QStringLiteral("10 MB of garbage"), file("garbage.kpg", QByteArray(10 << 20, '\x9c')));
         const QString fifo = dir.filePath(QStringLiteral("fifo.kpg"));
         QCOMPARE(::mkfifo(QFile::encodeName(fifo).constData(), 0600), 0);
@@ -111,7 +133,8 @@ private Q_SLOTS:
             QVERIFY2(!message.trimmed().isEmpty(), qPrintable(what));
             QVERIFY2(message.size() < 2000, qPrintable(what + QStringLiteral(": ") + message.left(200)));
             for (const QChar c : message) {
-                QVERIFY2(c == QLatin1Char('\n') || c == QLatin1Char('\t') || !c.isNonCharacter() && c.category() != QChar::Other_Control,
+                QVERIFY2(c == QLatin1Char('\n') || c == QLatin1Char('\t') ||
+                             (!c.isNonCharacter() && c.category() != QChar::Other_Control),
                          qPrintable(what + QStringLiteral(": a control character in the message")));
             }
             // The project that was open is still open, untouched.
@@ -132,7 +155,8 @@ private Q_SLOTS:
         MainWindow w(&engine);
         KP_VERIFY_RESULT(w.openProject(QStringLiteral(":/presets/vector_add/vector_add.kpg")));
         QVERIFY(waitCompiled(w));
-        const int runs = qEnvironmentVariableIntValue("KPG_SOAK_RUNS") > 0 ? qEnvironmentVariableIntValue("KPG_SOAK_RUNS") : 200;
+        const int runs =
+            qEnvironmentVariableIntValue("KPG_SOAK_RUNS") > 0 ? qEnvironmentVariableIntValue("KPG_SOAK_RUNS") : 200;
         qint64 warm = -1;
         for (int i = 0; i < runs; ++i) {
             QSignalSpy finished(&w, &MainWindow::runFinished);

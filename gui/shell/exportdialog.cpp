@@ -1,0 +1,169 @@
+#include "exportdialog.h"
+
+#include "export/exporter.h"
+#include "workbench/compilecontroller.h"
+#include "workbench/projectdocument.h"
+#include "workbench/workbench.h"
+
+#include <QComboBox>
+#include <QDialogButtonBox>
+#include <QDir>
+#include <QFileDialog>
+#include <QFontDatabase>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+namespace Kp {
+
+namespace {
+
+/** The symbols NVRTC lowered each kernel to, from the last compile (PyCUDA launches C++ kernels by them). */
+QHash<QString, QString> loweredNames(const CompileResult &compile)
+{
+    QHash<QString, QString> out;
+    for (const KernelInfo &k : compile.kernels) {
+        if (!k.loweredName.isEmpty()) {
+            out.insert(k.name, k.loweredName);
+        }
+    }
+    return out;
+}
+
+} // namespace
+
+ExportDialog::ExportDialog(Workbench &wb, QWidget *parent)
+    : QDialog(parent)
+    , m_wb(wb)
+{
+    setObjectName(QStringLiteral("exportDialog"));
+    setWindowTitle(tr("Export as Host Program"));
+    m_target = new QComboBox(this);
+    m_target->setObjectName(QStringLiteral("exportTarget"));
+    m_target->addItem(tr("CuPy (RawModule)"), QStringLiteral("cupy"));
+    m_target->addItem(tr("PyCUDA (SourceModule)"), QStringLiteral("pycuda"));
+    m_target->addItem(tr("cuda-python (cuda.core)"), QStringLiteral("cuda-python"));
+    m_target->addItem(tr("CUDA C++ (nvcc, runtime API)"), QStringLiteral("cuda-cpp"));
+    m_folder = new QLineEdit(this);
+    m_folder->setObjectName(QStringLiteral("exportFolder"));
+    const QString base = wb.document().sourceDir().isEmpty() ? QDir::homePath() : wb.document().sourceDir();
+    m_folder->setText(QDir(base).filePath(wb.document().suggestedBaseName() + QStringLiteral("-export")));
+    auto *browse = new QToolButton(this);
+    browse->setText(tr("…"));
+    browse->setToolTip(tr("Choose the folder the program and its inputs are written to"));
+    connect(browse, &QToolButton::clicked, this, [this] {
+        const QString dir = QFileDialog::getExistingDirectory(this, tr("Export to"), m_folder->text());
+        if (!dir.isEmpty()) {
+            m_folder->setText(dir);
+        }
+    });
+    auto *folderRow = new QHBoxLayout;
+    folderRow->addWidget(m_folder, 1);
+    folderRow->addWidget(browse);
+    m_notes = new QLabel(this);
+    m_notes->setObjectName(QStringLiteral("exportNotes"));
+    m_notes->setWordWrap(true);
+    m_notes->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_preview = new QPlainTextEdit(this);
+    m_preview->setObjectName(QStringLiteral("exportPreview"));
+    m_preview->setReadOnly(true);
+    m_preview->setLineWrapMode(QPlainTextEdit::NoWrap);
+    m_preview->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    auto *form = new QFormLayout;
+    form->addRow(tr("Target"), m_target);
+    form->addRow(tr("Folder"), folderRow);
+    auto *buttons = new QDialogButtonBox(QDialogButtonBox::Cancel, this);
+    QPushButton *write = buttons->addButton(tr("Export"), QDialogButtonBox::AcceptRole);
+    write->setObjectName(QStringLiteral("exportButton"));
+    connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+    connect(write, &QPushButton::clicked, this, [this] {
+        if (exportNow()) {
+            accept();
+        }
+    });
+    auto *layout = new QVBoxLayout(this);
+    layout->addLayout(form);
+    layout->addWidget(m_notes);
+    layout->addWidget(m_preview, 1);
+    layout->addWidget(buttons);
+    connect(m_target, &QComboBox::currentIndexChanged, this, &ExportDialog::refresh);
+    resize(820, 620);
+    refresh();
+}
+
+void ExportDialog::setTarget(const QString &name)
+{
+    m_target->setCurrentIndex(qMax(0, m_target->findData(name)));
+    refresh();
+}
+
+QString ExportDialog::program() const
+{
+    return m_preview->toPlainText();
+}
+
+QString ExportDialog::notes() const
+{
+    return m_notes->text();
+}
+
+void ExportDialog::setFolder(const QString &dir)
+{
+    m_folder->setText(dir);
+}
+
+void ExportDialog::refresh()
+{
+    // The project as it is now, the editor's text included.
+    m_wb.compile().syncSource();
+    ExportOptions options;
+    options.target = exportTargetFromName(m_target->currentData().toString()).value_or(ExportTarget::CuPy);
+    options.loweredNames = loweredNames(m_wb.compile().last());
+    const Result<ExportResult> r = exportProject(m_wb.document().project(), options);
+    if (!r) {
+        m_preview->setPlainText(QString());
+        m_notes->setText(tr("Cannot export as %1: %2").arg(m_target->currentText(), r.error().message));
+        return;
+    }
+    for (const ExportFile &f : r->files) {
+        if (f.path == r->program) {
+            m_preview->setPlainText(QString::fromUtf8(f.contents));
+        }
+    }
+    QStringList files;
+    for (const ExportFile &f : r->files) {
+        files << f.path;
+    }
+    m_notes->setText(tr("%n file(s): %1.", nullptr, int(files.size())).arg(files.join(QStringLiteral(", "))) +
+                     (r->notes.isEmpty()
+                          ? QString()
+                          : QLatin1Char(' ') + tr("Approximated: %1").arg(r->notes.join(QStringLiteral("; ")))));
+}
+
+bool ExportDialog::exportNow()
+{
+    m_wb.compile().syncSource();
+    ExportOptions options;
+    options.target = exportTargetFromName(m_target->currentData().toString()).value_or(ExportTarget::CuPy);
+    options.loweredNames = loweredNames(m_wb.compile().last());
+    const Result<ExportResult> r = exportProject(m_wb.document().project(), options);
+    const QString dir = m_folder->text().trimmed();
+    const Status written =
+        !r ? Status(r.error())
+        : dir.isEmpty()
+            ? Status(Error{QStringLiteral("export"), Error::Code::Usage, {}, tr("choose a folder to export to")})
+            : writeExport(*r, dir);
+    if (!written) {
+        m_notes->setText(tr("Not exported: %1").arg(written.error().message));
+        return false;
+    }
+    m_wb.log(tr("Exported as %1 to %2 (run %3 there)").arg(m_target->currentText(), dir, r->program));
+    return true;
+}
+
+} // namespace Kp
