@@ -1007,12 +1007,14 @@ Result<QByteArray> PyWriter::write()
 
     if (!notes.isEmpty()) {
         QString header;
-        header += QStringLiteral("#\n# What this program does differently from the project:\n");
+        header += QStringLiteral("\n# What this program does differently from the project:\n");
         for (const QString &n : notes) {
             header += QStringLiteral("#   - ") + commentText(n) + QLatin1Char('\n');
         }
+        header += QLatin1Char('\n');
+        // A block of its own after the first import line, not glued to its end.
         const qsizetype at = m_out.indexOf(QLatin1String("\nimport pathlib"));
-        m_out.insert(at, header);
+        m_out.insert(at + 1, header);
     }
     m_plan.notes = notes;
     return m_out.toUtf8();

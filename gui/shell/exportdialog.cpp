@@ -162,7 +162,10 @@ bool ExportDialog::exportNow()
         m_notes->setText(tr("Not exported: %1").arg(written.error().message));
         return false;
     }
-    m_wb.log(tr("Exported as %1 to %2 (run %3 there)").arg(m_target->currentText(), dir, r->program));
+    const bool cpp = options.target == ExportTarget::CudaCpp;
+    m_wb.log(cpp ? tr("Exported as %1 to %2 (build.sh there builds %3 with nvcc)")
+                       .arg(m_target->currentText(), dir, r->program)
+                 : tr("Exported as %1 to %2 (python3 %3 there runs it)").arg(m_target->currentText(), dir, r->program));
     return true;
 }
 

@@ -62,7 +62,6 @@ void click(QTreeWidget *tree, QTreeWidgetItem *item)
 
 } // namespace
 
-
 // A project whose one check reads the device printf output.
 static const char *const kPrintedProject =
     "{\"format\": \"kernel-playground-project\", \"version\": 1,\n"
