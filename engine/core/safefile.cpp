@@ -8,6 +8,9 @@
 #include <cstring>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
+
+#include <linux/magic.h>
 #include <unistd.h>
 #include <utility>
 
@@ -140,6 +143,14 @@ Result<std::unique_ptr<QFile>> openRegularFile(const QString &path, qint64 maxBy
         const QString reason = !S_ISREG(st.st_mode) ? notRegular(st.st_mode) : tooLarge(st.st_size, maxBytes, what);
         ::close(fd);
         return fileError(reason);
+    }
+    // /proc and /sys files look regular (size 0) but are the kernel's view of
+    // this process and machine: /proc/self/environ is the user's environment.
+    // A project, source or input naming one (or a link to one) is refused.
+    struct statfs fs;
+    if (::fstatfs(fd, &fs) == 0 && (fs.f_type == PROC_SUPER_MAGIC || fs.f_type == SYSFS_MAGIC)) {
+        ::close(fd);
+        return fileError(QStringLiteral("it is a file of the kernel's /proc or /sys, not a file of yours"));
     }
     const int flags = ::fcntl(fd, F_GETFL);
     if (flags != -1) {

@@ -1330,6 +1330,13 @@ void TestProject::hostileFiles_data()
     QTest::newRow("source over 4 MiB") << "BIG"
                                        << "source: cannot read '%1': it is 4.0 MiB (4194305 bytes); a source file "
                                           "may be at most 4.0 MiB (4194304 bytes)";
+    // Regular-looking files of the kernel's: the user's environment, the machine's.
+    QTest::newRow("source /proc/self/environ")
+        << "/proc/self/environ"
+        << "source: cannot read '/proc/self/environ': it is a file of the kernel's /proc or /sys, not a file of yours";
+    QTest::newRow("source /sys") << "/sys/devices/system/cpu/online"
+                                 << "source: cannot read '/sys/devices/system/cpu/online': it is a file "
+                                    "of the kernel's /proc or /sys, not a file of yours";
     QTest::newRow("project is a FIFO") << ""
                                        << "cannot read: it is a FIFO (named pipe), not a regular file";
 }

@@ -124,6 +124,8 @@ private Q_SLOTS:
         for (const auto &[what, path] : cases) {
             const QString openBefore = w.project().path;
             const Status s = w.openProject(path);
+            // A file of the kernel's (the user's environment) is never opened as a project's source.
+            QVERIFY2(!s || !what.contains(QLatin1String("/proc")), qPrintable(what));
             if (s) {
                 // Opened: it must be usable and the window alive; the next case replaces it.
                 QVERIFY2(w.project().path == path, qPrintable(what));
