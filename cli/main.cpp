@@ -754,36 +754,27 @@ int main(int argc, char **argv)
     if (const std::optional<int> bad = takeTargetOption(args)) {
         return *bad;
     }
-    if (first == QLatin1String("devices")) {
-        return devices(args);
-    }
-    if (first == QLatin1String("compile")) {
-        return compile(args);
-    }
-    if (first == QLatin1String("run")) {
-        return runCommand(args);
-    }
-    if (first == QLatin1String("check")) {
-        return checkCommand(args);
-    }
-    if (first == QLatin1String("compare")) {
-        return compareCommand(args);
-    }
-    if (first == QLatin1String("sweep")) {
-        return sweepCommand(args);
-    }
-    if (first == QLatin1String("grade")) {
-        return gradeCommand(args);
-    }
-    if (first == QLatin1String("lab")) {
-        return labCommand(args);
-    }
-    if (first == QLatin1String("export")) {
-        return exportCommand(args);
+    // The command table: dispatch and the unknown-command message both come from it.
+    struct Command
+    {
+        const char *name;
+        int (*run)(const QStringList &);
+    };
+    static const Command commands[] = {
+        {"devices", devices},    {"compile", compile},        {"run", runCommand},
+        {"check", checkCommand}, {"compare", compareCommand}, {"sweep", sweepCommand},
+        {"grade", gradeCommand}, {"lab", labCommand},         {"export", exportCommand},
+    };
+    QStringList names;
+    for (const Command &c : commands) {
+        if (first == QLatin1String(c.name)) {
+            return c.run(args);
+        }
+        names << QString::fromLatin1(c.name);
     }
     if (first.startsWith(QLatin1Char('-'))) {
         return usageError(QStringLiteral("unknown option '%1'").arg(first));
     }
     return usageError(
-        QStringLiteral("unknown command '%1' (commands: devices, compile, run, check, compare, sweep)").arg(first));
+        QStringLiteral("unknown command '%1' (commands: %2)").arg(printable(first), names.join(QStringLiteral(", "))));
 }

@@ -37,6 +37,9 @@ private Q_SLOTS:
                                     << "no command given";
         QTest::newRow("unknown command") << QStringList{"frobnicate"} << 64 << ""
                                          << "unknown command 'frobnicate'";
+        QTest::newRow("unknown command lists every command")
+            << QStringList{"frobnicate"} << 64 << ""
+            << "(commands: devices, compile, run, check, compare, sweep, grade, lab, export)";
         QTest::newRow("unknown option") << QStringList{"--frob"} << 64 << ""
                                         << "unknown option '--frob'";
         QTest::newRow("devices unknown option")
