@@ -1,6 +1,9 @@
 #include "exportdialog.h"
 
+#include "check/checkedrun.h"
+#include "compile/compiler.h"
 #include "export/exporter.h"
+#include "run/projectcompile.h"
 #include "workbench/compilecontroller.h"
 #include "workbench/projectdocument.h"
 #include "workbench/workbench.h"
@@ -117,27 +120,42 @@ void ExportDialog::setFolder(const QString &dir)
     m_folder->setText(dir);
 }
 
-void ExportDialog::refresh()
+Result<ExportResult> ExportDialog::currentExport(ExportTarget *target)
 {
     // The project as it is now, the editor's text included.
     m_wb.compile().syncSource();
     ExportOptions options;
     options.target = exportTargetFromName(m_target->currentData().toString()).value_or(ExportTarget::CuPy);
     options.loweredNames = loweredNames(m_wb.compile().last());
-    const Result<ExportResult> r = exportProject(m_wb.document().project(), options);
+    const Project &project = m_wb.document().project();
+    if (options.target == ExportTarget::PyCuda && project.reference && !project.reference->sourceFile.isEmpty()) {
+        // The reference kernels' C++ names too, as kpg export finds them: a
+        // compile of the reference source (the compile cache answers it again).
+        Compiler compiler;
+        const Result<CompileResult> ref = compiler.compile(compileRequestFor(referenceProjectFor(project)));
+        if (ref && ref->ok) {
+            options.referenceLoweredNames = loweredNames(*ref);
+        }
+    }
+    *target = options.target;
+    return exportProject(m_wb.document().project(), options);
+}
+
+void ExportDialog::refresh()
+{
+    ExportTarget target;
+    const Result<ExportResult> r = currentExport(&target);
     if (!r) {
         m_preview->setPlainText(QString());
         m_notes->setText(tr("Cannot export as %1: %2").arg(m_target->currentText(), r.error().message));
         return;
     }
-    for (const ExportFile &f : r->files) {
-        if (f.path == r->program) {
-            m_preview->setPlainText(QString::fromUtf8(f.contents));
-        }
-    }
     QStringList files;
     for (const ExportFile &f : r->files) {
         files << f.path;
+        if (f.path == r->program) {
+            m_preview->setPlainText(QString::fromUtf8(f.contents));
+        }
     }
     m_notes->setText(tr("%n file(s): %1.", nullptr, int(files.size())).arg(files.join(QStringLiteral(", "))) +
                      (r->notes.isEmpty()
@@ -147,22 +165,20 @@ void ExportDialog::refresh()
 
 bool ExportDialog::exportNow()
 {
-    m_wb.compile().syncSource();
-    ExportOptions options;
-    options.target = exportTargetFromName(m_target->currentData().toString()).value_or(ExportTarget::CuPy);
-    options.loweredNames = loweredNames(m_wb.compile().last());
-    const Result<ExportResult> r = exportProject(m_wb.document().project(), options);
+    ExportTarget target;
+    const Result<ExportResult> r = currentExport(&target);
     const QString dir = m_folder->text().trimmed();
-    const Status written =
-        !r ? Status(r.error())
-        : dir.isEmpty()
-            ? Status(Error{QStringLiteral("export"), Error::Code::Usage, {}, tr("choose a folder to export to")})
-            : writeExport(*r, dir);
+    Status written = r ? Status(Unit{}) : Status(r.error());
+    if (written && dir.isEmpty()) {
+        written = Error{QStringLiteral("export"), Error::Code::Usage, {}, tr("choose a folder to export to")};
+    } else if (written) {
+        written = writeExport(*r, dir);
+    }
     if (!written) {
         m_notes->setText(tr("Not exported: %1").arg(written.error().message));
         return false;
     }
-    const bool cpp = options.target == ExportTarget::CudaCpp;
+    const bool cpp = target == ExportTarget::CudaCpp;
     m_wb.log(cpp ? tr("Exported as %1 to %2 (build.sh there builds %3 with nvcc)")
                        .arg(m_target->currentText(), dir, r->program)
                  : tr("Exported as %1 to %2 (python3 %3 there runs it)").arg(m_target->currentText(), dir, r->program));

@@ -1,5 +1,8 @@
 #pragma once
 
+#include "core/result.h"
+#include "export/exporter.h"
+
 #include <QDialog>
 
 class QComboBox;
@@ -32,6 +35,8 @@ public:
     bool exportNow();
 
 private:
+    /** The export of the project as it is now for the chosen target (which target is set to). */
+    Result<ExportResult> currentExport(ExportTarget *target);
     void refresh();
 
     Workbench &m_wb;
