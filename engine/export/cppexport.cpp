@@ -110,6 +110,7 @@ const char *kPrelude = R"CPP(
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string>
@@ -794,10 +795,20 @@ std::vector<std::vector<unsigned char>> download(void **dev)
     line(QStringLiteral("allocateAndUpload(dev);"), 1);
     line(QStringLiteral("runSteps(dev);"), 1);
     line(QStringLiteral("const std::vector<std::vector<unsigned char>> after = download(dev);"), 1);
-    line(QStringLiteral("for (int i = 0; i < kBuffers && !saveDir.empty(); ++i) {"), 1);
-    line(QStringLiteral("std::ofstream(saveDir + g_buffers[i].name + \".bin\", std::ios::binary)"), 2);
-    line(QStringLiteral(".write(reinterpret_cast<const char *>(after[i].data()), std::streamsize(after[i].size()));"),
-         3);
+    line(QStringLiteral("if (!saveDir.empty()) {"), 1);
+    line(QStringLiteral("std::error_code made;"), 2);
+    line(QStringLiteral("std::filesystem::create_directories(saveDir, made);"), 2);
+    line(QStringLiteral("for (int i = 0; i < kBuffers; ++i) {"), 2);
+    line(QStringLiteral("const std::string file = saveDir + g_buffers[i].name + \".bin\";"), 3);
+    line(QStringLiteral("std::ofstream out(file, std::ios::binary);"), 3);
+    line(
+        QStringLiteral("out.write(reinterpret_cast<const char *>(after[i].data()), std::streamsize(after[i].size()));"),
+        3);
+    line(QStringLiteral("if (!out.flush()) {"), 3);
+    line(QStringLiteral("std::fprintf(stderr, \"--save-buffers: cannot write %s\\n\", file.c_str());"), 4);
+    line(QStringLiteral("return 2;"), 4);
+    line(QStringLiteral("}"), 3);
+    line(QStringLiteral("}"), 2);
     line(QStringLiteral("}"), 1);
     line();
     comment(QStringLiteral("Checks, with the project's tolerances."), 1);

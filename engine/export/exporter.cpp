@@ -4,6 +4,7 @@
 #include "buffers/npy.h"
 #include "check/checkedrun.h"
 #include "check/checkeval.h"
+#include "compile/compiler.h"
 #include "core/expression.h"
 #include "core/safefile.h"
 #include "export/exportplan.h"
@@ -14,6 +15,7 @@
 #include <QDir>
 #include <QFileInfo>
 #include <QRegularExpression>
+#include <QSet>
 
 #include <charconv>
 #include <cmath>
@@ -888,6 +890,29 @@ Result<ExportResult> exportProject(const Project &project, const ExportOptions &
     plan.maxNoise = t.maxNoise;
     plan.timeoutSeconds = t.timeoutSeconds;
     plan.batch = t.batch;
+
+    // NVRTC has no <cstdio>, <cmath> and the like: the playground compiles
+    // with stand-ins for them (Compiler::virtualHeaders), so an export that
+    // compiles with NVRTC ships the ones its sources include. nvcc has the real ones.
+    if (target == ExportTarget::CuPy || target == ExportTarget::CudaPython) {
+        static const QRegularExpression includeLine(
+            QStringLiteral("^[ \\t]*#[ \\t]*include[ \\t]*[<\"]([A-Za-z0-9_./]+)[>\"]"),
+            QRegularExpression::MultilineOption);
+        QSet<QByteArray> wanted;
+        for (const PlanModule &m : std::as_const(plan.modules)) {
+            QRegularExpressionMatchIterator it = includeLine.globalMatch(QString::fromUtf8(m.text));
+            while (it.hasNext()) {
+                wanted.insert(it.next().captured(1).toUtf8());
+            }
+        }
+        const QString headerDir = QStringLiteral("nvrtc_include");
+        for (const auto &[name, text] : Compiler::virtualHeaders()) {
+            if (wanted.contains(name)) {
+                result.files << ExportFile{headerDir + QLatin1Char('/') + QString::fromLatin1(name), text};
+                plan.nvrtcHeaderDir = headerDir;
+            }
+        }
+    }
 
     if (target == ExportTarget::CudaCpp) {
         Result<QList<ExportFile>> files = emitCpp(plan);

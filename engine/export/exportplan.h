@@ -145,6 +145,9 @@ struct Plan
     QString std;
     QStringList defines;     ///< "NAME" or "NAME=VALUE"
     QStringList includeDirs; ///< absolute: the project's folder first, then its include folders
+    /// The export's folder of the C headers NVRTC lacks (the playground's own
+    /// stand-ins, written beside the program), or empty when no source needs one.
+    QString nvrtcHeaderDir;
     QStringList extra;
     // Timing
     bool timingEnabled = true;

@@ -423,6 +423,36 @@ public:
     }
     void comment(const QString &s, int indent = 0) { line(QStringLiteral("# ") + commentText(s), indent); }
 
+    // NVRTC searches no folder by itself; the playground adds the toolkit's
+    // include folders (cooperative_groups.h; CUB and libcu++ in include/cccl
+    // since CUDA 13) and stand-ins for the C headers NVRTC lacks. The
+    // toolkit is looked up where the program runs, not where it was exported.
+    void emitNvrtcIncludes()
+    {
+        line(QStringLiteral("def toolkit_include_dirs():"));
+        line(QStringLiteral(
+                 "\"\"\"The CUDA Toolkit's include folders: $CUDA_HOME, $CUDA_PATH, else /usr/local/cuda.\"\"\""),
+             1);
+        line(QStringLiteral("for root in (os.environ.get(\"CUDA_HOME\"), os.environ.get(\"CUDA_PATH\"), "
+                            "\"/usr/local/cuda\"):"),
+             1);
+        line(QStringLiteral("include = pathlib.Path(root or \"\") / \"include\""), 2);
+        line(QStringLiteral("if root and (include / \"cuda.h\").is_file():"), 2);
+        line(QStringLiteral("return [str(d) for d in (include / \"cccl\", include) if d.is_dir()]"), 3);
+        line(QStringLiteral("return []"), 1);
+        line();
+        line();
+        if (!m_plan.nvrtcHeaderDir.isEmpty()) {
+            comment(QStringLiteral("%1/: the playground's stand-ins for the C headers NVRTC does not have.")
+                        .arg(m_plan.nvrtcHeaderDir));
+            line(QStringLiteral("NVRTC_INCLUDE_DIRS = [str(HERE / %1)] + toolkit_include_dirs()")
+                     .arg(py(m_plan.nvrtcHeaderDir)));
+        } else {
+            line(QStringLiteral("NVRTC_INCLUDE_DIRS = toolkit_include_dirs()"));
+        }
+        line();
+    }
+
     QString argText(const PlanArg &a, const QString &devName) const
     {
         if (a.isBuffer) {
@@ -576,6 +606,9 @@ Result<QByteArray> PyWriter::write()
     comment(QStringLiteral("Exit code: 0 when every check passes, 1 otherwise."));
     line();
     line(QStringLiteral("import argparse"));
+    if (m_target != ExportTarget::PyCuda) {
+        line(QStringLiteral("import os"));
+    }
     line(QStringLiteral("import pathlib"));
     line(QStringLiteral("import sys"));
     line(QStringLiteral("import time"));
@@ -620,6 +653,7 @@ Result<QByteArray> PyWriter::write()
             "The project's folder (for its headers) and include folders, as on the machine it was exported on."));
         line(QStringLiteral("INCLUDE_DIRS = %1").arg(pyList(p.includeDirs)));
     } else if (m_target == ExportTarget::CuPy) {
+        emitNvrtcIncludes();
         QStringList nvrtc = common;
         nvrtc << QStringLiteral("--ptxas-options=-O%1").arg(opt);
         if (!autoArch) {
@@ -632,9 +666,11 @@ Result<QByteArray> PyWriter::write()
         }
         nvrtc << p.extra;
         comment(QStringLiteral(
-            "-I: the project's folder (for its headers) and include folders, as on the machine it was exported on."));
-        line(QStringLiteral("NVRTC_OPTIONS = %1").arg(pyList(nvrtc)));
+            "-I: the project's folder (for its headers) and include folders, as on the machine it was exported on;"));
+        comment(QStringLiteral("then the stand-in C headers and the toolkit's, found where this program runs."));
+        line(QStringLiteral("NVRTC_OPTIONS = %1 + [\"-I\" + d for d in NVRTC_INCLUDE_DIRS]").arg(pyList(nvrtc)));
     } else {
+        emitNvrtcIncludes();
         line(QStringLiteral("ARCH = %1  # None: the GPU's own (the project's arch is %2)")
                  .arg(autoArch ? QStringLiteral("None") : py(p.arch), commentText(p.arch)));
         QStringList defs;
@@ -651,7 +687,7 @@ Result<QByteArray> PyWriter::write()
         if (!defs.isEmpty()) {
             kw << QStringLiteral("define_macro=%1").arg(pyList(defs));
         }
-        kw << QStringLiteral("include_path=%1").arg(pyList(p.includeDirs));
+        kw << QStringLiteral("include_path=%1 + NVRTC_INCLUDE_DIRS").arg(pyList(p.includeDirs));
         line(QStringLiteral("PROGRAM_OPTIONS = dict(%1)").arg(kw.join(QStringLiteral(", "))));
         if (!p.extra.isEmpty()) {
             comment(

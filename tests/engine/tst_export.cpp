@@ -7,6 +7,8 @@
 
 #include "buffers/npy.h"
 #include "check/checkeval.h"
+#include "compile/compiler.h"
+#include "cuda/nvrtcapi.h"
 #include "export/exporter.h"
 #include "project/projectio.h"
 #include "run/runner.h"
@@ -71,6 +73,45 @@ Proc runProcess(const QString &program, const QStringList &args, const QString &
     return r;
 }
 
+/**
+ * Compiles an exported source with NVRTC and only the include folders the
+ * exported program gives it (its nvrtc_include/ stand-ins, the project's
+ * folders, the toolkit's), not the playground's in-memory headers: what CuPy
+ * and cuda.core do on the user's machine. Empty when it compiles, else the log.
+ */
+QString compileAsExported(const QString &file, const QStringList &includeDirs)
+{
+    const Result<const NvrtcApi *> api = NvrtcApi::instance();
+    if (!api) {
+        return QStringLiteral("NVRTC: ") + api.error().message;
+    }
+    const NvrtcApi &n = **api;
+    QFile f(file);
+    if (!f.open(QIODevice::ReadOnly)) {
+        return QStringLiteral("cannot read ") + file;
+    }
+    const QByteArray source = f.readAll();
+    nvrtcProgram program = nullptr;
+    if (n.nvrtcCreateProgram(&program, source.constData(), "exported.cu", 0, nullptr, nullptr) != NVRTC_SUCCESS) {
+        return QStringLiteral("nvrtcCreateProgram failed");
+    }
+    QList<QByteArray> options{"-std=c++17", "-arch=compute_90"};
+    for (const QString &d : includeDirs) {
+        options << ("-I" + d).toUtf8();
+    }
+    QList<const char *> argv;
+    for (const QByteArray &o : options) {
+        argv << o.constData();
+    }
+    const nvrtcResult rc = n.nvrtcCompileProgram(program, int(argv.size()), argv.data());
+    size_t logSize = 0;
+    n.nvrtcGetProgramLogSize(program, &logSize);
+    QByteArray log(qsizetype(logSize), '\0');
+    n.nvrtcGetProgramLog(program, log.data());
+    n.nvrtcDestroyProgram(&program);
+    return rc == NVRTC_SUCCESS ? QString() : QString::fromUtf8(log);
+}
+
 bool hasPython()
 {
     return !QStandardPaths::findExecutable(QStringLiteral("python3")).isEmpty();
@@ -106,6 +147,9 @@ QString expectedImports(const QString &target)
                                                             : QStringLiteral("cuda");
     QStringList names{QStringLiteral("argparse"), QStringLiteral("numpy"), QStringLiteral("pathlib"),
                       QStringLiteral("sys"),      QStringLiteral("time"),  extra};
+    if (target != QLatin1String("pycuda")) {
+        names << QStringLiteral("os"); // the toolkit's include folders from $CUDA_HOME / $CUDA_PATH
+    }
     names.sort();
     return names.join(QLatin1Char(' '));
 }
@@ -209,6 +253,18 @@ private Q_SLOTS:
                 runProcess(QStringLiteral("python3"), {QStringLiteral("-m"), QStringLiteral("py_compile"), program});
             QVERIFY2(compiled.exitCode == 0, qPrintable(compiled.output));
             QCOMPARE(importedModules(program), expectedImports(target));
+            if (target != QLatin1String("pycuda")) {
+                // NVRTC searches no folder by itself: the sources must compile with the folders the program names.
+                QStringList dirs{QFileInfo(project).absolutePath()};
+                if (QFileInfo::exists(out + QStringLiteral("/nvrtc_include"))) {
+                    dirs << out + QStringLiteral("/nvrtc_include");
+                }
+                dirs << Compiler::toolkitIncludeDirs();
+                for (const QString &cu : QDir(out).entryList({QStringLiteral("*.cu")}, QDir::Files)) {
+                    const QString log = compileAsExported(out + QLatin1Char('/') + cu, dirs);
+                    QVERIFY2(log.isEmpty(), qPrintable(cu + QStringLiteral(": ") + log.left(900)));
+                }
+            }
         }
     }
 
