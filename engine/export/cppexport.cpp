@@ -396,6 +396,33 @@ public:
                 if (!s.label.isEmpty()) {
                     comment(s.label, in);
                 }
+                if (s.cooperative) {
+                    // cudaLaunchKernelEx converts each argument to its parameter's type, as <<<>>> does.
+                    comment(QStringLiteral("A cooperative launch, so that grid.sync() works: the whole grid must fit "
+                                           "on the GPU at once."),
+                            in);
+                    line(QStringLiteral("{"), in);
+                    line(QStringLiteral("cudaLaunchAttribute cooperative{};"), in + 1);
+                    line(QStringLiteral("cooperative.id = cudaLaunchAttributeCooperative;"), in + 1);
+                    line(QStringLiteral("cooperative.val.cooperative = 1;"), in + 1);
+                    line(QStringLiteral("cudaLaunchConfig_t config{dim3(%1, %2, %3), dim3(%4, %5, %6), %7, %8, "
+                                        "&cooperative, 1};")
+                             .arg(s.grid[0])
+                             .arg(s.grid[1])
+                             .arg(s.grid[2])
+                             .arg(s.block[0])
+                             .arg(s.block[1])
+                             .arg(s.block[2])
+                             .arg(s.sharedBytes)
+                             .arg(st),
+                         in + 1);
+                    line(QStringLiteral("CHECK(cudaLaunchKernelEx(&config, ::%1%2));")
+                             .arg(s.kernel,
+                                  args.isEmpty() ? QString() : QStringLiteral(", ") + args.join(QStringLiteral(", "))),
+                         in + 1);
+                    line(QStringLiteral("}"), in);
+                    break;
+                }
                 // "::": a kernel named like one of this program's functions is still the kernel.
                 line(QStringLiteral("::%1<<<dim3(%2, %3, %4), dim3(%5, %6, %7), %8, %9>>>(%10);")
                          .arg(s.kernel)

@@ -358,6 +358,7 @@ Result<Resolved> resolveRun(const Project &project, const HostBuffers &buffers, 
             ps.grid = rs.grid;
             ps.block = rs.block;
             ps.sharedBytes = rs.sharedBytes;
+            ps.cooperative = rs.cooperative;
             for (int ai = 0; ai < rs.args.size(); ++ai) {
                 const RunArg &ra = rs.args[ai];
                 const KernelParam &param = k->params.value(ai);
@@ -430,7 +431,8 @@ bool PlanStep::sameAs(const PlanStep &o) const
 {
     if (kind != o.kind || stream != o.stream || waits != o.waits || event != o.event || buffer != o.buffer ||
         offset != o.offset || bytes != o.bytes || memsetValue != o.memsetValue || kernel != o.kernel ||
-        !(grid == o.grid) || !(block == o.block) || sharedBytes != o.sharedBytes || args.size() != o.args.size()) {
+        !(grid == o.grid) || !(block == o.block) || sharedBytes != o.sharedBytes || cooperative != o.cooperative ||
+        args.size() != o.args.size()) {
         return false;
     }
     for (int i = 0; i < args.size(); ++i) {

@@ -67,6 +67,7 @@ struct PlanStep
     Dim3 grid{1, 1, 1};
     Dim3 block{1, 1, 1};
     qint64 sharedBytes = 0;
+    bool cooperative = false; ///< launched cooperatively (grid.sync() works)
     QList<PlanArg> args;
 
     bool sameAs(const PlanStep &o) const;

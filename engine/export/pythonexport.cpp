@@ -136,7 +136,8 @@ def allow_shared(kernel, nbytes):
     kernel.set_attribute(drv.function_attribute.MAX_DYNAMIC_SHARED_SIZE_BYTES, nbytes)
 
 
-def launch(kernel, grid, block, shared, stream, args):
+def launch(kernel, grid, block, shared, stream, args, cooperative=False):
+    # PyCUDA has no cooperative launch; the export refuses projects that need one.
     kernel(*args, grid=grid, block=block, shared=shared, stream=stream)
 
 
@@ -217,9 +218,10 @@ def allow_shared(kernel, nbytes):
     kernel.max_dynamic_shared_size_bytes = nbytes
 
 
-def launch(kernel, grid, block, shared, stream, args):
+def launch(kernel, grid, block, shared, stream, args, cooperative=False):
+    # cooperative: cuLaunchCooperativeKernel, so that grid.sync() works.
     with stream:
-        kernel(grid, block, tuple(args), shared_mem=shared)
+        kernel(grid, block, tuple(args), shared_mem=shared, enable_cooperative_groups=cooperative)
 
 
 def l2_cache_bytes():
@@ -311,8 +313,10 @@ def memset(dptr, value, nbytes, stream):
     checked(driver.cuMemsetD8Async(dptr, value, nbytes, stream.handle))
 
 
-def launch(kernel, grid, block, shared, stream, args):
-    launch_kernel(stream, LaunchConfig(grid=grid, block=block, shmem_size=shared), kernel, *args)
+def launch(kernel, grid, block, shared, stream, args, cooperative=False):
+    # cooperative: cuLaunchCooperativeKernel, so that grid.sync() works.
+    config = LaunchConfig(grid=grid, block=block, shmem_size=shared, cooperative_launch=cooperative)
+    launch_kernel(stream, config, kernel, *args)
 
 
 
@@ -514,10 +518,11 @@ public:
                 if (!s.label.isEmpty()) {
                     comment(s.label, in);
                 }
-                line(QStringLiteral("launch(%1[%2], %3, %4, %5, %6, [%7])")
+                line(QStringLiteral("launch(%1[%2], %3, %4, %5, %6, [%7]%8)")
                          .arg(kernelsName, py(s.kernel), tuple3(s.grid), tuple3(s.block))
                          .arg(s.sharedBytes)
-                         .arg(st, args.join(QStringLiteral(", "))),
+                         .arg(st, args.join(QStringLiteral(", ")),
+                              s.cooperative ? QStringLiteral(", cooperative=True") : QString()),
                      in);
                 break;
             }
@@ -752,6 +757,15 @@ Result<QByteArray> PyWriter::write()
             continue;
         }
         for (const PlanStep &s : run->steps) {
+            if (s.kind == RunStep::Kind::Kernel && s.cooperative && m_target == ExportTarget::PyCuda) {
+                return Error{QStringLiteral("export"),
+                             Error::Code::BadInput,
+                             {},
+                             QStringLiteral("pycuda: kernel '%1' is launched cooperatively (grid.sync()), which "
+                                            "cannot be exported yet for PyCUDA: it has no cooperative launch; export "
+                                            "for cupy, cuda-python or cuda-cpp")
+                                 .arg(s.kernel)};
+            }
             if (s.kind == RunStep::Kind::Kernel && s.sharedBytes > 48 * 1024) {
                 if (m_target == ExportTarget::CudaPython) {
                     return Error{QStringLiteral("export"),
