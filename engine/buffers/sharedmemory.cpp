@@ -1,6 +1,7 @@
 #include "sharedmemory.h"
 
 #include <QCoreApplication>
+#include <QRegularExpression>
 
 #include <atomic>
 
@@ -107,7 +108,18 @@ Result<SharedMemory> SharedMemory::create(qint64 bytes, const QString &label)
 
 Result<SharedMemory> SharedMemory::open(const QString &path, qint64 bytes)
 {
-    const int fd = ::open(path.toLocal8Bit().constData(), O_RDWR | O_CLOEXEC);
+    // This process's own memory (a worker's copy of a remote or sandboxed
+    // engine's buffer): a duplicate of the descriptor, not a walk through
+    // /proc, which a sandboxed process may not take.
+    int fd = -1;
+    static const QRegularExpression own(QStringLiteral("^/proc/(self|[0-9]+)/fd/([0-9]+)$"));
+    if (const QRegularExpressionMatch m = own.match(path);
+        m.hasMatch() && (m.captured(1) == QLatin1String("self") || m.captured(1).toLongLong() == ::getpid())) {
+        const int mine = m.captured(2).toInt();
+        fd = mine > 2 ? ::fcntl(mine, F_DUPFD_CLOEXEC, 3) : -1;
+    } else {
+        fd = ::open(path.toLocal8Bit().constData(), O_RDWR | O_CLOEXEC);
+    }
     if (fd < 0) {
         return shmError(
             QStringLiteral("cannot open shared memory %1: %2").arg(path, QString::fromLocal8Bit(std::strerror(errno))));

@@ -83,8 +83,9 @@ void Supervisor::pump()
     }
     m_current = m_queue.takeFirst();
     m_current->id = m_nextId++;
-    if (m_target.isRemote() && (m_current->type == Type::Run || m_current->type == Type::Prepare)) {
-        // The worker cannot map this process's memory: the buffers it lacks go first, in frames.
+    if (m_copyBuffers && (m_current->type == Type::Run || m_current->type == Type::Prepare)) {
+        // The worker cannot map this process's memory (remote, or sandboxed):
+        // the buffers it lacks go first, in frames.
         const Status s = m_buffers.begin(m_current->body, m_current->id);
         if (!s) {
             Job job = std::move(*m_current);
@@ -163,8 +164,12 @@ void Supervisor::startWorker()
     m_process = new WorkerProcess(this);
     m_started = true;
     QStringList workerArgs{QStringLiteral("--connect"), m_server->fullServerName()};
+    m_copyBuffers = false;
     if (Sandbox::workerSandboxRequested()) {
-        workerArgs << QStringLiteral("--sandbox"); // opt-in until shown on a GPU host (docs/security.md)
+        workerArgs << QStringLiteral("--sandbox"); // opt-in (docs/security.md)
+        // Landlock keeps the worker out of this process's /proc entries, so
+        // it cannot map the buffers' memory: they travel in frames.
+        m_copyBuffers = true;
     }
     if (m_launch.prefix.isEmpty()) {
         m_process->setProgram(program);
@@ -198,6 +203,7 @@ void Supervisor::startWorker()
 void Supervisor::startRemote()
 {
     m_state = State::Starting;
+    m_copyBuffers = true;
     m_stderr.clear();
     m_decoder = FrameDecoder();
     m_buffers.reset();

@@ -90,6 +90,7 @@ private:
     Target m_target;                ///< resolved when a worker starts
     RemoteBuffers m_buffers;        ///< what a remote worker holds of the buffers
     bool m_uploading = false;       ///< the current request's buffer pieces are still going out
+    bool m_copyBuffers = false;     ///< the worker cannot map the buffers (remote, sandboxed): they go in frames
     QTimer *m_startTimer = nullptr;
     QTimer *m_requestTimer = nullptr;
     Protocol::FrameDecoder m_decoder;

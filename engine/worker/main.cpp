@@ -6,6 +6,7 @@
 // the buffers' bytes travel in them too (StdioBridge).
 
 #include "compile/sandbox.h"
+#include "cuda/driverapi.h"
 #include "protocol.h"
 #include "stdiobridge.h"
 #include "workerservice.h"
@@ -164,7 +165,9 @@ int main(int argc, char **argv)
     Protocol::FrameDecoder decoder;
     WorkerService service;
     applyTestHooks(service);
-    if (args.contains(QStringLiteral("--sandbox"))) {
+    StdioBridge bridge;
+    const bool sandboxed = args.contains(QStringLiteral("--sandbox"));
+    if (sandboxed) {
         // Defence in depth (docs/security.md): from here the process reads
         // only the driver's files and writes nowhere; the socket is open.
         QStringList libraryDirs;
@@ -174,6 +177,13 @@ int main(int argc, char **argv)
         }
         libraryDirs << qEnvironmentVariable("LD_LIBRARY_PATH").split(QLatin1Char(':'), Qt::SkipEmptyParts);
         libraryDirs << QCoreApplication::applicationDirPath();
+        // cuInit first, unrestricted: it is where libcuda reads and creates
+        // what it needs outside the policy (shown on a GPU host: under the
+        // policy cuInit fails with CUDA_ERROR_OPERATING_SYSTEM). What runs
+        // after it, the kernels' contexts, modules and launches, needs only
+        // the device nodes. A driver that fails here fails the same way later,
+        // with the message the session gives.
+        (void)DriverApi::instance();
         QVariantMap state{{QStringLiteral("sandboxed"), false}};
         if (const Status s = Sandbox::restrictFileSystem(Sandbox::workerPolicy(libraryDirs)); !s) {
             state.insert(QStringLiteral("reason"), s.error().message);
@@ -196,7 +206,36 @@ int main(int argc, char **argv)
                 std::fprintf(stderr, "kpg-worker: %s\n", qPrintable(next->error().toString()));
                 return 65;
             }
-            const Protocol::Message answer = service.handle(next->value());
+            Protocol::Message request = std::move(*next).value();
+            Protocol::Message answer;
+            if (!sandboxed) {
+                answer = service.handle(request);
+            } else {
+                // Sandboxed, the worker cannot map the engine's memory by its
+                // /proc path (Landlock denies reaching into another process):
+                // the buffers travel in frames, as to a remote worker.
+                if (request.type == Protocol::Type::BufferData) {
+                    bridge.receive(request.body);
+                    continue;
+                }
+                const bool withBuffers = request.type == Protocol::Type::Run || request.type == Protocol::Type::Prepare;
+                Result<QVariantMap> local =
+                    withBuffers ? bridge.localize(request.body) : Result<QVariantMap>(request.body);
+                if (!local) {
+                    answer = Protocol::errorReply(request, local.error());
+                } else {
+                    request.body = *local;
+                    answer = service.handle(request);
+                    if (request.type == Protocol::Type::Run && answer.type == Protocol::Type::Reply) {
+                        bridge.sendChanged(request.id, [&socket](const QByteArray &frame) {
+                            socket.write(frame);
+                            while (socket.bytesToWrite() > (4 << 20) && socket.waitForBytesWritten(5000)) {
+                            }
+                            return socket.state() == QLocalSocket::ConnectedState;
+                        });
+                    }
+                }
+            }
             socket.write(Protocol::encode(answer));
             socket.flush();
             while (socket.bytesToWrite() > 0 && socket.waitForBytesWritten(5000)) {

@@ -6,6 +6,7 @@
 #include "buffers/dtype.h"
 #include "client/engineclient.h"
 #include "compile/compiler.h"
+#include "compile/sandbox.h"
 #include "cuda/deviceinfo.h"
 #include "project/projectio.h"
 #include "run/projectcompile.h"
@@ -281,6 +282,78 @@ private Q_SLOTS:
         qInfo("vector_add n=%d: median %.4f ms, noise %.2f %%, %d samples, occupancy %.0f %% (%s)", n,
               r.result.stats.medianMs, r.result.stats.noise * 100, r.result.stats.count,
               r.result.steps[0].occupancy.ratio * 100, qPrintable(r.result.steps[0].occupancy.limiter));
+    }
+
+    // The worker under Landlock (KPG_WORKER_SANDBOX=1, docs/security.md):
+    // the driver starts, the buffers travel in frames both ways, and two runs
+    // in a row (the second on changed inputs) match the CPU.
+    void sandboxedWorkerMatchesCpu()
+    {
+        if (Sandbox::landlockAbi() <= 0) {
+            QSKIP("Landlock is not available on this kernel (landlock_create_ruleset reports no ABI)");
+        }
+        QTemporaryDir tmp;
+        const QString secret = tmp.filePath(QStringLiteral("secret.txt"));
+        {
+            QFile f(secret);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write("not for the worker");
+        }
+        // Read when a worker starts: on for every worker of this test.
+        Sandbox::setWorkerSandboxed(true);
+        qputenv("KPG_WORKER_TEST_HOOKS", "1"); // the Ping read probe
+        const auto restore = qScopeGuard([] {
+            Sandbox::setWorkerSandboxed(false);
+            qunsetenv("KPG_WORKER_TEST_HOOKS");
+        });
+        EngineClient client;
+        Runner runner(&client);
+        const int n = 300001;
+        const QJsonObject json = baseProject(
+            QJsonArray{QJsonObject{{"name", "n"}, {"type", "int32"}, {"value", n}}},
+            QJsonArray{QJsonObject{{"name", "a"},
+                                   {"dtype", "float32"},
+                                   {"shape", n},
+                                   {"init", QJsonObject{{"kind", "random"}, {"seed", 11}}}},
+                       QJsonObject{{"name", "b"},
+                                   {"dtype", "float32"},
+                                   {"shape", n},
+                                   {"init", QJsonObject{{"kind", "random"}, {"distribution", "normal"}, {"seed", 12}}}},
+                       QJsonObject{{"name", "c"}, {"dtype", "float32"}, {"shape", n}}},
+            QJsonArray{launch("vector_add", {"ceil_div(n, block.x)"}, {256}, {"a", "b", "c", "n"})});
+        const Project project = *parseProject(QJsonDocument(json));
+        auto compiled = m_compiler->compile(compileRequestFor(project, m_device.ccMajor, m_device.ccMinor));
+        QVERIFY(compiled && compiled->ok);
+        HostBuffers buffers;
+        QVERIFY(bool(buffers.materialize(project)));
+        for (int round = 0; round < 2; ++round) {
+            if (round == 1) {
+                float *a = static_cast<float *>(buffers.find("a")->memory.data());
+                for (int i = 0; i < n; i += 3) {
+                    a[i] = -a[i] * 2.0f + 1.0f; // changed on the host: must reach the worker
+                }
+            }
+            auto prepared = prepareRun(project, *compiled, buffers, 0);
+            QVERIFY(bool(prepared));
+            const RunResult r = runner.runSync(*prepared, &buffers);
+            QVERIFY2(!r.error, qPrintable(r.error ? r.error->toString() : QString()));
+            const auto a = contents<float>(buffers.find("a"));
+            const auto b = contents<float>(buffers.find("b"));
+            const auto c = contents<float>(buffers.find("c"));
+            for (int i = 0; i < n; ++i) {
+                if (c[size_t(i)] != a[size_t(i)] + b[size_t(i)]) {
+                    QFAIL(qPrintable(QStringLiteral("run %1: c[%2] = %3, expected %4")
+                                         .arg(round + 1)
+                                         .arg(i)
+                                         .arg(c[size_t(i)])
+                                         .arg(a[size_t(i)] + b[size_t(i)])));
+                }
+            }
+        }
+        // And it was sandboxed all along: the worker that ran cannot read a file of the user's.
+        const Reply probe = client.requestSync(Protocol::Type::Ping, {{QStringLiteral("testRead"), secret}});
+        QVERIFY2(bool(probe), probe ? "" : qPrintable(probe.error().toString()));
+        QCOMPARE(probe->value(QStringLiteral("testRead")).toString(), QStringLiteral("Permission denied"));
     }
 
     void saxpyMatchesCpu()
