@@ -6,6 +6,7 @@
 
 #include <QByteArray>
 #include <QJsonDocument>
+#include <QJsonValue>
 #include <QString>
 
 namespace Kp {
@@ -57,6 +58,13 @@ QByteArray serializeProject(const Project &project);
  * see saveProjectSource().
  */
 Status saveProject(const Project &project, const QString &path);
+
+/**
+ * A launch argument as the project file writes it: a name ("a", "a+16"), a
+ * number, null, a vector or struct value ("float2 {1, 2}" or [1, 2]) or an
+ * expression ({"value": "chunk.offset"}). Parsing it back gives the same binding.
+ */
+QJsonValue argBindingJson(const ArgBinding &binding);
 
 /**
  * Writes project.sourceText to project.sourceFile, resolved against the

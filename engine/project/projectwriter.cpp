@@ -312,6 +312,11 @@ QByteArray serializeProject(const Project &project)
     return renderJson(projectNode(project));
 }
 
+QJsonValue argBindingJson(const ArgBinding &binding)
+{
+    return toJsonValue(bindingNode(binding));
+}
+
 Status saveProject(const Project &project, const QString &path)
 {
     return writeAtomically(path, serializeProject(project));

@@ -15,6 +15,7 @@
 #include "shell/mainwindow.h"
 #include "workbench/selection.h"
 
+#include <QComboBox>
 #include <QDockWidget>
 #include <QLabel>
 #include <QLineEdit>
@@ -23,6 +24,7 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTimer>
 
@@ -54,6 +56,36 @@ private Q_SLOTS:
         QVERIFY2(problems.topLevelItem(0)->text(0).contains(QLatin1String("2")) ||
                      problems.topLevelItem(0)->text(1).contains(QLatin1String("2")),
                  "the error is on line 2");
+    }
+
+    // A struct passed by value shows as the project writes it, and editing
+    // another argument keeps it (it was shown as 0, and the next edit of any
+    // argument wrote 0 over it).
+    void structArgumentSurvivesEditingAnother()
+    {
+        PanelFixture f;
+        LaunchPanel launch(f.wb);
+        QVERIFY(f.open(QStringLiteral(":/presets/struct_params/struct_params.kpg")));
+        auto *args = launch.findChild<QTableWidget *>(QStringLiteral("arguments"));
+        QVERIFY(args);
+        QTRY_COMPARE(args->rowCount(), 4);
+        auto *shown = qobject_cast<QComboBox *>(args->cellWidget(0, 2));
+        QVERIFY(shown);
+        QCOMPARE(shown->currentText(), QStringLiteral("Transform {2, {1, -3}, 10}"));
+        // Edit n's binding to a literal, as a user types it.
+        auto *n = qobject_cast<QComboBox *>(args->cellWidget(3, 2));
+        QVERIFY(n && n->isEditable());
+        n->setEditText(QStringLiteral("5000"));
+        QMetaObject::invokeMethod(n->lineEdit(), "editingFinished");
+        QTRY_COMPARE(f.wb.document().project().launches.value(0).args.value(3).value, 5000.0);
+        const ArgBinding t = f.wb.document().project().launches.value(0).args.value(0);
+        QVERIFY(t.isAggregate());
+        QCOMPARE(t.values, (QList<double>{2, 1, -3, 10}));
+        // A vector value typed as an array is one too.
+        shown->setEditText(QStringLiteral("[3, 0.5, 0.25, 7]"));
+        QMetaObject::invokeMethod(shown->lineEdit(), "editingFinished");
+        QTRY_COMPARE(f.wb.document().project().launches.value(0).args.value(0).values,
+                     (QList<double>{3, 0.5, 0.25, 7}));
     }
 
     // The Checks panel says what a project's checks are before any run.

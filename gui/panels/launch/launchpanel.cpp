@@ -2,6 +2,7 @@
 
 #include "buffers/dtype.h"
 #include "core/format.h"
+#include "project/projectio.h"
 #include "run/runner.h"
 #include "workbench/compilecontroller.h"
 #include "workbench/devices.h"
@@ -17,6 +18,8 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QLabel>
 #include <QLineEdit>
 #include <QLocale>
@@ -919,7 +922,7 @@ QMap<QString, QJsonValue> LaunchPanel::bindingsByName(const LaunchStep &step, co
                              : kernel && i < kernel->params.size() ? kernel->params[i].name
                                                                    : QString();
         if (!name.isEmpty()) {
-            out.insert(name, numberOrText(bindingText(b)));
+            out.insert(name, argBindingJson(b));
         }
     }
     return out;
@@ -986,10 +989,53 @@ QString LaunchPanel::bindingText(const ArgBinding &b) const
     switch (b.kind) {
     case ArgBinding::Kind::Buffer: return b.offset ? QStringLiteral("%1+%2").arg(b.name).arg(b.offset) : b.name;
     case ArgBinding::Kind::Scalar: return b.name;
-    // The shortest text that reads back as the same double: 0.1, never 0.10000000000000001.
-    case ArgBinding::Kind::Literal: return QString::number(b.value, 'g', QLocale::FloatingPointShortest);
+    case ArgBinding::Kind::Literal:
+        // What the project file says, in a form argJsonFor() reads back: a
+        // struct or vector value, null or an expression is never shown as a number.
+        if (b.null) {
+            return QStringLiteral("null");
+        }
+        if (b.isAggregate() || !b.expression.isEmpty()) {
+            const QJsonValue v = argBindingJson(b);
+            return v.isString()   ? v.toString()
+                   : v.isObject() ? v.toObject().value(QStringLiteral("value")).toString()
+                                  : QString::fromUtf8(QJsonDocument(v.toArray()).toJson(QJsonDocument::Compact));
+        }
+        // The shortest text that reads back as the same double: 0.1, never 0.10000000000000001.
+        return QString::number(b.value, 'g', QLocale::FloatingPointShortest);
     }
     return {};
+}
+
+QJsonValue LaunchPanel::argJsonFor(const ArgBinding *current, const QString &text) const
+{
+    // Unchanged: exactly what the project had (an expression or a struct value stays one).
+    if (current && bindingText(*current) == text) {
+        return argBindingJson(*current);
+    }
+    if (text.startsWith(QLatin1Char('['))) {
+        QJsonParseError error{};
+        const QJsonDocument d = QJsonDocument::fromJson(text.toUtf8(), &error);
+        if (error.error == QJsonParseError::NoError && d.isArray()) {
+            return d.array(); // a vector or struct value, member by member
+        }
+    }
+    if (text == QLatin1String("null") && !m_project.buffer(text) && !m_project.scalar(text)) {
+        return QJsonValue(QJsonValue::Null);
+    }
+    return numberOrText(text);
+}
+
+const ArgBinding *LaunchPanel::bindingAt(const LaunchStep &step, const KernelInfo *kernel, int row) const
+{
+    if (kernel && row < kernel->params.size() && !kernel->params[row].name.isEmpty()) {
+        for (const ArgBinding &b : step.args) {
+            if (b.param == kernel->params[row].name) {
+                return &b;
+            }
+        }
+    }
+    return row < step.args.size() && step.args[row].param.isEmpty() ? &step.args[row] : nullptr;
 }
 
 QComboBox *LaunchPanel::bindingEditor(int row) const
@@ -1092,9 +1138,16 @@ void LaunchPanel::rebuildArgs()
         }
         combo->setCurrentText(bindingFor(r));
         const QString typeName = hasWant ? dtypeName(wantType) : (p ? p->baseType : QString());
-        combo->setToolTip(pointer && value ? tr("A buffer (a+16 for an element offset), a scalar, or a number")
-                          : pointer ? tr("A buffer of %1 (a+16 for an element offset); Enter commits").arg(typeName)
-                                    : tr("A scalar of %1 or a number; Enter commits").arg(typeName));
+        // A struct or vector passed by value takes a braced value, not a number.
+        const bool aggregate = p && !pointer && (!hasWant || dtypeInfo(wantType).components > 1);
+        const QString valueType = p ? p->baseType : QString();
+        combo->setToolTip(
+            pointer && value ? tr("A buffer (a+16 for an element offset), a scalar, or a number")
+            : pointer        ? tr("A buffer of %1 (a+16 for an element offset); Enter commits").arg(typeName)
+            : aggregate ? tr("A %1 value: \"%1 {1, 2}\" or [1, 2], its members in declaration order (nested braces "
+                             "allowed); Enter commits")
+                              .arg(valueType)
+                        : tr("A scalar of %1 or a number; Enter commits").arg(typeName));
         const QString param = p ? p->name : QString();
         // Committed on Enter, on leaving the field or on a choice from the
         // list, never per keystroke: "1." is not yet "1.5".
@@ -1157,7 +1210,7 @@ void LaunchPanel::emitArgs()
         for (int r = 0; r < m_args->rowCount(); ++r) {
             named = named && !kernel->params[r].name.isEmpty();
             if (!textAt(r).isEmpty()) {
-                bound.insert(kernel->params[r].name, numberOrText(textAt(r)));
+                bound.insert(kernel->params[r].name, argJsonFor(bindingAt(step, kernel, r), textAt(r)));
             }
         }
         if (named) {
@@ -1168,7 +1221,7 @@ void LaunchPanel::emitArgs()
     QJsonArray args;
     for (int r = 0; r < m_args->rowCount(); ++r) {
         if (!textAt(r).isEmpty()) {
-            args.append(numberOrText(textAt(r)));
+            args.append(argJsonFor(bindingAt(step, kernel, r), textAt(r)));
         }
     }
     Q_EMIT edited(m_step, QStringLiteral("args"), args);

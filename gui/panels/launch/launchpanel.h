@@ -164,6 +164,10 @@ private:
     void emitRepeat();
     void updateCreateMissing();
     QString bindingText(const ArgBinding &b) const;
+    /** The JSON of an argument the user left as text, given what the row held before (null if nothing). */
+    QJsonValue argJsonFor(const ArgBinding *current, const QString &text) const;
+    /** What row (a parameter) of step is bound to, by name or position; null when unbound. */
+    const ArgBinding *bindingAt(const LaunchStep &step, const KernelInfo *kernel, int row) const;
     /** The binding of each parameter of kernel (by name), from the step's args; missing ones absent. */
     QMap<QString, QJsonValue> bindingsByName(const LaunchStep &step, const KernelInfo *kernel) const;
     QStringList unboundParams() const;
