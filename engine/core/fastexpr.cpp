@@ -104,8 +104,8 @@ Result<std::shared_ptr<const FastExpression>> FastExpression::compile(const Expr
     std::shared_ptr<FastExpression> fast(new FastExpression);
     fast->m_uses.assign(varying.size(), false);
     const mu::ParserByteCode &code = expr.m_parser->GetByteCode();
-    if (code.GetSize() < 2) {
-        return unsupported(QStringLiteral("no byte code (the text was not parsed)"));
+    if (code.GetSize() < 2 || code.GetBase()[code.GetSize() - 1].Cmd != mu::cmEND) {
+        return unsupported(QStringLiteral("no complete byte code (the text was not parsed)"));
     }
     const mu::SToken *tok = code.GetBase();
     const mu::generic_callable_type minus = unaryMinus();
@@ -223,9 +223,12 @@ Result<std::shared_ptr<const FastExpression>> FastExpression::compile(const Expr
             depth -= n - 1;
             continue;
         }
+        case mu::cmASSIGN: return unsupported(QStringLiteral("an assignment (=)"));
+        case mu::cmFUNC_STR: return unsupported(QStringLiteral("a function of a string"));
+        case mu::cmFUNC_BULK: return unsupported(QStringLiteral("a bulk-mode function"));
         default:
-            // cmASSIGN, cmFUNC_STR, cmFUNC_BULK, cmSTRING and anything newer.
-            return unsupported(QStringLiteral("byte code %1").arg(static_cast<int>(k.Cmd)));
+            // cmSTRING and codes of a newer muparser.
+            return unsupported(QStringLiteral("muparser byte code %1").arg(static_cast<int>(k.Cmd)));
         }
         // A binary operator.
         if (depth < 2) {
@@ -248,6 +251,10 @@ Result<std::shared_ptr<const FastExpression>> FastExpression::compile(const Expr
     }
     if (depth != 1 || !ifDepth.empty()) {
         return unsupported(QStringLiteral("%1 results").arg(depth));
+    }
+    // Each level is a block of doubles per thread; muparser needs one double.
+    if (fast->m_depth > kMaxDepth) {
+        return unsupported(QStringLiteral("%1 values on the stack (at most %2)").arg(fast->m_depth).arg(kMaxDepth));
     }
     return std::shared_ptr<const FastExpression>(std::move(fast));
 }
@@ -303,6 +310,12 @@ KP_VECTOR_CLONES void square(double *t, int count)
 
 Status FastExpression::evaluate(const double *const *inputs, int count, double *out, Scratch &scratch) const
 {
+    if (count < 1 || count > kBlock) {
+        return Error{QStringLiteral("expression"),
+                     Error::Code::Internal,
+                     {},
+                     QStringLiteral("%1 elements in a block of at most %2").arg(count).arg(kBlock)};
+    }
     try {
         run(inputs, count, out, scratch);
     } catch (const mu::Parser::exception_type &e) {

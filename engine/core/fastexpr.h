@@ -24,8 +24,9 @@ class Expression;
  * the same value because every callback is a pure function.
  *
  * compile() refuses (and the caller keeps using Expression) what it does not
- * translate: assignments, string and bulk functions, functions of more than
- * four fixed arguments, and a ?: whose arms do not each leave one value.
+ * translate: assignments, string and bulk functions, functions of five to ten
+ * fixed arguments, a ?: whose arms do not each leave one value, and a stack
+ * deeper than kMaxDepth.
  *
  * Immutable after compile(); evaluate() may be called from many threads at
  * once, each with its own Scratch.
@@ -35,6 +36,8 @@ class FastExpression
 public:
     /** Elements per block: the arrays of a few stack levels stay in the L1/L2 cache. */
     static constexpr int kBlock = 512;
+    /** Deepest stack compile() accepts (64 blocks, 256 KiB a thread); deeper texts stay with muparser. */
+    static constexpr int kMaxDepth = 64;
 
     /** Per-thread work space for evaluate(). */
     struct Scratch

@@ -387,8 +387,14 @@ void TestFastExpr::unsupportedFallsBack_data()
 {
     QTest::addColumn<QString>("text");
     QTest::addColumn<QString>("reason");
-    QTest::newRow("assignment") << QStringLiteral("y = x * 2") << QStringLiteral("byte code");
-    QTest::newRow("assignment_in_sum") << QStringLiteral("x + (y = 3)") << QStringLiteral("byte code");
+    QTest::newRow("assignment") << QStringLiteral("y = x * 2") << QStringLiteral("an assignment (=)");
+    QTest::newRow("assignment_in_sum") << QStringLiteral("x + (y = 3)") << QStringLiteral("an assignment (=)");
+    // 70 nested right operands: 70 values on the stack at once.
+    QString deep = QStringLiteral("x");
+    for (int d = 0; d < 70; ++d) {
+        deep = QStringLiteral("sin(x) + (%1)").arg(deep);
+    }
+    QTest::newRow("deep_stack") << deep << QStringLiteral("values on the stack (at most 64)");
 }
 
 void TestFastExpr::unsupportedFallsBack()
