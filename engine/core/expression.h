@@ -58,6 +58,9 @@ public:
     static bool isNumber(const QString &text, double *value = nullptr);
 
 private:
+    // Reads the byte code muparser built, to translate it (core/fastexpr).
+    friend class FastExpression;
+
     Error error(const QString &what) const;
 
     std::unique_ptr<mu::Parser> m_parser;
