@@ -152,12 +152,22 @@ def l2_cache_bytes():
 allocations = []  # keeps the device memory alive; the program works with its addresses
 
 
-def compile_module(source, names):
+def compile_module(source, names, cooperative=()):
     """Compiles with NVRTC (CuPy's RawModule); C++ kernels and template
-    instances are found through name expressions, as in the playground."""
+    instances are found through name expressions, as in the playground.
+    CuPy launches cooperatively (grid.sync()) the kernels of a module made
+    with enable_cooperative_groups: the kernels named in cooperative come
+    from such a second module."""
     expressions = [name for name, symbol in names.items() if symbol is None]
     module = cp.RawModule(code=source, options=tuple(NVRTC_OPTIONS), name_expressions=expressions)
-    return {name: module.get_function(name if symbol is None else symbol) for name, symbol in names.items()}
+    kernels = {name: module.get_function(name if symbol is None else symbol) for name, symbol in names.items()}
+    if cooperative:
+        together = cp.RawModule(code=source, options=tuple(NVRTC_OPTIONS), name_expressions=expressions,
+                                enable_cooperative_groups=True)
+        for name in cooperative:
+            symbol = names[name]
+            kernels[name] = together.get_function(name if symbol is None else symbol)
+    return kernels
 
 
 def alloc(nbytes):
@@ -219,9 +229,9 @@ def allow_shared(kernel, nbytes):
 
 
 def launch(kernel, grid, block, shared, stream, args, cooperative=False):
-    # cooperative: cuLaunchCooperativeKernel, so that grid.sync() works.
+    # cooperative: the kernel came from compile_module's cooperative module, which CuPy launches so.
     with stream:
-        kernel(grid, block, tuple(args), shared_mem=shared, enable_cooperative_groups=cooperative)
+        kernel(grid, block, tuple(args), shared_mem=shared)
 
 
 def l2_cache_bytes():
@@ -314,8 +324,15 @@ def memset(dptr, value, nbytes, stream):
 
 
 def launch(kernel, grid, block, shared, stream, args, cooperative=False):
-    # cooperative: cuLaunchCooperativeKernel, so that grid.sync() works.
-    config = LaunchConfig(grid=grid, block=block, shmem_size=shared, cooperative_launch=cooperative)
+    if not cooperative:
+        config = LaunchConfig(grid=grid, block=block, shmem_size=shared)
+    else:
+        # A cooperative launch, so that grid.sync() works.
+        try:
+            config = LaunchConfig(grid=grid, block=block, shmem_size=shared, cooperative_launch=True)
+        except TypeError:
+            raise SystemExit("this kernel needs a cooperative launch (grid.sync()), which cuda.core has "
+                             "from version 0.3 on (LaunchConfig's cooperative_launch); this one has none")
     launch_kernel(stream, config, kernel, *args)
 
 
@@ -734,6 +751,7 @@ Result<QByteArray> PyWriter::write()
             }
         }
         QString extra;
+        QString extra2;
         if (!instances.isEmpty()) {
             // Template kernels are compiled only when used; NVRTC's name expressions do that for the
             // playground, and here the address of each instance does it for nvcc.
@@ -745,8 +763,21 @@ Result<QByteArray> PyWriter::write()
                                                                    .arg(instances.join(QStringLiteral(", "))))));
             extra = QStringLiteral(" + ") + instanceVar;
         }
-        line(QStringLiteral("%1 = compile_module((HERE / %2).read_text()%3, {%4})")
-                 .arg(var, py(m.file), extra, entries.join(QStringLiteral(", "))));
+        // CuPy makes a kernel cooperative with its module, not at the launch.
+        QStringList cooperative;
+        for (const PlanRun *run : {&p.run, p.reference ? &*p.reference : nullptr}) {
+            for (const PlanStep &s : run ? run->steps : QList<PlanStep>{}) {
+                if (m_target == ExportTarget::CuPy && run->module == mi && s.kind == RunStep::Kind::Kernel &&
+                    s.cooperative && !cooperative.contains(py(s.kernel))) {
+                    cooperative << py(s.kernel);
+                }
+            }
+        }
+        if (!cooperative.isEmpty()) {
+            extra2 = QStringLiteral(", cooperative=(%1,)").arg(cooperative.join(QStringLiteral(", ")));
+        }
+        line(QStringLiteral("%1 = compile_module((HERE / %2).read_text()%3, {%4}%5)")
+                 .arg(var, py(m.file), extra, entries.join(QStringLiteral(", ")), extra2));
     }
     if (p.reference && p.reference->module == p.run.module) {
         line(QStringLiteral("ref_kernels = kernels"));

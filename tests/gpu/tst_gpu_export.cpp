@@ -137,6 +137,9 @@ private Q_SLOTS:
         const QString saved = tmp.filePath(QStringLiteral("exported"));
         const Proc r = exportAndRun(project, target, tmp.filePath(QStringLiteral("out")),
                                     {QStringLiteral("--no-timing"), QStringLiteral("--save-buffers"), saved});
+        if (r.output.contains(QLatin1String("which cuda.core has from version"))) {
+            QSKIP(qPrintable(r.output.trimmed().right(300))); // an older cuda.core: the program says so
+        }
         if (r.exitCode == -1 && r.output.contains(QLatin1String("cannot be exported yet"))) {
             QSKIP(qPrintable(r.output.trimmed())); // a feature the export does not write yet, as tst_export shows it
         }
