@@ -14,8 +14,10 @@
 #include <QRegularExpression>
 #include <QSet>
 #include <QStandardPaths>
+#include <optional>
 
 #include <algorithm>
+#include <optional>
 #include <vector>
 
 namespace Kp {
@@ -185,8 +187,8 @@ bool needsDefaultDevice(const QString &log)
 // itself (kernel/structlayout), through a second unit with the same options
 // that only adds an initialised array of sizeof/alignof/offsetof values.
 template<typename RunJob>
-void probeLayouts(const CompileRequest &request, const NvrtcJob &job, const QStringList &opts, const RunJob &runJob,
-                  bool &stopped, CompileResult &result)
+std::optional<Error> probeLayouts(const CompileRequest &request, const NvrtcJob &job, const QStringList &opts,
+                                  const RunJob &runJob, bool &stopped, CompileResult &result)
 {
     QStringList types;
     for (const KernelInfo &k : result.kernels) {
@@ -198,12 +200,12 @@ void probeLayouts(const CompileRequest &request, const NvrtcJob &job, const QStr
         }
     }
     if (types.isEmpty()) {
-        return;
+        return std::nullopt;
     }
     QVariantMap plan;
     const QString probe = layoutProbeSource(request.source, types, &plan);
     if (probe.isEmpty()) {
-        return; // no struct definition found for them (templates, typedefs): nothing to probe
+        return std::nullopt; // no struct definition found for them (templates, typedefs): nothing to probe
     }
     NvrtcJob pj = job;
     pj.source = probe.toUtf8();
@@ -217,24 +219,31 @@ void probeLayouts(const CompileRequest &request, const NvrtcJob &job, const QStr
         result.ok = true;
         stopped = false;
         result.layoutError = QStringLiteral("the struct layout probe did not finish");
-        return;
+        return std::nullopt;
+    }
+    if (!out && out.error().code == Error::Code::Cancelled) {
+        // A newer request took over while the probe ran: this whole compile
+        // is superseded, not a compile whose layouts are unknown (that result
+        // would fail the run it reached and sit in the cache).
+        return out.error();
     }
     if (!out) {
         result.layoutError = out.error().message;
-        return;
+        return std::nullopt;
     }
     if (nvrtcResult(out->status) != NVRTC_SUCCESS) {
         const QList<Diagnostic> ds = parseDiagnostics(out->log);
         result.layoutError = QStringLiteral("the struct layout probe did not compile: %1")
                                  .arg(ds.isEmpty() ? out->log.left(300) : ds.front().message);
-        return;
+        return std::nullopt;
     }
     Result<QHash<QString, StructLayout>> layouts = readLayoutProbe(out->ptx, plan);
     if (!layouts) {
         result.layoutError = layouts.error().message;
-        return;
+        return std::nullopt;
     }
     result.layouts = *layouts;
+    return std::nullopt;
 }
 } // namespace
 
@@ -731,7 +740,9 @@ Result<CompileResult> Compiler::compile(const CompileRequest &request)
         result.diagnostics.append(d);
     }
     if (result.ok) {
-        probeLayouts(request, job, opts, runJob, stopped, result);
+        if (const std::optional<Error> cancelled = probeLayouts(request, job, opts, runJob, stopped, result)) {
+            return *cancelled;
+        }
     }
     if (useCache) {
         m_cache->store(key, result);
