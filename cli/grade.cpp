@@ -6,6 +6,7 @@
 
 #include "client/engineclient.h"
 #include "cliutil.h"
+#include "compile/sandbox.h"
 #include "core/safefile.h"
 #include "grade/gradeexport.h"
 #include "grade/grader.h"
@@ -467,6 +468,11 @@ int gradeCommand(const QStringList &given)
         } else {
             args << s;
         }
+    }
+    // Kernels of strangers run in workers under Landlock too (docs/security.md,
+    // "Worker sandbox"); KPG_WORKER_SANDBOX=0 turns it off, as for debugging the driver.
+    if (qEnvironmentVariable("KPG_WORKER_SANDBOX") != QLatin1String("0")) {
+        Sandbox::setWorkerSandboxed(true);
     }
     GradeArgs a;
     for (qsizetype i = 0; i < args.size(); ++i) {

@@ -230,7 +230,7 @@ Environment:
   KPG_COMPILER       path of kpg-compiler, NVRTC's sandboxed process (default: next to kpg)
   KPG_COMPILE_TIMEOUT  compile time limit in seconds (default: 60)
   KPG_COMPILER_MEMORY_LIMIT  compile memory limit in MiB (default: half the RAM over one compile per core, 2048-8192)
-  KPG_WORKER_SANDBOX=1  restrict kpg-worker's file access with Landlock (docs/security.md; off until shown on a GPU)
+  KPG_WORKER_SANDBOX=1  restrict kpg-worker's file access with Landlock (docs/security.md; kpg grade: on, =0 off)
   KPG_PROFILING=1|0  treat the run as under a CUDA profiler, or not (default: found from ncu's and nsys's variables)
   KPG_WORKER_SPAWN   posix or qprocess: how kpg-worker is started (default: posix_spawn under Nsight, else QProcess)
   KPG_CRASH_TRACE=1  on a crash, print the crashing thread, the return address and the stack
