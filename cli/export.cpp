@@ -33,12 +33,7 @@ QHash<QString, QString> loweredNames(const Project &project, Compiler &compiler)
         printDiagnostics(*compiled);
         return names;
     }
-    for (const KernelInfo &k : compiled->kernels) {
-        if (!k.loweredName.isEmpty()) {
-            names.insert(k.name, k.loweredName);
-        }
-    }
-    return names;
+    return loweredNamesOf(*compiled);
 }
 
 } // namespace

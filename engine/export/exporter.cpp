@@ -934,6 +934,17 @@ Result<ExportResult> exportProject(const Project &project, const ExportOptions &
     return result;
 }
 
+QHash<QString, QString> loweredNamesOf(const CompileResult &compiled)
+{
+    QHash<QString, QString> names;
+    for (const KernelInfo &k : compiled.kernels) {
+        if (!k.loweredName.isEmpty()) {
+            names.insert(k.name, k.loweredName);
+        }
+    }
+    return names;
+}
+
 Status writeExport(const ExportResult &result, const QString &dir)
 {
     const QDir root(dir);

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "compile/compiletypes.h"
 #include "core/result.h"
 #include "project/project.h"
 
@@ -58,6 +59,9 @@ struct ExportOptions
     /** The same for the reference source, when it has its own ("reference": {"source": ...}). */
     QHash<QString, QString> referenceLoweredNames;
 };
+
+/** What ExportOptions::loweredNames wants, from a compile of the project's source (KernelInfo::loweredName). */
+QHash<QString, QString> loweredNamesOf(const CompileResult &compiled);
 
 /**
  * Writes a loaded project (loadProject(), source read) as the host program a

@@ -24,22 +24,6 @@
 
 namespace Kp {
 
-namespace {
-
-/** The symbols NVRTC lowered each kernel to, from the last compile (PyCUDA launches C++ kernels by them). */
-QHash<QString, QString> loweredNames(const CompileResult &compile)
-{
-    QHash<QString, QString> out;
-    for (const KernelInfo &k : compile.kernels) {
-        if (!k.loweredName.isEmpty()) {
-            out.insert(k.name, k.loweredName);
-        }
-    }
-    return out;
-}
-
-} // namespace
-
 ExportDialog::ExportDialog(Workbench &wb, QWidget *parent)
     : QDialog(parent)
     , m_wb(wb)
@@ -126,7 +110,8 @@ Result<ExportResult> ExportDialog::currentExport(ExportTarget *target)
     m_wb.compile().syncSource();
     ExportOptions options;
     options.target = exportTargetFromName(m_target->currentData().toString()).value_or(ExportTarget::CuPy);
-    options.loweredNames = loweredNames(m_wb.compile().last());
+    // PyCUDA launches C++ kernels by the symbols NVRTC lowered them to: from the last compile.
+    options.loweredNames = loweredNamesOf(m_wb.compile().last());
     const Project &project = m_wb.document().project();
     if (options.target == ExportTarget::PyCuda && project.reference && !project.reference->sourceFile.isEmpty()) {
         // The reference kernels' C++ names too, as kpg export finds them: a
@@ -134,7 +119,7 @@ Result<ExportResult> ExportDialog::currentExport(ExportTarget *target)
         Compiler compiler;
         const Result<CompileResult> ref = compiler.compile(compileRequestFor(referenceProjectFor(project)));
         if (ref && ref->ok) {
-            options.referenceLoweredNames = loweredNames(*ref);
+            options.referenceLoweredNames = loweredNamesOf(*ref);
         }
     }
     *target = options.target;
