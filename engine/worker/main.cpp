@@ -17,6 +17,8 @@
 
 #include <cstdio>
 #include <cstring>
+#include <functional>
+#include <optional>
 
 #include <cerrno>
 #include <csignal>
@@ -53,6 +55,32 @@ bool writeAll(int fd, const QByteArray &bytes)
         left -= n;
     }
     return true;
+}
+
+// A request to a worker whose buffers travel in frames (remote, or
+// sandboxed): bufferData pieces fill the bridge's copies and get no answer;
+// run and prepare use the copies, and the buffers a run changed go out
+// through send before the answer. Empty for a bufferData frame.
+std::optional<Protocol::Message> handleWithBridge(Protocol::Message request, StdioBridge &bridge,
+                                                  WorkerService &service,
+                                                  const std::function<bool(const QByteArray &)> &send)
+{
+    if (request.type == Protocol::Type::BufferData) {
+        bridge.receive(request.body);
+        return std::nullopt;
+    }
+    const bool withBuffers = request.type == Protocol::Type::Run || request.type == Protocol::Type::Prepare;
+    Result<QVariantMap> local = withBuffers ? bridge.localize(request.body) : Result<QVariantMap>(request.body);
+    if (!local) {
+        return Protocol::errorReply(request, local.error());
+    }
+    request.body = *local;
+    Protocol::Message answer = service.handle(request);
+    if (request.type == Protocol::Type::Run && answer.type == Protocol::Type::Reply) {
+        // The buffers the run changed travel first, so the reply finds them in place.
+        bridge.sendChanged(request.id, send);
+    }
+    return answer;
 }
 
 // Frames on stdin and stdout. Standard output is taken for the frames before
@@ -94,25 +122,12 @@ int serveStdio()
                 std::fprintf(stderr, "kpg-worker: %s\n", qPrintable(next->error().toString()));
                 return 65;
             }
-            Protocol::Message request = std::move(*next).value();
-            if (request.type == Protocol::Type::BufferData) {
-                bridge.receive(request.body);
+            const std::optional<Protocol::Message> answer =
+                handleWithBridge(std::move(*next).value(), bridge, service, send);
+            if (!answer) {
                 continue;
             }
-            Protocol::Message answer;
-            const bool withBuffers = request.type == Protocol::Type::Run || request.type == Protocol::Type::Prepare;
-            Result<QVariantMap> local = withBuffers ? bridge.localize(request.body) : Result<QVariantMap>(request.body);
-            if (!local) {
-                answer = Protocol::errorReply(request, local.error());
-            } else {
-                request.body = *local;
-                answer = service.handle(request);
-                if (request.type == Protocol::Type::Run && answer.type == Protocol::Type::Reply) {
-                    // The buffers the run changed travel first, so the reply finds them in place.
-                    bridge.sendChanged(request.id, send);
-                }
-            }
-            if (!send(Protocol::encode(answer))) {
+            if (!send(Protocol::encode(*answer))) {
                 return 0;
             }
             if (service.mustExit()) {
@@ -206,35 +221,25 @@ int main(int argc, char **argv)
                 std::fprintf(stderr, "kpg-worker: %s\n", qPrintable(next->error().toString()));
                 return 65;
             }
-            Protocol::Message request = std::move(*next).value();
             Protocol::Message answer;
             if (!sandboxed) {
-                answer = service.handle(request);
+                answer = service.handle(next->value());
             } else {
                 // Sandboxed, the worker cannot map the engine's memory by its
                 // /proc path (Landlock denies reaching into another process):
                 // the buffers travel in frames, as to a remote worker.
-                if (request.type == Protocol::Type::BufferData) {
-                    bridge.receive(request.body);
+                const auto send = [&socket](const QByteArray &frame) {
+                    socket.write(frame);
+                    while (socket.bytesToWrite() > (4 << 20) && socket.waitForBytesWritten(5000)) {
+                    }
+                    return socket.state() == QLocalSocket::ConnectedState;
+                };
+                std::optional<Protocol::Message> reply =
+                    handleWithBridge(std::move(*next).value(), bridge, service, send);
+                if (!reply) {
                     continue;
                 }
-                const bool withBuffers = request.type == Protocol::Type::Run || request.type == Protocol::Type::Prepare;
-                Result<QVariantMap> local =
-                    withBuffers ? bridge.localize(request.body) : Result<QVariantMap>(request.body);
-                if (!local) {
-                    answer = Protocol::errorReply(request, local.error());
-                } else {
-                    request.body = *local;
-                    answer = service.handle(request);
-                    if (request.type == Protocol::Type::Run && answer.type == Protocol::Type::Reply) {
-                        bridge.sendChanged(request.id, [&socket](const QByteArray &frame) {
-                            socket.write(frame);
-                            while (socket.bytesToWrite() > (4 << 20) && socket.waitForBytesWritten(5000)) {
-                            }
-                            return socket.state() == QLocalSocket::ConnectedState;
-                        });
-                    }
-                }
+                answer = std::move(*reply);
             }
             socket.write(Protocol::encode(answer));
             socket.flush();
