@@ -69,6 +69,10 @@ private Q_SLOTS:
         auto *args = launch.findChild<QTableWidget *>(QStringLiteral("arguments"));
         QVERIFY(args);
         QTRY_COMPARE(args->rowCount(), 4);
+        // The rows exist from the project before the compile answers; its
+        // kernel list rebuilds them with types (on a busy machine after this
+        // point), so wait for the types before holding on to a row's editor.
+        QTRY_VERIFY_WITH_TIMEOUT(args->item(0, 1) && !args->item(0, 1)->text().isEmpty(), 60000);
         auto *shown = qobject_cast<QComboBox *>(args->cellWidget(0, 2));
         QVERIFY(shown);
         QCOMPARE(shown->currentText(), QStringLiteral("Transform {2, {1, -3}, 10}"));
