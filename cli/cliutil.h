@@ -49,4 +49,7 @@ int labCommand(const QStringList &args);
 /** kpg export PROJECT.kpg --to TARGET ... (cli/export.cpp). */
 int exportCommand(const QStringList &args);
 
+/** kpg access PROJECT.kpg [--step N] ...: the memory-access map of one launch (cli/access.cpp). */
+int accessCommand(const QStringList &args);
+
 } // namespace Kp::Cli

@@ -166,6 +166,21 @@ Commands:
                      kernel source and inputs beside it (docs/export.md).
       -o OUT         the folder to write (default: PROJECT-TARGET here)
 
+  access PROJECT.kpg [options]
+                     The memory-access map of one launch: per source line,
+                     32-byte sectors per global request against the ideal and
+                     shared-memory wavefronts (bank conflicts), from a real
+                     launch of an instrumented copy (docs/memory-access.md).
+      --step N       the launch step to record (default 1); the steps
+                     before it run too
+      --records N    room for N warp requests (default 262144, 288 bytes
+                     each); more are counted, not recorded
+      --cell B[I]    also list the threads that read or wrote element I of
+                     buffer B
+      --json OUT|-   write the report as JSON
+      --device N     run on GPU N (default 0)
+      --source FILE  use FILE.cu instead of the project's source
+
   grade LAB --submissions DIR [options]
                      Grade every student's EXERCISE.cu (a folder per student)
                      against every exercise .kpg of the LAB folder, one worker
@@ -761,9 +776,9 @@ int main(int argc, char **argv)
         int (*run)(const QStringList &);
     };
     static const Command commands[] = {
-        {"devices", devices},    {"compile", compile},        {"run", runCommand},
-        {"check", checkCommand}, {"compare", compareCommand}, {"sweep", sweepCommand},
-        {"grade", gradeCommand}, {"lab", labCommand},         {"export", exportCommand},
+        {"devices", devices},        {"compile", compile},      {"run", runCommand},     {"check", checkCommand},
+        {"compare", compareCommand}, {"sweep", sweepCommand},   {"grade", gradeCommand}, {"lab", labCommand},
+        {"export", exportCommand},   {"access", accessCommand},
     };
     QStringList names;
     for (const Command &c : commands) {

@@ -30,6 +30,7 @@ namespace Kp {
     X(cuModuleLoadData)                                                                                                \
     X(cuModuleUnload)                                                                                                  \
     X(cuModuleGetFunction)                                                                                             \
+    X(cuModuleGetGlobal)                                                                                               \
     X(cuFuncGetAttribute)                                                                                              \
     X(cuFuncSetAttribute)                                                                                              \
     X(cuMemAlloc)                                                                                                      \

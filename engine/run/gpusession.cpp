@@ -292,6 +292,9 @@ void GpuSession::abandonDeviceObjects() noexcept
         (void)b->registration.release();
     }
     (void)m_module.release();
+    if (m_access) {
+        m_access->abandon();
+    }
     (void)m_l2Flush.release();
     (void)m_blockFlagMemory.release();
     (void)m_blockerModule.release();
@@ -768,8 +771,52 @@ RunResult GpuSession::run(const RunRequest &request)
             plan.sentinel.push_back(b);
         }
     }
+    // The memory-access map: an instrumented module, one untimed pass (access/ptxinstrument.h).
+    m_access.reset();
+    // An instrumented module's globals point at the trace's memory, which
+    // goes with this run: the module goes too (unless the context is lost,
+    // when the process exit takes both), so no later run can write there.
+    struct Unload
+    {
+        GpuSession *session;
+        bool instrumented;
+        ~Unload()
+        {
+            if (instrumented && !session->m_mustExit) {
+                session->m_access.reset();
+                session->m_module.reset();
+                session->m_moduleHash.clear();
+            }
+        }
+    } unload{this, request.accessRecords > 0};
+    if (request.accessRecords > 0) {
+        if (plan.streamed || request.timing.enabled) {
+            fail(result, Error{QStringLiteral("kpg-worker"), Error::Code::Usage, QString(),
+                               QStringLiteral("the memory-access map runs the steps once, untimed, on the "
+                                              "default stream")});
+            return result;
+        }
+        m_access = std::make_unique<AccessTraceDevice>(m_api);
+        m_accessStep = request.accessStep;
+        if (Status s = m_access->arm(m_module.get(), request.accessRecords, m_stream.get()); !s) {
+            m_mustExit = true;
+            fail(result, s.error());
+            return result;
+        }
+    }
     if (!correctnessRun(plan, result)) {
         return result;
+    }
+    if (m_access) {
+        const Result<QByteArray> records = m_access->collect(m_stream.get());
+        const Result<qint64> asked = m_access->requested(m_stream.get());
+        if (!records || !asked) {
+            m_mustExit = true;
+            fail(result, records ? asked.error() : records.error());
+            return result;
+        }
+        result.accessTrace = *records;
+        result.accessRequested = *asked;
     }
     if (request.download && !downloadBuffers(plan, result)) {
         return result;
@@ -995,6 +1042,12 @@ bool GpuSession::correctnessRun(Plan &plan, RunResult &result)
                 result.repeat > 1
                     ? QStringLiteral("%1, repetition %2 of %3").arg(s.label).arg(rep + 1).arg(result.repeat)
                     : s.label;
+            if (m_access && m_accessStep >= 0) {
+                if (Status st = m_access->record(int(i) == m_accessStep, stream); !st) {
+                    m_mustExit = true;
+                    return fail(result, st.error(), int(i));
+                }
+            }
             m_api->cuEventRecord(m_ev[0].get(), stream);
             if (Status st = launch(s, plan.perm); !st) {
                 m_mustExit = true;
@@ -1028,6 +1081,10 @@ bool GpuSession::correctnessRun(Plan &plan, RunResult &result)
             m_api->cuEventElapsedTime(&ms, m_ev[0].get(), m_ev[1].get());
             if (!checkGuards(plan, int(i), rep, result, guardsQueued)) {
                 return false;
+            }
+            if (m_access) {
+                const Result<qint64> asked = m_access->requested(stream);
+                result.accessStepEnds << (asked ? *asked : -1);
             }
             StepResult &sr = result.steps[qsizetype(i)];
             sr.firstRunMs += ms;

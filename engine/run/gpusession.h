@@ -3,6 +3,7 @@
 #include "buffers/sharedmemory.h"
 #include "core/result.h"
 #include "cuda/handles.h"
+#include "run/accesstrace.h"
 #include "run/ceilings.h"
 #include "run/guardzonesdevice.h"
 #include "run/runrequest.h"
@@ -172,7 +173,9 @@ private:
     qint64 m_guardBytes = Guard::kGuardBytes; ///< for buffers allocated from now on; 0 under the sanitizer
     /** Every guard held its pattern when the last run ended (its last check came after its last kernel). */
     bool m_guardsClean = false;
-    std::unique_ptr<StreamExec> m_exec; ///< streams and events of the current request
+    std::unique_ptr<StreamExec> m_exec;          ///< streams and events of the current request
+    std::unique_ptr<AccessTraceDevice> m_access; ///< the memory-access map's records, for this run only
+    int m_accessStep = -1;                       ///< RunRequest::accessStep of that run
     LaunchLimits m_deviceLimits;
     QString m_deviceName;
     int m_printfFd = -1;

@@ -20,6 +20,8 @@ const QString kDownload = QStringLiteral("download");
 const QString kTestSleepMs = QStringLiteral("testSleepMs");
 const QString kGuards = QStringLiteral("guards");
 const QString kSentinelBuffers = QStringLiteral("sentinelBuffers");
+const QString kAccessRecords = QStringLiteral("accessRecords");
+const QString kAccessStep = QStringLiteral("accessStep");
 const QString kElementBytes = QStringLiteral("elem");
 const QString kNoUpload = QStringLiteral("noUpload");
 const QString kName = QStringLiteral("name");
@@ -165,6 +167,10 @@ QVariantMap RunRequest::toVariant() const
     if (!guards) {
         m.insert(kGuards, false);
     }
+    if (accessRecords > 0) {
+        m.insert(kAccessRecords, accessRecords);
+        m.insert(kAccessStep, accessStep);
+    }
     if (!sentinelBuffers.isEmpty()) {
         QVariantList l;
         for (int b : sentinelBuffers) {
@@ -283,6 +289,8 @@ RunRequest RunRequest::fromVariant(const QVariantMap &m)
     for (const QVariant &v : m.value(kSentinelBuffers).toList()) {
         r.sentinelBuffers << v.toInt();
     }
+    r.accessRecords = m.value(kAccessRecords, 0).toLongLong();
+    r.accessStep = m.value(kAccessStep, -1).toInt();
     for (const QVariant &v : m.value(kStreams).toList()) {
         const QVariantMap sm = v.toMap();
         r.streams << RunStream{sm.value(kName).toString(), sm.value(kPriority).toInt(), sm.value(kLegacy).toBool()};

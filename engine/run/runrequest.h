@@ -122,6 +122,15 @@ struct RunRequest
      * Empty: neither (and with swaps or streams, ignored).
      */
     QList<int> sentinelBuffers;
+    /**
+     * The memory-access map (access/ptxinstrument.h): image is an instrumented
+     * module, and the worker gives it room for this many warp records, counts
+     * them after every step and sends them back (RunResult::accessTrace).
+     * 0: an ordinary run.
+     */
+    qint64 accessRecords = 0;
+    /** With accessRecords: the step whose launch is recorded (the others only run); -1: every step. */
+    int accessStep = -1;
 
     bool operator==(const RunRequest &) const = default;
 

@@ -404,6 +404,15 @@ QVariantMap RunResult::toVariant() const
     m.insert(QStringLiteral("guardViolations"), violations);
     m.insert(QStringLiteral("guardCheckMs"), guardCheckMs);
     m.insert(QStringLiteral("deviceBuffers"), allocations);
+    if (accessRequested > 0 || !accessTrace.isEmpty()) {
+        m.insert(QStringLiteral("accessTrace"), accessTrace);
+        m.insert(QStringLiteral("accessRequested"), accessRequested);
+        QVariantList ends;
+        for (qint64 e : accessStepEnds) {
+            ends << e;
+        }
+        m.insert(QStringLiteral("accessStepEnds"), ends);
+    }
     return m;
 }
 
@@ -460,6 +469,11 @@ RunResult RunResult::fromVariant(const QVariantMap &m)
     r.guardCheckMs = m.value(QStringLiteral("guardCheckMs")).toDouble();
     for (const QVariant &v : m.value(QStringLiteral("deviceBuffers")).toList()) {
         r.deviceBuffers << DeviceAllocation::fromVariant(v.toMap());
+    }
+    r.accessTrace = m.value(QStringLiteral("accessTrace")).toByteArray();
+    r.accessRequested = m.value(QStringLiteral("accessRequested")).toLongLong();
+    for (const QVariant &v : m.value(QStringLiteral("accessStepEnds")).toList()) {
+        r.accessStepEnds << v.toLongLong();
     }
     return r;
 }

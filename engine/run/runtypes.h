@@ -206,6 +206,10 @@ struct RunResult
     QList<GuardViolation> guardViolations;
     double guardCheckMs = 0; ///< host time spent filling and checking guards, correctness run and after timing
     QList<DeviceAllocation> deviceBuffers; ///< in request order; addresses for mapping sanitizer findings
+    /** The memory-access map (RunRequest::accessRecords): the records written, whole, in the order warps wrote them. */
+    QByteArray accessTrace;
+    qint64 accessRequested = 0;   ///< records the launches asked for (more than were written when the room ran out)
+    QList<qint64> accessStepEnds; ///< records asked for by the end of each step of the correctness run
 
     QVariantMap toVariant() const;
     static RunResult fromVariant(const QVariantMap &m);

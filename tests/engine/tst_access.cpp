@@ -8,6 +8,8 @@
 #include "compile/compiler.h"
 #include "project/projectio.h"
 #include "run/projectcompile.h"
+#include "run/runrequest.h"
+#include "run/runtypes.h"
 
 #include <QDir>
 #include <QProcess>
@@ -361,6 +363,28 @@ private Q_SLOTS:
         // Per buffer: which elements were read or written at all.
         QCOMPARE(stats->buffers.value(QStringLiteral("out")).written, qint64(32));
         QCOMPARE(stats->buffers.value(QStringLiteral("in")).read, qint64(32));
+    }
+
+    // The request and the result carry the map through the worker's frames;
+    // an ordinary run's body stays what it was.
+    void travelsThroughTheProtocol()
+    {
+        RunRequest q;
+        QVERIFY(!q.toVariant().contains(QStringLiteral("accessRecords")));
+        q.accessRecords = 4096;
+        q.accessStep = 2;
+        const RunRequest back = RunRequest::fromVariant(q.toVariant());
+        QCOMPARE(back.accessRecords, qint64(4096));
+        QCOMPARE(back.accessStep, 2);
+        RunResult r;
+        QVERIFY(!r.toVariant().contains(QStringLiteral("accessTrace")));
+        r.accessTrace = record(0, 1, {0, 0, 0}, 0, strided(0x1000, 4));
+        r.accessRequested = 9;
+        r.accessStepEnds = {0, 0, 9};
+        const RunResult rb = RunResult::fromVariant(r.toVariant());
+        QCOMPARE(rb.accessTrace, r.accessTrace);
+        QCOMPARE(rb.accessRequested, qint64(9));
+        QCOMPARE(rb.accessStepEnds, (QList<qint64>{0, 0, 9}));
     }
 
     // A trace cut at the capacity says so, and a record naming a site the

@@ -39,7 +39,7 @@ private Q_SLOTS:
                                          << "unknown command 'frobnicate'";
         QTest::newRow("unknown command lists every command")
             << QStringList{"frobnicate"} << 64 << ""
-            << "(commands: devices, compile, run, check, compare, sweep, grade, lab, export)";
+            << "(commands: devices, compile, run, check, compare, sweep, grade, lab, export, access)";
         QTest::newRow("unknown option") << QStringList{"--frob"} << 64 << ""
                                         << "unknown option '--frob'";
         QTest::newRow("devices unknown option")
@@ -267,6 +267,41 @@ private Q_SLOTS:
         QCOMPARE(doc.value("error").toObject().value("code").toString(), QString("no-driver"));
         QCOMPARE(doc.value("compile").toObject().value("ok").toBool(), true);
         QCOMPARE(doc.value("title").toString(), QString("Vector add"));
+    }
+
+    // kpg access: everything up to the launch is checked without a GPU, each with its message.
+    void accessExitCodes_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<int>("exitCode");
+        QTest::addColumn<QString>("stderrHas");
+        const QString vectorAdd = QStringLiteral(KPG_SOURCE_DIR "/presets/vector_add/vector_add.kpg");
+        QTest::newRow("no project") << QStringList{} << 64 << "access: no project given";
+        QTest::newRow("no GPU, after the compile and the bindings")
+            << QStringList{vectorAdd} << 69 << "kpg: access: No NVIDIA driver found";
+        QTest::newRow("step past the end")
+            << QStringList{vectorAdd, "--step", "4"} << 64 << "step 4 asked; the project has 1 launch step (1 to 1)";
+        QTest::newRow("step 0") << QStringList{vectorAdd, "--step", "0"} << 64
+                                << "--step takes a step number (1, 2, ...), not '0'";
+        QTest::newRow("records") << QStringList{vectorAdd, "--records", "-5"} << 64
+                                 << "--records takes a positive number of warp records, not '-5'";
+        QTest::newRow("too many records") << QStringList{vectorAdd, "--records", "99999999999"} << 64
+                                          << "room for 99999999999 records asked; the map takes 1 to 4194304";
+        QTest::newRow("cell syntax") << QStringList{vectorAdd, "--cell", "c(3)"} << 64 << "--cell takes BUFFER[INDEX]";
+        QTest::newRow("cell of no buffer")
+            << QStringList{vectorAdd, "--cell", "d[3]"} << 64 << "--cell d[3]: the project has no buffer 'd'";
+        QTest::newRow("streams") << QStringList{QStringLiteral(KPG_SOURCE_DIR "/presets/overlap_2/overlap_2.kpg")} << 64
+                                 << "this project uses streams, copies or events";
+    }
+    void accessExitCodes()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(int, exitCode);
+        QFETCH(QString, stderrHas);
+        const KpTest::Run r = KpTest::run("kpg", QStringList{"access"} + args,
+                                          {"KPG_CUDA_DRIVER=/nonexistent/libcuda.so.1", "KPG_NO_CACHE=1"});
+        QCOMPARE(r.exitCode, exitCode);
+        QVERIFY2(r.err.contains(stderrHas), qPrintable(r.err));
     }
 
     void runMissingProject()

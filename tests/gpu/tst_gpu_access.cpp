@@ -1,0 +1,196 @@
+// The memory-access map on a GPU (docs/memory-access.md): sectors per request
+// for strides whose answer is arithmetic, bank conflicts of a 32x32 tile
+// against a padded one, the exact number of warp requests, and who touched a
+// cell against the CPU's index arithmetic on random cells.
+
+#include "access/accessrun.h"
+#include "client/engineclient.h"
+#include "project/projectio.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QRandomGenerator>
+#include <QTest>
+
+using namespace Kp;
+
+namespace {
+
+const char *kKernels = R"(
+extern "C" __global__ void strided(const float *in, float *out, int stride, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        out[i] = in[(long long)i * stride];
+    }
+}
+
+extern "C" __global__ void column(const float *in, float *out, int pad)
+{
+    __shared__ float tile[32 * 33];
+    int x = threadIdx.x, y = threadIdx.y;
+    tile[y * (32 + pad) + x] = in[y * 32 + x];
+    __syncthreads();
+    out[y * 32 + x] = tile[x * (32 + pad) + y];
+}
+)";
+
+QJsonObject project(const QJsonArray &scalars, const QJsonArray &buffers, const QJsonObject &launch)
+{
+    return QJsonObject{{"format", "kernel-playground-project"},
+                       {"version", 1},
+                       {"title", "access test"},
+                       {"source", QJsonObject{{"inline", QString::fromLatin1(kKernels)}}},
+                       {"scalars", scalars},
+                       {"buffers", buffers},
+                       {"launches", QJsonArray{launch}}};
+}
+
+QJsonObject floats(const QString &name, qint64 n, bool random)
+{
+    return QJsonObject{{"name", name},
+                       {"dtype", "float32"},
+                       {"shape", QJsonArray{n}},
+                       {"init", random ? QJsonObject{{"kind", "random"}, {"min", -1}, {"max", 1}, {"seed", 7}}
+                                       : QJsonObject{{"kind", "zeros"}}}};
+}
+
+const SiteAccess *siteOn(const AccessReport &r, AccessSpace space, AccessKind kind)
+{
+    for (const SiteAccess &s : r.summary.sites) {
+        if (s.site.space == space && s.site.kind == kind) {
+            return &s;
+        }
+    }
+    return nullptr;
+}
+
+} // namespace
+
+class TestGpuAccess : public QObject
+{
+    Q_OBJECT
+
+    EngineClient m_engine;
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        const Result<DeviceList> d = m_engine.listDevicesSync();
+        if (!d || d->devices.isEmpty()) {
+            QSKIP(qPrintable(QStringLiteral("no GPU: %1").arg(d ? QStringLiteral("no device") : d.error().message)));
+        }
+    }
+
+    // out[i] = in[i * stride]: the load touches min(32, stride) * 4 sectors
+    // per full warp (32 floats = 128 bytes = 4 sectors at stride 1), the store 4.
+    void sectorsFollowTheStride_data()
+    {
+        QTest::addColumn<int>("stride");
+        QTest::addColumn<double>("loadSectors");
+        QTest::newRow("unit stride") << 1 << 4.0;
+        QTest::newRow("stride 2") << 2 << 8.0;
+        QTest::newRow("stride 8") << 8 << 32.0;
+        QTest::newRow("stride 32") << 32 << 32.0;
+    }
+    void sectorsFollowTheStride()
+    {
+        QFETCH(int, stride);
+        QFETCH(double, loadSectors);
+        const qint64 n = 1 << 14;
+        const QJsonObject json =
+            project(QJsonArray{QJsonObject{{"name", "stride"}, {"type", "int32"}, {"value", stride}},
+                               QJsonObject{{"name", "n"}, {"type", "int32"}, {"value", n}}},
+                    QJsonArray{floats("in", n * stride, true), floats("out", n, false)},
+                    QJsonObject{{"kernel", "strided"},
+                                {"grid", QJsonArray{n / 256}},
+                                {"block", QJsonArray{256}},
+                                {"args", QJsonArray{"in", "out", "stride", "n"}}});
+        const auto p = parseProject(QJsonDocument(json));
+        QVERIFY2(p, p ? "" : qPrintable(p.error().message));
+        const auto r = runAccessMap(*p, &m_engine, AccessRunOptions{});
+        QVERIFY2(r, r ? "" : qPrintable(r.error().message));
+        QCOMPARE(r->summary.truncated(), false);
+        const SiteAccess *load = siteOn(*r, AccessSpace::Global, AccessKind::Load);
+        const SiteAccess *store = siteOn(*r, AccessSpace::Global, AccessKind::Store);
+        QVERIFY(load && store);
+        // Every warp of the launch made each access once.
+        QCOMPARE(load->requests, n / 32);
+        QCOMPARE(store->requests, n / 32);
+        QCOMPARE(load->sectorsPerRequest(), loadSectors);
+        QCOMPARE(load->idealSectorsPerRequest(), 4.0);
+        QCOMPARE(store->sectorsPerRequest(), 4.0);
+        QCOMPARE(r->summary.buffers.value(QStringLiteral("out")).written, n);
+        QCOMPARE(r->summary.buffers.value(QStringLiteral("in")).read, n);
+        QCOMPARE(r->summary.outside, qint64(0));
+    }
+
+    // A 32x32 tile read by column: 32-way conflict; padded to 33: none.
+    void bankConflictsOfATileColumn_data()
+    {
+        QTest::addColumn<int>("pad");
+        QTest::addColumn<double>("wavefronts");
+        QTest::newRow("32 wide") << 0 << 32.0;
+        QTest::newRow("padded to 33") << 1 << 1.0;
+    }
+    void bankConflictsOfATileColumn()
+    {
+        QFETCH(int, pad);
+        QFETCH(double, wavefronts);
+        const QJsonObject json = project(QJsonArray{QJsonObject{{"name", "pad"}, {"type", "int32"}, {"value", pad}}},
+                                         QJsonArray{floats("in", 1024, true), floats("out", 1024, false)},
+                                         QJsonObject{{"kernel", "column"},
+                                                     {"grid", QJsonArray{1}},
+                                                     {"block", QJsonArray{32, 32}},
+                                                     {"args", QJsonArray{"in", "out", "pad"}}});
+        const auto p = parseProject(QJsonDocument(json));
+        QVERIFY(p);
+        const auto r = runAccessMap(*p, &m_engine, AccessRunOptions{});
+        QVERIFY2(r, r ? "" : qPrintable(r.error().message));
+        const SiteAccess *read = siteOn(*r, AccessSpace::Shared, AccessKind::Load);
+        const SiteAccess *write = siteOn(*r, AccessSpace::Shared, AccessKind::Store);
+        QVERIFY(read && write);
+        QCOMPARE(read->requests, qint64(32));
+        QCOMPARE(read->wavefrontsPerRequest(), wavefronts);
+        QCOMPARE(write->wavefrontsPerRequest(), 1.0);
+    }
+
+    // vector_add: the exact count of requests, a cut trace that says so, and
+    // who read a[i] and wrote c[i] for random i, from the CPU's index arithmetic.
+    void vectorAddRequestsAndCells()
+    {
+        const auto p = loadProject(QStringLiteral(KPG_SOURCE_DIR "/presets/vector_add/vector_add.kpg"));
+        QVERIFY(p);
+        const qint64 n = 1048576;
+        AccessRunOptions small;
+        small.records = 100;
+        const auto cut = runAccessMap(*p, &m_engine, small);
+        QVERIFY2(cut, cut ? "" : qPrintable(cut.error().message));
+        QCOMPARE(cut->summary.recorded, qint64(100));
+        QCOMPARE(cut->summary.requested, 3 * n / 32);
+        QVERIFY(cut->summary.truncated());
+
+        const auto r = runAccessMap(*p, &m_engine, AccessRunOptions{});
+        QVERIFY2(r, r ? "" : qPrintable(r.error().message));
+        QCOMPARE(r->summary.recorded, 3 * n / 32);
+        for (const SiteAccess &s : r->summary.sites) {
+            QCOMPARE(s.sectorsPerRequest(), 4.0);
+        }
+        QRandomGenerator rng(20261205);
+        for (int k = 0; k < 20; ++k) {
+            const qint64 i = rng.bounded(n);
+            const QList<CellTouch> t = touchesOf(r->summary, r->sites, r->trace, QStringLiteral("c"), i, r->blockDim());
+            QCOMPARE(t.size(), 1);
+            QCOMPARE(int(t.first().kind), int(AccessKind::Store));
+            QCOMPARE(qint64(t.first().block[0]), i / 256);
+            QCOMPARE(qint64(t.first().thread[0]), i % 256);
+            const QList<CellTouch> a = touchesOf(r->summary, r->sites, r->trace, QStringLiteral("a"), i, r->blockDim());
+            QCOMPARE(a.size(), 1);
+            QCOMPARE(int(a.first().kind), int(AccessKind::Load));
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestGpuAccess)
+#include "tst_gpu_access.moc"
