@@ -57,7 +57,11 @@ Devices::~Devices() = default;
 
 void Devices::watch(EngineClient *client)
 {
-    connect(client, &EngineClient::workerExited, this, &Devices::workerExited);
+    connect(client, &EngineClient::workerExited, this, [this](const QString &reason) {
+        if (!m_switching) {
+            Q_EMIT workerExited(reason); // a worker stopped for a new target is no news
+        }
+    });
     connect(client, &EngineClient::transferProgress, this, &Devices::transferProgress);
 }
 
@@ -130,6 +134,7 @@ Status Devices::setTarget(const QString &spec)
     for (auto &[ordinal, client] : m_others) {
         client->setTarget(m_target);
     }
+    m_switching = true;
     m_known = false;
     m_canRun = false;
     m_list = {};
@@ -217,6 +222,7 @@ void Devices::refresh()
             return; // asked of a target that is no longer the one
         }
         m_queryMs = msSince(clock);
+        m_switching = false;
         const QString host = m_hostLabel.isEmpty() ? QString() : m_hostLabel + QStringLiteral(": ");
         const QString timing = tr("Devices query: %1 ms%2")
                                    .arg(m_queryMs, 0, 'f', 0)

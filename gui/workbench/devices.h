@@ -136,7 +136,8 @@ private:
     QString m_driverVersion;
     QString m_target;
     QString m_hostLabel;
-    quint64 m_ticket = 0; ///< of the last refresh(); older answers (another target's) are dropped
+    bool m_switching = false; ///< from setTarget() to the new target's answer: the old workers' ends are expected
+    quint64 m_ticket = 0;     ///< of the last refresh(); older answers (another target's) are dropped
     double m_queryMs = -1;
     double m_roundTripMs = -1;
 };
