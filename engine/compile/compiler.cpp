@@ -36,8 +36,10 @@ Diagnostic optionsError(const QString &message)
 // Every file the source includes from the user's folders, recursively, so a
 // changed header changes the cache key. Toolkit headers are covered by the
 // NVRTC version and the toolkit path in the key.
+// headers, when given, also receives each user header read, under the name
+// the #include wrote (a remote compile has no access to this machine's files).
 void collectUserHeaders(const QString &text, const QString &fromDir, const QStringList &dirs, QCryptographicHash &hash,
-                        QSet<QString> &seen, int depth)
+                        QSet<QString> &seen, int depth, QList<QPair<QByteArray, QByteArray>> *headers = nullptr)
 {
     static const QRegularExpression inc(QStringLiteral(R"(^\s*#\s*include\s*[<"]([^>"]+)[>"])"),
                                         QRegularExpression::MultilineOption);
@@ -74,8 +76,16 @@ void collectUserHeaders(const QString &text, const QString &fromDir, const QStri
                 if (const Result<QByteArray> content =
                         readRegularFile(abs, Compiler::kMaxSourceBytes, QStringLiteral("a header"))) {
                     hash.addData(*content);
+                    if (headers) {
+                        const QByteArray written = name.toUtf8();
+                        const bool known = std::any_of(headers->cbegin(), headers->cend(),
+                                                       [&](const auto &h) { return h.first == written; });
+                        if (!known) {
+                            headers->append({written, *content});
+                        }
+                    }
                     collectUserHeaders(QString::fromUtf8(*content), QFileInfo(abs).absolutePath(), dirs, hash, seen,
-                                       depth + 1);
+                                       depth + 1, headers);
                 }
             }
             break;
@@ -555,13 +565,15 @@ Result<CompileResult> Compiler::compile(const CompileRequest &request)
     // stamp, not its contents, so a header edited within the same second would
     // be served stale from the PCH.
     QCryptographicHash headerHash(QCryptographicHash::Sha256);
+    QList<QPair<QByteArray, QByteArray>> remoteHeaders; // the user's headers travel with a remote compile
     {
         QSet<QString> seen;
         QStringList dirs = o.includeDirs;
         if (!request.projectDir.isEmpty()) {
             dirs.prepend(request.projectDir);
         }
-        collectUserHeaders(request.source, request.projectDir, dirs, headerHash, seen, 0);
+        collectUserHeaders(request.source, request.projectDir, dirs, headerHash, seen, 0,
+                           remote ? &remoteHeaders : nullptr);
         if (!seen.isEmpty()) {
             opts.removeAll(QStringLiteral("-pch"));
             result.nvrtcOptions = opts;
@@ -604,6 +616,7 @@ Result<CompileResult> Compiler::compile(const CompileRequest &request)
     job.options = opts;
     job.nameExpressions = nameExprs;
     job.headers = virtualHeaders();
+    job.headers += remoteHeaders;
     bool stopped = false; // the compiler process crashed or ran out of time
     const auto runJob = [&](const NvrtcJob &j) -> Result<NvrtcOutput> {
         if (remote) {

@@ -78,8 +78,11 @@ TargetDialog::TargetDialog(Devices &devices, QWidget *parent, bool adding)
             m_url->setText(item->data(kSpecRole).toString());
         }
     });
-    connect(m_url, &QLineEdit::textChanged, this, [this] {
+    connect(m_url, &QLineEdit::textChanged, this, [this](const QString &text) {
         ++m_testTicket; // an answer about another URL is no answer about this one
+        if (m_list->currentItem() && m_list->currentItem()->data(kSpecRole).toString() != text.trimmed()) {
+            m_list->setCurrentRow(-1); // the list marks only what the field holds
+        }
         m_result->clear();
         m_test->setEnabled(true);
     });

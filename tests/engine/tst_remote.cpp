@@ -16,6 +16,7 @@
 
 #include <QDirIterator>
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QRandomGenerator>
@@ -547,6 +548,36 @@ private Q_SLOTS:
         const QJsonObject json = QJsonDocument::fromJson(run.out.toUtf8()).object();
         QVERIFY2(json.value(QStringLiteral("compile")).toObject().value(QStringLiteral("ok")).toBool(),
                  qPrintable(run.out + run.err));
+    }
+
+    // The project's own headers are not on the server: they travel with the
+    // compile, under the names the #include lines give (nested ones too).
+    void remoteCompileWithHeaders()
+    {
+        needSsh();
+        QTemporaryDir dir;
+        const auto write = [&dir](const QString &name, const QByteArray &text) {
+            QDir().mkpath(QFileInfo(dir.filePath(name)).absolutePath());
+            QFile f(dir.filePath(name));
+            return f.open(QIODevice::WriteOnly) && f.write(text) == text.size();
+        };
+        QVERIFY(write(QStringLiteral("common/scale.h"), "#pragma once\n#include \"factor.h\"\n"
+                                                        "__device__ inline float scale(float x) { return x * "
+                                                        "KP_FACTOR; }\n"));
+        QVERIFY(write(QStringLiteral("common/factor.h"), "#pragma once\n#define KP_FACTOR 3.0f\n"));
+        QVERIFY(write(QStringLiteral("k.cu"), "#include \"common/scale.h\"\n"
+                                              "extern \"C\" __global__ void k(float *p) { p[0] = scale(p[0]); }\n"));
+        const KpTest::Run r =
+            KpTest::run(QStringLiteral("kpg"),
+                        {QStringLiteral("compile"), dir.filePath(QStringLiteral("k.cu")), QStringLiteral("--target"),
+                         m_ssh->target(m_worker), QStringLiteral("--no-cache"), QStringLiteral("--ptx"),
+                         dir.filePath(QStringLiteral("k.ptx"))},
+                        sshEnv() << QStringLiteral("KPG_NVRTC_LIBRARY=/nonexistent/libnvrtc.so.13"));
+        QVERIFY2(r.exitCode == 0, qPrintable(r.out + r.err));
+        QFile ptx(dir.filePath(QStringLiteral("k.ptx")));
+        QVERIFY(ptx.open(QIODevice::ReadOnly));
+        // 3.0f, multiplied in: the nested header's define reached the remote NVRTC.
+        QVERIFY(ptx.readAll().contains("0f40400000"));
     }
 
     // Setting another target stops the worker; the next request starts one there.
