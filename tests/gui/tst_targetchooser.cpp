@@ -7,6 +7,7 @@
 
 #include "buffers/sharedmemory.h"
 #include "client/engineclient.h"
+#include "compile/compiletypes.h"
 #include "core/format.h"
 #include "editor/codeeditor.h"
 #include "guitestutil.h"
@@ -23,10 +24,15 @@
 #include "workbench/workbench.h"
 #include "worker/protocol.h"
 
+#include <QCborMap>
+#include <QCborValue>
+#include <QDir>
+#include <QFileInfo>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
 #include <QMenu>
+#include <QProcess>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSettings>
@@ -336,6 +342,43 @@ private Q_SLOTS:
         QVERIFY2(wrong.error().message.contains(QLatin1String("expected 'local', ssh://")),
                  qPrintable(wrong.error().message));
         QCOMPARE(devices.target(), target);
+    }
+
+    // The program on a machine without NVRTC (forced: KPG_NVRTC_LIBRARY names
+    // no library) and an ssh target compiles there by itself: kernel-playground
+    // installs remote compiling at start. The compile it shows is in the
+    // compile cache, which only a compile that happened fills.
+    void programCompilesOnTheTarget()
+    {
+        needSsh();
+        QTemporaryDir work;
+        const QString cache = work.filePath(QStringLiteral("cache"));
+        const QString shot = work.filePath(QStringLiteral("shot.png"));
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("KPG_NVRTC_LIBRARY"), QStringLiteral("/nonexistent/libnvrtc.so.13"));
+        env.insert(QStringLiteral("KPG_TARGET"), sshTarget());
+        env.insert(QStringLiteral("KPG_CACHE_DIR"), cache);
+        env.insert(QStringLiteral("XDG_CONFIG_HOME"), work.filePath(QStringLiteral("config")));
+        QProcess p;
+        p.setProcessEnvironment(env);
+        p.start(KpTest::program(QStringLiteral("kernel-playground")),
+                {QStringLiteral("--preset"), QStringLiteral("saxpy"), QStringLiteral("--screenshot"), shot});
+        QVERIFY(p.waitForFinished(120000));
+        QCOMPARE(p.exitCode(), 0);
+        QVERIFY(QFileInfo::exists(shot));
+        QList<CompileResult> results;
+        for (const QFileInfo &f : QDir(cache).entryInfoList({QStringLiteral("*.cbor")}, QDir::Files)) {
+            QFile file(f.filePath());
+            QVERIFY(file.open(QIODevice::ReadOnly));
+            const QVariantMap m = QCborValue::fromCbor(file.readAll()).toMap().toVariantMap();
+            results << CompileResult::fromVariant(m.value(QStringLiteral("result")).toMap());
+        }
+        QVERIFY2(!results.isEmpty(), qPrintable(QString::fromLocal8Bit(p.readAllStandardError())));
+        for (const CompileResult &r : std::as_const(results)) {
+            QVERIFY2(r.ok, qPrintable(r.log));
+            QVERIFY(!r.ptx.isEmpty());
+            QCOMPARE(r.kernels.value(0).name, QStringLiteral("saxpy"));
+        }
     }
 
     // A large upload to a remote worker shows its progress in the status
