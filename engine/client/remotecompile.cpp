@@ -303,11 +303,11 @@ void RemoteCompiler::install()
 {
     Compiler::setNvrtcFallback([](const Error &localError) -> Result<NvrtcElsewhere> {
         const Result<Target> target = Target::fromEnvironment();
-        if (!target || target->kind != Target::Kind::Ssh) {
+        if (!target || target->compilerCommand().isEmpty()) {
             Error e = localError;
             if (target && target->kind == Target::Kind::Slurm) {
-                e.message += QStringLiteral("; compiling on the target needs an ssh target (a Slurm node is not "
-                                            "allocated for compiling)");
+                e.message += QStringLiteral("; compiling on the target needs an ssh target or a Slurm login node "
+                                            "(via=ssh://...): a Slurm node is not allocated for compiling");
             }
             return e;
         }

@@ -44,10 +44,11 @@ public:
     Result<NvrtcOutput> run(const NvrtcJob &job, int timeoutMs);
 
     /**
-     * Makes Compiler::compile turn to the ssh target of $KPG_TARGET when NVRTC
-     * cannot be loaded here (one RemoteCompiler per target, kept for the
-     * process). Called once by kpg and the GUI at start. With a local or
-     * Slurm target the local error stands, extended by what to do.
+     * Makes Compiler::compile turn to the ssh target of $KPG_TARGET (or a
+     * Slurm target's login node) when NVRTC cannot be loaded here (one
+     * RemoteCompiler per target, kept for the process). Called once by kpg
+     * and the GUI at start. With a local target, or a Slurm target without
+     * a login node, the local error stands, extended by what to do.
      */
     static void install();
 

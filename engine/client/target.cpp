@@ -334,7 +334,8 @@ QStringList Target::command() const
 
 QStringList Target::compilerCommand() const
 {
-    if (kind != Kind::Ssh) {
+    // A Slurm target compiles on its login node (via=ssh://...), never on an allocated node.
+    if (kind != Kind::Ssh && !(kind == Kind::Slurm && viaSsh)) {
         return {};
     }
     const qsizetype slash = workerPath.lastIndexOf(QLatin1Char('/'));

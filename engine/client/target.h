@@ -68,10 +68,11 @@ struct Target
 
     /**
      * The program and arguments that start `kpg-compiler --serve --remote`
-     * on an ssh target (remote compiling, client/remotecompile.h): the same
-     * ssh command, with kpg-compiler from the worker's folder (on the remote
-     * PATH when the target names no folder). Empty for local and Slurm
-     * targets: a Slurm node is not allocated for compiling.
+     * on an ssh target, or on a Slurm target's login node (via=ssh://...)
+     * (remote compiling, client/remotecompile.h): the same ssh command, with
+     * kpg-compiler from the worker's folder (on the remote PATH when the
+     * target names no folder). Empty for local targets and Slurm targets
+     * without a login node: a Slurm node is not allocated for compiling.
      */
     QStringList compilerCommand() const;
 

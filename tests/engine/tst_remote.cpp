@@ -467,8 +467,9 @@ private Q_SLOTS:
 
         QTest::newRow("compiles on the target") << "@ssh" << 0 << "";
         QTest::newRow("local target: NVRTC's own message") << "local" << 69 << "NVRTC not found";
-        QTest::newRow("slurm target: says why not")
-            << "slurm:partition=gpu" << 69 << "compiling on the target needs an ssh target";
+        QTest::newRow("slurm target without a login node: says why not")
+            << "slurm:partition=gpu" << 69 << "compiling on the target needs an ssh target or a Slurm login node";
+        QTest::newRow("slurm target compiles on its login node") << "@slurm-via-ssh" << 0 << "";
         QTest::newRow("nothing on the port") << "@closed" << 69 << "host unreachable";
         QTest::newRow("no kpg-compiler there")
             << "@missing" << 69
@@ -484,6 +485,9 @@ private Q_SLOTS:
         QFETCH(QString, words);
         if (target == QLatin1String("@ssh")) {
             target = m_ssh->target(m_worker);
+        } else if (target == QLatin1String("@slurm-via-ssh")) {
+            // The test's sshd as the login node; the worker's folder names kpg-compiler there.
+            target = QStringLiteral("slurm:via=ssh://127.0.0.1:%1,worker=%2").arg(m_ssh->port()).arg(m_worker);
         } else if (target == QLatin1String("@missing")) {
             target = m_ssh->target(QStringLiteral("/nonexistent/bin/kpg-worker"));
         } else if (target == QLatin1String("@closed")) {
@@ -539,6 +543,9 @@ private Q_SLOTS:
             QVERIFY2(f.endsWith("/saxpy.cu\""), f.constData());
         }
 
+        if (!target.startsWith(QLatin1String("ssh://"))) {
+            return; // a Slurm worker needs srun, which the tests' login node lacks (tests/slurm covers it)
+        }
         // A project round trip: compiled there, run request there (no GPU here: the remote's error).
         const KpTest::Run run =
             KpTest::run(QStringLiteral("kpg"),
