@@ -2,6 +2,7 @@
 // for scripts and for grading labs.
 
 #include "client/engineclient.h"
+#include "client/remotecompile.h"
 #include "client/target.h"
 #include "cliutil.h"
 #include "compile/compiler.h"
@@ -769,6 +770,7 @@ int main(int argc, char **argv)
     if (const std::optional<int> bad = takeTargetOption(args)) {
         return *bad;
     }
+    RemoteCompiler::install(); // without NVRTC here, an ssh target compiles (docs/remote.md)
     // The command table: dispatch and the unknown-command message both come from it.
     struct Command
     {

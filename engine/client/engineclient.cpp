@@ -6,6 +6,7 @@
 
 #include <QCoreApplication>
 #include <QDir>
+#include <QElapsedTimer>
 #include <QFileInfo>
 
 #include <future>
@@ -41,6 +42,7 @@ EngineClient::EngineClient(const WorkerLaunch &launch, QObject *parent)
         Qt::DirectConnection);
     connect(m_supervisor, &Supervisor::workerStarted, this, &EngineClient::workerStarted);
     connect(m_supervisor, &Supervisor::workerExited, this, &EngineClient::workerExited);
+    connect(m_supervisor, &Supervisor::transferProgress, this, &EngineClient::transferProgress);
     m_thread.start();
 }
 
@@ -127,14 +129,55 @@ Result<DeviceList> EngineClient::listDevicesSync(int timeoutMs)
     return toDeviceList(requestSync(Protocol::Type::ListDevices, {}, RequestOptions{timeoutMs, {}}));
 }
 
+void EngineClient::roundTrip(QObject *context, std::function<void(const Result<double> &)> callback, int timeoutMs)
+{
+    QElapsedTimer clock;
+    clock.start();
+    QPointer<QObject> guard(context);
+    // No context for the request: its answer is timed on the engine thread, then handed on.
+    request(
+        Protocol::Type::Ping, {}, nullptr,
+        [clock, guard, callback = std::move(callback)](const Reply &reply) {
+            const Result<double> ms =
+                reply ? Result<double>(double(clock.nsecsElapsed()) / 1e6) : Result<double>(reply.error());
+            if (!guard) {
+                return;
+            }
+            QMetaObject::invokeMethod(
+                guard.data(),
+                [guard, callback, ms] {
+                    if (guard && callback) {
+                        callback(ms);
+                    }
+                },
+                Qt::QueuedConnection);
+        },
+        RequestOptions{timeoutMs, {}});
+}
+
 int EngineClient::protocolVersion()
 {
     return Protocol::kVersion;
 }
 
+void EngineClient::setTarget(const QString &target)
+{
+    {
+        QMutexLocker lock(&m_targetMutex);
+        m_target = target;
+    }
+    QMetaObject::invokeMethod(
+        m_supervisor, [s = m_supervisor, target] { s->setTarget(target); }, Qt::QueuedConnection);
+}
+
 QString EngineClient::targetName() const
 {
-    const Result<Target> t = m_target.isEmpty() ? Target::fromEnvironment() : Target::parse(m_target);
+    QString spec;
+    {
+        QMutexLocker lock(&m_targetMutex);
+        spec = m_target;
+    }
+    const Result<Target> t = spec.isEmpty() ? Target::fromEnvironment() : Target::parse(spec);
     return t ? t->displayName() : t.error().message;
 }
 

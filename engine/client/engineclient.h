@@ -3,6 +3,7 @@
 #include "core/result.h"
 #include "cuda/deviceinfo.h"
 
+#include <QMutex>
 #include <QObject>
 #include <QPointer>
 #include <QString>
@@ -108,6 +109,15 @@ public:
     Result<DeviceList> listDevicesSync(int timeoutMs = 30000);
 
     /**
+     * Measures a round trip to the worker: a ping sent and answered, timed
+     * on the engine thread (the wait in this thread's event loop is left
+     * out). Starts a worker when none runs, which is then included. The
+     * callback gets milliseconds, or why there was no answer; it runs on
+     * context's thread, and not at all once context is gone. Any thread.
+     */
+    void roundTrip(QObject *context, std::function<void(const Result<double> &)> callback, int timeoutMs = 15000);
+
+    /**
      * Stops the request the worker is running now, at once: the worker is
      * killed (a spinning kernel cannot be interrupted otherwise), the request
      * fails with Cancelled ("aborted"), and queued requests go to a fresh
@@ -123,6 +133,16 @@ public:
      */
     qint64 lastUploadBytes() const { return m_uploaded.load(); }
     qint64 lastDownloadBytes() const { return m_downloaded.load(); }
+
+    /**
+     * Sends the following requests to another target ("local", "ssh://...",
+     * "slurm:..."; client/target.h). The worker now running is stopped (a
+     * request it is running fails with Cancelled, naming the new target);
+     * queued requests and everything after go to a worker started on the new
+     * target. The caller checks the spec first (Target::parse); a wrong one
+     * makes the next request fail with its message. Any thread.
+     */
+    void setTarget(const QString &target);
 
     /** The process id of the running worker, or 0. Thread-safe. */
     qint64 workerPid() const { return m_workerPid.load(); }
@@ -144,6 +164,14 @@ Q_SIGNALS:
     void workerStarted(qint64 pid);
     /** The worker exited or was killed; reason says how. */
     void workerExited(const QString &reason);
+    /**
+     * A remote target's buffer transfer of the running request moved on:
+     * done of total bytes sent to the worker (upload) or received from it.
+     * Emitted on the engine thread at most every 100 ms and once at the end
+     * (done == total); queued to receivers on other threads. abortCurrent()
+     * stops a transfer like any request.
+     */
+    void transferProgress(qint64 done, qint64 total, bool upload);
 
 private:
     QThread m_thread;
@@ -151,6 +179,7 @@ private:
     std::atomic<qint64> m_workerPid{0};
     std::atomic<qint64> m_uploaded{0};
     std::atomic<qint64> m_downloaded{0};
+    mutable QMutex m_targetMutex; ///< m_target: set on one thread, read on any
     QString m_target;
 };
 

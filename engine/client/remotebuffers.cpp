@@ -26,6 +26,7 @@ Status RemoteBuffers::begin(const QVariantMap &body, quint64 id)
     m_nextPiece = 0;
     m_requestId = id;
     m_uploadBytes = 0;
+    m_handedBytes = 0;
     m_downloadBytes = 0;
     std::map<quint64, Held> kept;
     for (const QVariant &v : body.value(QStringLiteral("buffers")).toList()) {
@@ -82,6 +83,7 @@ QByteArray RemoteBuffers::nextFrame()
             body.insert(QStringLiteral("zero"), true);
         } else {
             const qint64 n = qMin(Protocol::kBufferChunkBytes, map.size() - p.offset);
+            m_handedBytes += n;
             body.insert(QStringLiteral("data"),
                         QByteArray::fromRawData(static_cast<const char *>(map.data()) + p.offset, qsizetype(n)));
         }

@@ -42,6 +42,9 @@ public:
     /** Bytes of buffer data the last begin() will have sent once nextFrame() is empty. */
     qint64 uploadBytes() const { return m_uploadBytes; }
 
+    /** Bytes of buffer data nextFrame() has handed out since the last begin(). */
+    qint64 handedBytes() const { return m_handedBytes; }
+
     /** Writes one bufferData frame from the worker into the engine's buffer. */
     Status receive(const QVariantMap &body);
 
@@ -67,6 +70,7 @@ private:
     qsizetype m_nextPiece = 0;
     quint64 m_requestId = 0;
     qint64 m_uploadBytes = 0;
+    qint64 m_handedBytes = 0;
     qint64 m_downloadBytes = 0;
 };
 

@@ -2,6 +2,7 @@
 
 #include "client/workerprocess.h"
 #include "compile/sandbox.h"
+#include "core/format.h"
 
 #include <QCoreApplication>
 #include <QLocalServer>
@@ -95,7 +96,11 @@ void Supervisor::pump()
             return;
         }
         m_current->uploaded = m_buffers.uploadBytes();
+        m_downloadTotal = 0;
         m_uploading = true;
+        if (m_current->uploaded > 0) {
+            reportProgress(0, m_current->uploaded, true, true);
+        }
         pumpUpload();
         return;
     }
@@ -114,10 +119,31 @@ void Supervisor::pumpUpload()
             send(Message{kVersion, m_current->type, m_current->id, m_current->body});
             // The time-out counts the worker's time, not the transfer's.
             m_requestTimer->start(qMax(1, m_current->options.timeoutMs));
-            return;
+            break;
         }
         m_channel->write(frame);
     }
+    // Progress is what the channel has passed on to ssh, not what was queued
+    // in it; this runs again on every bytesWritten until all of it has gone.
+    if (m_current && m_channel && m_current->uploaded > 0 && m_uploadReported < m_current->uploaded) {
+        const qint64 total = m_current->uploaded;
+        const qint64 done = !m_uploading && m_channel->bytesToWrite() == 0
+                                ? total
+                                : qBound(qint64(0), m_buffers.handedBytes() - m_channel->bytesToWrite(), total - 1);
+        reportProgress(done, total, true);
+    }
+}
+
+void Supervisor::reportProgress(qint64 done, qint64 total, bool upload, bool force)
+{
+    if (upload) {
+        m_uploadReported = done;
+    }
+    if (!force && done < total && m_progressClock.isValid() && m_progressClock.elapsed() < 100) {
+        return;
+    }
+    m_progressClock.start();
+    Q_EMIT transferProgress(done, total, upload);
 }
 
 void Supervisor::startWorker()
@@ -331,6 +357,10 @@ void Supervisor::onReadyRead()
             if (m_current && m.id == m_current->id) {
                 const Status s = m_buffers.receive(m.body);
                 m_current->downloaded += m.body.value(QStringLiteral("data")).toByteArray().size();
+                // The worker announces the bytes of all changed buffers ("total"); without it, this buffer's.
+                m_downloadTotal = qMax(m_downloadTotal, m.body.value(QStringLiteral("total")).toLongLong());
+                m_downloadTotal = qMax(m_downloadTotal, m_current->downloaded);
+                reportProgress(m_current->downloaded, m_downloadTotal, false);
                 if (!s) {
                     Job job = std::move(*m_current);
                     m_current.reset();
@@ -409,13 +439,53 @@ void Supervisor::abortCurrent()
     if (!m_current) {
         return;
     }
+    // A remote transfer in progress is named with how far it got: the bytes
+    // that went are lost with the connection, and the next request starts over.
+    QString during;
+    if (m_current->uploaded > 0 && m_uploadReported < m_current->uploaded) {
+        const qint64 sent =
+            m_channel ? qBound(qint64(0), m_buffers.handedBytes() - m_channel->bytesToWrite(), m_current->uploaded)
+                      : m_uploadReported;
+        during = QStringLiteral(" while sending its buffers (%1 of %2 sent)")
+                     .arg(formatBytes(sent), formatBytes(m_current->uploaded));
+    } else if (m_current->downloaded > 0) {
+        during = QStringLiteral(" while receiving its results (%1 of %2 received)")
+                     .arg(formatBytes(m_current->downloaded), formatBytes(m_downloadTotal));
+    }
     Job job = std::move(*m_current);
     m_current.reset();
     stopWorker(QStringLiteral("kpg-worker was stopped: '%1' was aborted").arg(job.type));
-    finish(job, engineError(Error::Code::Cancelled, QStringLiteral("'%1' was aborted; kpg-worker was stopped and a "
-                                                                   "fresh one will serve the next request")
-                                                        .arg(job.type)));
+    const QString message =
+        m_target.isRemote()
+            ? fromTarget(engineError(Error::Code::Cancelled,
+                                     QStringLiteral("'%1' was aborted%2; the connection was closed and the next "
+                                                    "request reconnects")
+                                         .arg(job.type, during)))
+                  .message
+            : QStringLiteral("'%1' was aborted; kpg-worker was stopped and a fresh one will serve the next request")
+                  .arg(job.type);
+    finish(job, engineError(Error::Code::Cancelled, message));
     pump();
+}
+
+void Supervisor::setTarget(const QString &target)
+{
+    if (target == m_launch.target) {
+        return;
+    }
+    m_launch.target = target;
+    m_started = false; // a single-worker launch may start one on the new target
+    const QString reason = QStringLiteral("kpg-worker was stopped: the target changed to %1").arg(target);
+    if (m_current) {
+        Job job = std::move(*m_current);
+        m_current.reset();
+        stopWorker(reason);
+        finish(job, engineError(Error::Code::Cancelled,
+                                QStringLiteral("'%1' was stopped: the target changed to %2").arg(job.type, target)));
+    } else {
+        stopWorker(reason);
+    }
+    pump(); // what is queued goes to the new target
 }
 
 void Supervisor::onStartTimeout()

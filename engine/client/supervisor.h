@@ -6,6 +6,7 @@
 #include "worker/protocol.h"
 
 #include <QByteArray>
+#include <QElapsedTimer>
 #include <QList>
 #include <QObject>
 
@@ -49,12 +50,19 @@ public:
     void abortCurrent();
     /** Ends the worker politely (then by force) and fails what is queued. */
     void shutdown();
+    /**
+     * Later requests go to target: the worker is stopped (a request it runs
+     * fails with Cancelled) and the next request starts one there.
+     */
+    void setTarget(const QString &target);
 
 Q_SIGNALS:
     void workerStarted(qint64 pid);
     void workerExited(const QString &reason);
     /** Remote targets: the buffer bytes a request sent and received, emitted before its callback runs. */
     void transferred(qint64 uploaded, qint64 downloaded);
+    /** Remote targets: the running request's buffer bytes sent (upload) or received so far, of total. */
+    void transferProgress(qint64 done, qint64 total, bool upload);
 
 private:
     enum class State { Idle, Starting, Ready };
@@ -64,6 +72,8 @@ private:
     void startRemote();
     /** Sends the current request's buffer pieces while the channel takes them, then the request. */
     void pumpUpload();
+    /** transferProgress(), at most every 100 ms unless final (done == total). */
+    void reportProgress(qint64 done, qint64 total, bool upload, bool force = false);
     /** The error of a request whose worker went away, in the target's words when it is remote. */
     Error goneError(const QString &reason, const QString &tail, bool wasStarting, const QString &type) const;
     /** A remote worker's error names the target ("ssh://lab-gpu-01: no NVIDIA driver ..."). */
@@ -90,6 +100,9 @@ private:
     Target m_target;                ///< resolved when a worker starts
     RemoteBuffers m_buffers;        ///< what a remote worker holds of the buffers
     bool m_uploading = false;       ///< the current request's buffer pieces are still going out
+    qint64 m_uploadReported = 0;    ///< the current request's upload bytes last reported as sent
+    qint64 m_downloadTotal = 0;     ///< the worker's announced bytes of changed buffers for the current request
+    QElapsedTimer m_progressClock;  ///< since the last transferProgress()
     bool m_copyBuffers = false;     ///< the worker cannot map the buffers (remote, sandboxed): they go in frames
     QTimer *m_startTimer = nullptr;
     QTimer *m_requestTimer = nullptr;

@@ -332,6 +332,24 @@ QStringList Target::command() const
     return {};
 }
 
+QStringList Target::compilerCommand() const
+{
+    // A Slurm target compiles on its login node (via=ssh://...), never on an allocated node.
+    if (kind != Kind::Ssh && !(kind == Kind::Slurm && viaSsh)) {
+        return {};
+    }
+    const qsizetype slash = workerPath.lastIndexOf(QLatin1Char('/'));
+    const QString compiler =
+        slash < 0 ? QStringLiteral("kpg-compiler") : workerPath.left(slash + 1) + QStringLiteral("kpg-compiler");
+    // A private temporary folder for NVRTC there, removed when kpg-compiler ends: nothing stays on the
+    // server. POSIX sh runs it whatever the login shell is; the path arrives as $1, quoted once.
+    const QString script = QStringLiteral(
+        "d=$(mktemp -d \"${TMPDIR:-/tmp}/kpg-compiler-XXXXXX\") || exit 1; TMPDIR=$d \"$1\" --serve --remote; "
+        "s=$?; rm -rf \"$d\"; exit $s");
+    return sshCommand(*this,
+                      QStringLiteral("exec sh -c %1 kpg-compiler %2").arg(shellWord(script), shellWord(compiler)));
+}
+
 QString Target::explainFailure(const QString &stderrText, int exitCode, bool handshakeDone) const
 {
     const QString name = displayName();

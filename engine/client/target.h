@@ -67,6 +67,16 @@ struct Target
     QStringList command() const;
 
     /**
+     * The program and arguments that start `kpg-compiler --serve --remote`
+     * on an ssh target, or on a Slurm target's login node (via=ssh://...)
+     * (remote compiling, client/remotecompile.h): the same ssh command, with
+     * kpg-compiler from the worker's folder (on the remote PATH when the
+     * target names no folder). Empty for local targets and Slurm targets
+     * without a login node: a Slurm node is not allocated for compiling.
+     */
+    QStringList compilerCommand() const;
+
+    /**
      * Why a remote worker's command ended before or during its work, in one
      * sentence naming the target: host unreachable, authentication refused,
      * host key not trusted, remote kpg-worker missing, connection dropped,

@@ -11,6 +11,7 @@
 #include <QElapsedTimer>
 #include <QFile>
 #include <QFileInfo>
+#include <QMutex>
 #include <QRegularExpression>
 #include <QSet>
 #include <QStandardPaths>
@@ -35,8 +36,10 @@ Diagnostic optionsError(const QString &message)
 // Every file the source includes from the user's folders, recursively, so a
 // changed header changes the cache key. Toolkit headers are covered by the
 // NVRTC version and the toolkit path in the key.
+// headers, when given, also receives each user header read, under the name
+// the #include wrote (a remote compile has no access to this machine's files).
 void collectUserHeaders(const QString &text, const QString &fromDir, const QStringList &dirs, QCryptographicHash &hash,
-                        QSet<QString> &seen, int depth)
+                        QSet<QString> &seen, int depth, QList<QPair<QByteArray, QByteArray>> *headers = nullptr)
 {
     static const QRegularExpression inc(QStringLiteral(R"(^\s*#\s*include\s*[<"]([^>"]+)[>"])"),
                                         QRegularExpression::MultilineOption);
@@ -73,8 +76,16 @@ void collectUserHeaders(const QString &text, const QString &fromDir, const QStri
                 if (const Result<QByteArray> content =
                         readRegularFile(abs, Compiler::kMaxSourceBytes, QStringLiteral("a header"))) {
                     hash.addData(*content);
+                    if (headers) {
+                        const QByteArray written = name.toUtf8();
+                        const bool known = std::any_of(headers->cbegin(), headers->cend(),
+                                                       [&](const auto &h) { return h.first == written; });
+                        if (!known) {
+                            headers->append({written, *content});
+                        }
+                    }
                     collectUserHeaders(QString::fromUtf8(*content), QFileInfo(abs).absolutePath(), dirs, hash, seen,
-                                       depth + 1);
+                                       depth + 1, headers);
                 }
             }
             break;
@@ -381,17 +392,42 @@ QString Compiler::resolveArch(const QString &arch, int ccMajor, int ccMinor, con
     return arch;
 }
 
+namespace {
+QMutex g_fallbackMutex;
+Compiler::NvrtcFallback g_fallback;
+} // namespace
+
+void Compiler::setNvrtcFallback(NvrtcFallback fallback)
+{
+    QMutexLocker lock(&g_fallbackMutex);
+    g_fallback = std::move(fallback);
+}
+
 Result<CompileResult> Compiler::compile(const CompileRequest &request)
 {
     const Result<const NvrtcApi *> loaded = NvrtcApi::instance();
+    // No NVRTC here: a remote target's, when the program installed that way (docs/remote.md).
+    std::optional<NvrtcElsewhere> remote;
     if (!loaded) {
-        return loaded.error();
+        NvrtcFallback fallback;
+        {
+            QMutexLocker lock(&g_fallbackMutex);
+            fallback = g_fallback;
+        }
+        if (!fallback) {
+            return loaded.error();
+        }
+        Result<NvrtcElsewhere> elsewhere = fallback(loaded.error());
+        if (!elsewhere) {
+            return elsewhere.error();
+        }
+        remote = std::move(elsewhere).value();
     }
-    const NvrtcApi &nv = **loaded;
+    const NvrtcApi *nvLocal = loaded ? *loaded : nullptr;
     const CompileOptions &o = request.options;
 
     CompileResult result;
-    result.nvrtcVersion = nv.versionString();
+    result.nvrtcVersion = remote ? remote->version : nvLocal->versionString();
 
     // Input checks first: one clear message instead of NVRTC noise.
     const QByteArray source = request.source.toUtf8();
@@ -417,15 +453,21 @@ Result<CompileResult> Compiler::compile(const CompileRequest &request)
         return result;
     }
 
-    int numArchs = 0;
-    nv.nvrtcGetNumSupportedArchs(&numArchs);
-    std::vector<int> archs(static_cast<size_t>(qMax(0, numArchs)));
-    if (numArchs > 0) {
-        nv.nvrtcGetSupportedArchs(archs.data());
+    QList<int> supportedArchs;
+    if (remote) {
+        supportedArchs = remote->archs;
+    } else {
+        int numArchs = 0;
+        nvLocal->nvrtcGetNumSupportedArchs(&numArchs);
+        std::vector<int> archs(static_cast<size_t>(qMax(0, numArchs)));
+        if (numArchs > 0) {
+            nvLocal->nvrtcGetSupportedArchs(archs.data());
+        }
+        supportedArchs = QList<int>(archs.begin(), archs.end());
     }
     QString archError;
-    result.arch = resolveArch(o.arch, request.deviceCcMajor, request.deviceCcMinor,
-                              QList<int>(archs.begin(), archs.end()), &result.note, &archError);
+    result.arch =
+        resolveArch(o.arch, request.deviceCcMajor, request.deviceCcMinor, supportedArchs, &result.note, &archError);
     if (!archError.isEmpty()) {
         result.diagnostics.append(optionsError(archError));
         return result;
@@ -465,7 +507,7 @@ Result<CompileResult> Compiler::compile(const CompileRequest &request)
     for (const QString &d : o.includeDirs) {
         opts << QStringLiteral("-I%1").arg(d);
     }
-    for (const QString &d : toolkitIncludeDirs()) {
+    for (const QString &d : remote ? remote->includeDirs : toolkitIncludeDirs()) {
         opts << QStringLiteral("-I%1").arg(d);
     }
     if (o.pch) {
@@ -523,13 +565,15 @@ Result<CompileResult> Compiler::compile(const CompileRequest &request)
     // stamp, not its contents, so a header edited within the same second would
     // be served stale from the PCH.
     QCryptographicHash headerHash(QCryptographicHash::Sha256);
+    QList<QPair<QByteArray, QByteArray>> remoteHeaders; // the user's headers travel with a remote compile
     {
         QSet<QString> seen;
         QStringList dirs = o.includeDirs;
         if (!request.projectDir.isEmpty()) {
             dirs.prepend(request.projectDir);
         }
-        collectUserHeaders(request.source, request.projectDir, dirs, headerHash, seen, 0);
+        collectUserHeaders(request.source, request.projectDir, dirs, headerHash, seen, 0,
+                           remote ? &remoteHeaders : nullptr);
         if (!seen.isEmpty()) {
             opts.removeAll(QStringLiteral("-pch"));
             result.nvrtcOptions = opts;
@@ -540,7 +584,8 @@ Result<CompileResult> Compiler::compile(const CompileRequest &request)
     QCryptographicHash hash(QCryptographicHash::Sha256);
     // 2: in-memory C headers, the -default-device retry and struct layouts.
     hash.addData(QByteArrayView("kpg-compile-2"));
-    hash.addData(nv.libraryPath.toUtf8());
+    hash.addData(remote ? (remote->where + QLatin1Char(' ') + remote->libraryPath).toUtf8()
+                        : nvLocal->libraryPath.toUtf8());
     hash.addData(result.nvrtcVersion.toUtf8());
     for (const QString &s : opts) {
         hash.addData(s.toUtf8());
@@ -571,10 +616,27 @@ Result<CompileResult> Compiler::compile(const CompileRequest &request)
     job.options = opts;
     job.nameExpressions = nameExprs;
     job.headers = virtualHeaders();
+    job.headers += remoteHeaders;
     bool stopped = false; // the compiler process crashed or ran out of time
     const auto runJob = [&](const NvrtcJob &j) -> Result<NvrtcOutput> {
+        if (remote) {
+            // The remote kpg-compiler's own time limit is this one; it never sees this machine's folders.
+            QElapsedTimer wall;
+            wall.start();
+            Result<NvrtcOutput> r = remote->run(j, m_timeoutMs);
+            if (!r && r.error().code == Error::Code::Timeout) {
+                Diagnostic d;
+                d.file = request.fileName;
+                d.message = timeoutMessage(m_timeoutMs);
+                result.diagnostics.append(d);
+                result.ok = false;
+                result.compileMs = double(wall.nsecsElapsed()) / 1e6;
+                stopped = true;
+            }
+            return r;
+        }
         if (!m_process) {
-            return runNvrtcJob(nv, j);
+            return runNvrtcJob(*nvLocal, j);
         }
         QStringList userDirs = o.includeDirs;
         if (!request.projectDir.isEmpty()) {

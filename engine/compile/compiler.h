@@ -7,9 +7,27 @@
 #include <QList>
 #include <QPair>
 
+#include <functional>
 #include <memory>
 
 namespace Kp {
+
+/**
+ * NVRTC on another machine (a remote target's kpg-compiler,
+ * client/remotecompile.h), for a machine that cannot load NVRTC itself:
+ * what the options and the cache key need to know of it, and how to run a
+ * job there. Plain value; run is thread-safe.
+ */
+struct NvrtcElsewhere
+{
+    QString where;           ///< "ssh://lab-gpu-01", for the cache key and messages
+    QString version;         ///< "13.0"
+    QString libraryPath;     ///< on that machine
+    QList<int> archs;        ///< what that NVRTC supports (nvrtcGetSupportedArchs)
+    QStringList includeDirs; ///< the toolkit's include folders there
+    QString sandbox;         ///< how kpg-compiler is sandboxed there, in words
+    std::function<Result<NvrtcOutput>(const NvrtcJob &job, int timeoutMs)> run;
+};
 
 /**
  * NVRTC behind one call. compile() is thread-safe and blocking: the
@@ -72,6 +90,16 @@ public:
     /** "sm_90" for arch "auto" and a device, capped by what NVRTC supports; note says why if not exact. */
     static QString resolveArch(const QString &arch, int ccMajor, int ccMinor, const QList<int> &supported,
                                QString *note, QString *error);
+
+    /**
+     * Where compile() turns when NVRTC cannot be loaded here
+     * (remote compiling, docs/remote.md): given why not, NVRTC elsewhere, or
+     * an Error that compile() then returns. The program installs it once
+     * (client/remotecompile.h); without one, the local error is returned.
+     * Thread-safe.
+     */
+    using NvrtcFallback = std::function<Result<NvrtcElsewhere>(const Error &localError)>;
+    static void setNvrtcFallback(NvrtcFallback fallback);
 
     /** Source files larger than this are refused with a message. */
     static constexpr qsizetype kMaxSourceBytes = 4 * 1024 * 1024;

@@ -15,6 +15,7 @@
 // state), "compile" (an NvrtcJob; the reply is an NvrtcOutput), "shutdown".
 
 #include "compile/nvrtcjob.h"
+#include "compile/remotenvrtc.h"
 #include "compile/sandbox.h"
 #include "cuda/nvrtcapi.h"
 #include "worker/protocol.h"
@@ -200,6 +201,20 @@ int main(int argc, char **argv)
     // opened at compile time, which the policy's exec folders allow.
     const Result<const NvrtcApi *> nv = NvrtcApi::instance();
 
+    // --remote: started over ssh by a machine without NVRTC (client/remotecompile):
+    // no parent here knows this machine's folders, so it sets its own sandbox
+    // and tells the engine its NVRTC in the hello (compile/remotenvrtc).
+    // The ssh command made TMPDIR a private folder, which it removes after us.
+    QVariantMap remoteInfo;
+    if (args.contains(QStringLiteral("--remote"))) {
+        if (nv) {
+            policy = RemoteNvrtc::ownPolicy(**nv, qEnvironmentVariable("TMPDIR"));
+            remoteInfo = RemoteNvrtc::describe(**nv);
+        } else {
+            remoteInfo.insert(QStringLiteral("nvrtcError"), nv.error().toVariant());
+        }
+    }
+
     // Nothing of /proc or /sys: the process's environment, command line and
     // memory map, other processes and the machine's details stay out of reach
     // of an #include, so no diagnostic can echo them. NVRTC was shown to need
@@ -246,7 +261,9 @@ int main(int argc, char **argv)
             const Protocol::Message &m = next->value();
             Protocol::Message answer;
             if (m.type == Protocol::Type::Hello) {
-                answer = Protocol::reply(m, sandbox);
+                QVariantMap hello = sandbox;
+                hello.insert(remoteInfo);
+                answer = Protocol::reply(m, hello);
             } else if (m.type == Protocol::Type::Shutdown) {
                 writeAll(out, Protocol::encode(Protocol::reply(m, {})));
                 return 0;

@@ -96,25 +96,40 @@ Result<QVariantMap> StdioBridge::localize(const QVariantMap &body)
 
 qint64 StdioBridge::sendChanged(quint64 id, const std::function<bool(const QByteArray &)> &write)
 {
-    qint64 sent = 0;
+    // Hash first, so every frame can carry the total of this answer: the
+    // engine shows the download's progress against it.
+    struct Changed
+    {
+        Copy *copy;
+        quint64 key;
+        quint64 hash;
+    };
+    QList<Changed> changed;
+    qint64 total = 0;
     for (const quint64 key : std::as_const(m_lastKeys)) {
         auto it = m_copies.find(key);
         if (it == m_copies.end()) {
             continue;
         }
         Copy &c = it->second;
-        const qint64 bytes = c.memory.size();
-        const quint64 hash = Protocol::contentHash(c.memory.data(), bytes);
-        if (hash == c.hash) {
-            continue;
+        const quint64 hash = Protocol::contentHash(c.memory.data(), c.memory.size());
+        if (hash != c.hash) {
+            changed.append(Changed{&c, key, hash});
+            total += c.memory.size();
         }
+    }
+    qint64 sent = 0;
+    for (const Changed &ch : std::as_const(changed)) {
+        Copy &c = *ch.copy;
+        const qint64 bytes = c.memory.size();
         const auto *data = static_cast<const char *>(c.memory.data());
         qint64 offset = 0;
         do {
             const qint64 n = qMin(Protocol::kBufferChunkBytes, bytes - offset);
-            const QVariantMap body{{QStringLiteral("key"), key},
+            const QVariantMap body{{QStringLiteral("key"), ch.key},
                                    {QStringLiteral("bytes"), bytes},
                                    {QStringLiteral("offset"), offset},
+                                   {QStringLiteral("total"), total},
                                    {QStringLiteral("data"), QByteArray::fromRawData(data + offset, qsizetype(n))}};
             if (!write(Protocol::encode(Protocol::Message{Protocol::kVersion, Protocol::Type::BufferData, id, body}))) {
                 return sent;
@@ -122,7 +137,7 @@ qint64 StdioBridge::sendChanged(quint64 id, const std::function<bool(const QByte
             offset += n;
             sent += n;
         } while (offset < bytes);
-        c.hash = hash;
+        c.hash = ch.hash;
     }
     return sent;
 }

@@ -1,6 +1,7 @@
 // kernel-playground: the GUI.
 
 #include "client/engineclient.h"
+#include "client/remotecompile.h"
 #include "editor/codeeditor.h"
 #include "exitcodes.h"
 #include "mainwindow.h"
@@ -194,6 +195,7 @@ int main(int argc, char **argv)
     }
 
     applyTheme(parser.isSet(theme) ? parser.value(theme) : QSettings().value(QStringLiteral("theme")).toString());
+    RemoteCompiler::install(); // without NVRTC here, an ssh target compiles (docs/remote.md)
     EngineClient engine;
     MainWindow window(&engine);
     const QString name = parser.value(preset);

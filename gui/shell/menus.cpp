@@ -4,10 +4,12 @@
 #include "mainwindow.h"
 
 #include "cuda/nvrtcapi.h"
+#include "devicestatus.h"
 #include "docks.h"
 #include "editor/codeeditor.h"
 #include "editor/findbar.h"
 #include "exportdialog.h"
+#include "statusbar.h"
 #include "theme.h"
 #include "workbench/devices.h"
 #include "workbench/projectdocument.h"
@@ -202,6 +204,8 @@ void MainWindow::buildMenus()
     confine->setStatusTip(tr("Refuse a project that names a source, include folder or input file outside its own "
                              "folder (applies to projects opened from now on)"));
     connect(confine, &QAction::toggled, this, [](bool on) { ProjectDocument::setConfinePaths(on); });
+    settings->addAction(tr("&Target…"), this, [this] { m_status->device()->showTargetDialog(); })
+        ->setObjectName(QStringLiteral("targetAction"));
 
     QMenu *help = menuBar()->addMenu(tr("&Help"));
     QAction *keys = help->addAction(tr("&Keyboard Shortcuts"), this, &MainWindow::showShortcuts);

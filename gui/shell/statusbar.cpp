@@ -1,10 +1,12 @@
 #include "statusbar.h"
 
 #include "compile/sandbox.h"
+#include "core/format.h"
 #include "cuda/nvrtcapi.h"
 #include "devicestatus.h"
 #include "editor/codeeditor.h"
 #include "workbench/compilecontroller.h"
+#include "workbench/devices.h"
 #include "workbench/memorycheck.h"
 #include "workbench/runcontroller.h"
 #include "workbench/workbench.h"
@@ -26,8 +28,11 @@ StatusLine::StatusLine(Workbench &wb, QStatusBar *bar, CodeEditor *editor, QObje
     nvrtcLabel->setObjectName(QStringLiteral("nvrtcStatus"));
     // NVRTC is opened here, in the GUI's process: compiling needs no GPU.
     const Result<const NvrtcApi *> nvrtc = NvrtcApi::instance();
-    nvrtcLabel->setText(nvrtc ? tr("NVRTC %1").arg((*nvrtc)->versionString()) : tr("NVRTC not found: cannot compile"));
-    nvrtcLabel->setToolTip(nvrtc ? (*nvrtc)->libraryPath : nvrtc.error().message);
+    // Without it, an ssh target compiles (its kpg-compiler over ssh; docs/remote.md).
+    nvrtcLabel->setText(nvrtc ? tr("NVRTC %1").arg((*nvrtc)->versionString()) : tr("No NVRTC here"));
+    nvrtcLabel->setToolTip(
+        nvrtc ? (*nvrtc)->libraryPath
+              : tr("%1\nWith an ssh target, compiles run there (Settings > Target).").arg(nvrtc.error().message));
     // Whether a source can read this machine's files while it compiles (docs/security.md).
     auto *sandboxLabel = new QLabel(bar);
     sandboxLabel->setObjectName(QStringLiteral("sandboxStatus"));
@@ -53,10 +58,17 @@ StatusLine::StatusLine(Workbench &wb, QStatusBar *bar, CodeEditor *editor, QObje
     abortButton->setText(tr("Abort"));
     abortButton->setToolTip(tr("Stop the run (Esc)"));
     connect(abortButton, &QToolButton::clicked, &wb.runs(), &RunController::abort);
+    // A remote target's buffer transfer: how far it got, beside the same Abort.
+    m_transfer = new QProgressBar(bar);
+    m_transfer->setObjectName(QStringLiteral("transferProgress"));
+    m_transfer->setRange(0, 1000);
+    m_transfer->setMinimumWidth(200);
+    m_transfer->hide();
     m_busy = new QWidget(bar);
     auto *busyLayout = new QHBoxLayout(m_busy);
     busyLayout->setContentsMargins(0, 0, 0, 0);
     busyLayout->addWidget(busy);
+    busyLayout->addWidget(m_transfer);
     busyLayout->addWidget(abortButton);
     m_busy->hide();
     bar->addPermanentWidget(m_busy);
@@ -67,7 +79,24 @@ StatusLine::StatusLine(Workbench &wb, QStatusBar *bar, CodeEditor *editor, QObje
                 m_compileLabel->setToolTip(tip);
             });
     connect(&wb.runs(), &RunController::statusChanged, m_compileLabel, &QLabel::setText);
-    connect(&wb.runs(), &RunController::busyChanged, m_busy, &QWidget::setVisible);
+    connect(&wb.runs(), &RunController::busyChanged, m_busy, [this](bool busy) {
+        m_busy->setVisible(busy);
+        if (!busy) {
+            m_transfer->hide();
+        }
+    });
+    connect(&wb.devices(), &Devices::transferProgress, m_transfer, [this](qint64 done, qint64 total, bool upload) {
+        if (total <= 0 || done >= total) {
+            m_transfer->hide();
+            return;
+        }
+        m_transfer->setValue(int(done * 1000 / total));
+        m_transfer->setFormat(upload ? tr("Sending %1 of %2").arg(formatBytes(done), formatBytes(total))
+                                     : tr("Receiving %1 of %2").arg(formatBytes(done), formatBytes(total)));
+        m_transfer->setToolTip(upload ? tr("The buffers go to the target; Abort stops the transfer and the run")
+                                      : tr("The changed buffers come back from the target; Abort stops it"));
+        m_transfer->show();
+    });
     connect(&wb, &Workbench::memoryCheckStarted, bar, [bar](Sanitizer::Tool tool) {
         bar->showMessage(
             tr("Checking memory with %1 (one run under compute-sanitizer)…").arg(Sanitizer::toolName(tool)));

@@ -3,6 +3,7 @@
 #include <QObject>
 
 class QLabel;
+class QProgressBar;
 class QStatusBar;
 class QWidget;
 
@@ -29,7 +30,8 @@ public:
 private:
     DeviceStatus *m_device = nullptr;
     QLabel *m_compileLabel = nullptr;
-    QWidget *m_busy = nullptr; ///< shown for runs longer than half a second
+    QWidget *m_busy = nullptr;          ///< shown for runs longer than half a second
+    QProgressBar *m_transfer = nullptr; ///< a remote target's buffer transfer, inside m_busy
 };
 
 } // namespace Kp

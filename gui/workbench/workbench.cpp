@@ -45,6 +45,10 @@ Workbench::Workbench(EngineClient *engine, QObject *parent)
 
     connect(m_devices, &Devices::deviceFound, m_compile, &CompileController::setDevice);
     connect(m_devices, &Devices::ordinalChanged, m_runs, &RunController::setDeviceOrdinal);
+    connect(m_devices, &Devices::targetChanged, this, [this](const QString &target) {
+        log(tr("Target: %1. The GPU workers start there; the project, its buffers and the run history stay.")
+                .arg(target));
+    });
     connect(m_runs, &RunController::message, this, &Workbench::log);
     connect(m_checks, &CheckRunner::message, this, &Workbench::log);
     connect(m_runs, &RunController::started, m_checks, &CheckRunner::clear);

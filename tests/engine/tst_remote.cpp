@@ -7,6 +7,7 @@
 #include "client/engineclient.h"
 #include "client/remotebuffers.h"
 #include "client/target.h"
+#include "core/format.h"
 #include "run/runrequest.h"
 #include "sshserver.h"
 #include "testutil.h"
@@ -15,15 +16,18 @@
 
 #include <QDirIterator>
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QRandomGenerator>
 #include <QTcpServer>
+#include <QTemporaryDir>
 #include <QTest>
 
 #include <cstring>
 #include <memory>
 #include <signal.h>
+#include <tuple>
 
 using namespace Kp;
 
@@ -371,6 +375,241 @@ private Q_SLOTS:
         static_cast<char *>(a.value().data())[100] = 2;
         (void)engine.requestSync(Protocol::Type::Prepare, body);
         QCOMPARE(engine.lastUploadBytes(), a->size());
+        qunsetenv("KPG_SSH_CONFIG");
+    }
+
+    // A large upload reports its progress (bytes sent of the total, ending
+    // at the total); aborted while it goes, the request ends with one
+    // message saying how far it got, and the next request reconnects.
+    void transferProgress_data()
+    {
+        QTest::addColumn<bool>("abort");
+        QTest::newRow("sent to the end") << false;
+        QTest::newRow("aborted while sending") << true;
+    }
+
+    void transferProgress()
+    {
+        needSsh();
+        QFETCH(bool, abort);
+        qputenv("KPG_SSH_CONFIG", m_ssh->path(QStringLiteral("ssh_config")).toUtf8());
+        const qint64 bytes = 192 * 1024 * 1024;
+        Result<SharedMemory> a = SharedMemory::create(bytes, QStringLiteral("a"));
+        QVERIFY(a.ok());
+        std::memset(a.value().data(), 1, size_t(bytes));
+        const QVariantMap body = bodyFor({&a.value()});
+        WorkerLaunch launch;
+        launch.target = m_ssh->target(m_worker);
+        EngineClient engine(launch);
+        const Reply first = engine.requestSync(Protocol::Type::Ping);
+        QVERIFY2(first.ok(), qPrintable(first ? QString() : first.error().message));
+        const qint64 firstPid = first->value(QStringLiteral("pid")).toLongLong();
+
+        QList<std::tuple<qint64, qint64, bool>> reports;
+        connect(&engine, &EngineClient::transferProgress, this, [&](qint64 done, qint64 total, bool upload) {
+            reports.append({done, total, upload});
+            if (abort && reports.size() == 1) {
+                engine.abortCurrent(); // at the first report: nothing but its first frames can have gone
+            }
+        });
+        std::optional<Reply> answer;
+        engine.request(
+            Protocol::Type::Prepare, body, this, [&answer](const Reply &r) { answer = r; }, RequestOptions{120000, {}});
+        QTRY_VERIFY_WITH_TIMEOUT(answer.has_value(), 120000);
+        QVERIFY(!reports.isEmpty());
+        QCOMPARE(std::get<0>(reports.first()), qint64(0));
+        qint64 last = -1;
+        for (const auto &[done, total, upload] : reports) {
+            QCOMPARE(total, bytes);
+            QVERIFY(upload);
+            QVERIFY(done >= last); // never backwards
+            last = done;
+        }
+        if (!abort) {
+            QCOMPARE(std::get<0>(reports.last()), bytes);
+            // The worker holds it now: the same request again sends and reports nothing.
+            reports.clear();
+            (void)engine.requestSync(Protocol::Type::Prepare, body);
+            QCOMPARE(engine.lastUploadBytes(), qint64(0));
+            QCoreApplication::processEvents();
+            QVERIFY(reports.isEmpty());
+            qunsetenv("KPG_SSH_CONFIG");
+            return;
+        }
+        QVERIFY(!answer->ok());
+        QCOMPARE(answer->error().code, Error::Code::Cancelled);
+        const QString message = answer->error().message;
+        QVERIFY2(message.startsWith(launch.target + QStringLiteral(": 'prepare' was aborted while sending its "
+                                                                   "buffers (")),
+                 qPrintable(message));
+        QVERIFY2(message.contains(QStringLiteral(" of %1 sent); the connection was closed and the next request "
+                                                 "reconnects")
+                                      .arg(formatBytes(bytes))),
+                 qPrintable(message));
+        QVERIFY(std::get<0>(reports.last()) < bytes);
+        // As after a dropped connection: a fresh worker, which is sent everything again.
+        const Reply again = engine.requestSync(Protocol::Type::Ping);
+        QVERIFY2(again.ok(), qPrintable(again ? QString() : again.error().message));
+        QVERIFY(again->value(QStringLiteral("pid")).toLongLong() != firstPid);
+        (void)engine.requestSync(Protocol::Type::Prepare, body);
+        QCOMPARE(engine.lastUploadBytes(), bytes);
+        qunsetenv("KPG_SSH_CONFIG");
+    }
+
+    // Without NVRTC here (forced: KPG_NVRTC_LIBRARY names no library), an ssh
+    // target compiles: kpg-compiler runs there over its own ssh connection,
+    // with the same frames; what it gives equals a local compile.
+    void remoteCompile_data()
+    {
+        QTest::addColumn<QString>("target"); // "@ssh": the test's sshd and worker; "@closed": nothing on the port
+        QTest::addColumn<int>("exitCode");
+        QTest::addColumn<QString>("words"); // in the one error line; empty: the PTX equals the local compile's
+
+        QTest::newRow("compiles on the target") << "@ssh" << 0 << "";
+        QTest::newRow("local target: NVRTC's own message") << "local" << 69 << "NVRTC not found";
+        QTest::newRow("slurm target without a login node: says why not")
+            << "slurm:partition=gpu" << 69 << "compiling on the target needs an ssh target or a Slurm login node";
+        QTest::newRow("slurm target compiles on its login node") << "@slurm-via-ssh" << 0 << "";
+        QTest::newRow("nothing on the port") << "@closed" << 69 << "host unreachable";
+        QTest::newRow("no kpg-compiler there")
+            << "@missing" << 69
+            << "the remote kpg-compiler is missing (it is taken from the folder of the target's "
+               "kpg-worker";
+    }
+
+    void remoteCompile()
+    {
+        needSsh();
+        QFETCH(QString, target);
+        QFETCH(int, exitCode);
+        QFETCH(QString, words);
+        if (target == QLatin1String("@ssh")) {
+            target = m_ssh->target(m_worker);
+        } else if (target == QLatin1String("@slurm-via-ssh")) {
+            // The test's sshd as the login node; the worker's folder names kpg-compiler there.
+            target = QStringLiteral("slurm:via=ssh://127.0.0.1:%1,worker=%2").arg(m_ssh->port()).arg(m_worker);
+        } else if (target == QLatin1String("@missing")) {
+            target = m_ssh->target(QStringLiteral("/nonexistent/bin/kpg-worker"));
+        } else if (target == QLatin1String("@closed")) {
+            QTcpServer probe;
+            QVERIFY(probe.listen(QHostAddress::LocalHost, 0));
+            target = QStringLiteral("ssh://127.0.0.1:%1").arg(probe.serverPort());
+        }
+        QTemporaryDir dir;
+        const QString source = sourceDir() + QStringLiteral("/presets/saxpy/saxpy.cu");
+        const QString ptx = dir.filePath(QStringLiteral("remote.ptx"));
+        const KpTest::Run r = KpTest::run(QStringLiteral("kpg"),
+                                          {QStringLiteral("compile"), source, QStringLiteral("--target"), target,
+                                           QStringLiteral("--no-cache"), QStringLiteral("--ptx"), ptx},
+                                          sshEnv() << QStringLiteral("KPG_NVRTC_LIBRARY=/nonexistent/libnvrtc.so.13"));
+        QVERIFY2(r.exitCode == exitCode, qPrintable(r.err + r.out));
+        if (!words.isEmpty()) {
+            const QStringList lines = r.err.trimmed().split(QLatin1Char('\n'));
+            QVERIFY2(lines.size() == 1 && lines[0].contains(words), qPrintable(r.err));
+            if (target.startsWith(QLatin1String("ssh://"))) {
+                QVERIFY2(lines[0].startsWith(QStringLiteral("kpg: ") + target + QStringLiteral(": ")),
+                         qPrintable(r.err));
+            }
+            return;
+        }
+        const QString localPtx = dir.filePath(QStringLiteral("local.ptx"));
+        const KpTest::Run local =
+            KpTest::run(QStringLiteral("kpg"), {QStringLiteral("compile"), source, QStringLiteral("--no-cache"),
+                                                QStringLiteral("--ptx"), localPtx});
+        QCOMPARE(local.exitCode, 0);
+        // The same words (but the time it took): arch, NVRTC version, diagnostics, kernels and resources.
+        QCOMPARE(r.out.section(QLatin1Char('\n'), 1), local.out.section(QLatin1Char('\n'), 1));
+        QCOMPARE(r.out.section(QStringLiteral(" in "), 0, 0), local.out.section(QStringLiteral(" in "), 0, 0));
+        QFile a(ptx);
+        QFile b(localPtx);
+        QVERIFY(a.open(QIODevice::ReadOnly) && b.open(QIODevice::ReadOnly));
+        // Equal but for the .file directives: NVRTC makes the name absolute
+        // from its own working folder, the remote home there (the PTX view
+        // matches the file by its name, so both map to the source).
+        const auto withoutFiles = [](const QByteArray &ptx, QByteArrayList *files) {
+            QByteArrayList kept;
+            for (const QByteArray &line : ptx.split('\n')) {
+                (line.trimmed().startsWith(".file") ? *files : kept) << line;
+            }
+            return kept.join('\n');
+        };
+        QByteArrayList remoteFiles;
+        QByteArrayList localFiles;
+        const QByteArray remotePtx = withoutFiles(a.readAll(), &remoteFiles);
+        QVERIFY(remotePtx.contains(".entry"));
+        QCOMPARE(remotePtx, withoutFiles(b.readAll(), &localFiles));
+        QCOMPARE(remoteFiles.size(), localFiles.size());
+        for (const QByteArray &f : remoteFiles) {
+            QVERIFY2(f.endsWith("/saxpy.cu\""), f.constData());
+        }
+
+        if (!target.startsWith(QLatin1String("ssh://"))) {
+            return; // a Slurm worker needs srun, which the tests' login node lacks (tests/slurm covers it)
+        }
+        // A project round trip: compiled there, run request there (no GPU here: the remote's error).
+        const KpTest::Run run =
+            KpTest::run(QStringLiteral("kpg"),
+                        {QStringLiteral("run"), sourceDir() + QStringLiteral("/presets/saxpy/saxpy.kpg"),
+                         QStringLiteral("--target"), target, QStringLiteral("--json"), QStringLiteral("-")},
+                        sshEnv() << QStringLiteral("KPG_NVRTC_LIBRARY=/nonexistent/libnvrtc.so.13"));
+        const QJsonObject json = QJsonDocument::fromJson(run.out.toUtf8()).object();
+        QVERIFY2(json.value(QStringLiteral("compile")).toObject().value(QStringLiteral("ok")).toBool(),
+                 qPrintable(run.out + run.err));
+    }
+
+    // The project's own headers are not on the server: they travel with the
+    // compile, under the names the #include lines give (nested ones too).
+    void remoteCompileWithHeaders()
+    {
+        needSsh();
+        QTemporaryDir dir;
+        const auto write = [&dir](const QString &name, const QByteArray &text) {
+            QDir().mkpath(QFileInfo(dir.filePath(name)).absolutePath());
+            QFile f(dir.filePath(name));
+            return f.open(QIODevice::WriteOnly) && f.write(text) == text.size();
+        };
+        QVERIFY(write(QStringLiteral("common/scale.h"), "#pragma once\n#include \"factor.h\"\n"
+                                                        "__device__ inline float scale(float x) { return x * "
+                                                        "KP_FACTOR; }\n"));
+        QVERIFY(write(QStringLiteral("common/factor.h"), "#pragma once\n#define KP_FACTOR 3.0f\n"));
+        QVERIFY(write(QStringLiteral("k.cu"), "#include \"common/scale.h\"\n"
+                                              "extern \"C\" __global__ void k(float *p) { p[0] = scale(p[0]); }\n"));
+        const KpTest::Run r =
+            KpTest::run(QStringLiteral("kpg"),
+                        {QStringLiteral("compile"), dir.filePath(QStringLiteral("k.cu")), QStringLiteral("--target"),
+                         m_ssh->target(m_worker), QStringLiteral("--no-cache"), QStringLiteral("--ptx"),
+                         dir.filePath(QStringLiteral("k.ptx"))},
+                        sshEnv() << QStringLiteral("KPG_NVRTC_LIBRARY=/nonexistent/libnvrtc.so.13"));
+        QVERIFY2(r.exitCode == 0, qPrintable(r.out + r.err));
+        QFile ptx(dir.filePath(QStringLiteral("k.ptx")));
+        QVERIFY(ptx.open(QIODevice::ReadOnly));
+        // 3.0f, multiplied in: the nested header's define reached the remote NVRTC.
+        QVERIFY(ptx.readAll().contains("0f40400000"));
+    }
+
+    // Setting another target stops the worker; the next request starts one there.
+    void switchTarget()
+    {
+        needSsh();
+        qputenv("KPG_SSH_CONFIG", m_ssh->path(QStringLiteral("ssh_config")).toUtf8());
+        WorkerLaunch launch;
+        launch.target = QStringLiteral("local");
+        EngineClient engine(launch);
+        const Reply local = engine.requestSync(Protocol::Type::Ping);
+        QVERIFY2(local.ok(), qPrintable(local ? QString() : local.error().message));
+        const qint64 localPid = engine.workerPid();
+        QVERIFY(KpTest::processAlive(localPid));
+        const QString target = m_ssh->target(m_worker);
+        engine.setTarget(target);
+        QCOMPARE(engine.targetName(), target);
+        QTRY_VERIFY_WITH_TIMEOUT(!KpTest::processAlive(localPid), 10000); // the local worker ended
+        // The remote worker answers; a crash there names the target, so the request did go there.
+        const Reply crash = engine.requestSync(Protocol::Type::Crash);
+        QVERIFY(!crash.ok());
+        QVERIFY2(crash.error().message.startsWith(target + QStringLiteral(": ")), qPrintable(crash.error().message));
+        engine.setTarget(QStringLiteral("local"));
+        QVERIFY(engine.requestSync(Protocol::Type::Ping).ok());
+        QVERIFY(KpTest::processAlive(engine.workerPid()));
         qunsetenv("KPG_SSH_CONFIG");
     }
 
