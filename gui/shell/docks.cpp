@@ -1,6 +1,7 @@
 #include "docks.h"
 
 #include "editor/ptxview.h"
+#include "panels/access/accesspanel.h"
 #include "panels/buffers/bufferspanel.h"
 #include "panels/checks/checkspanel.h"
 #include "panels/compare/comparepanel.h"
@@ -91,6 +92,8 @@ const std::vector<DockRow> &table()
          make<ComparePanel>, "compare"},
         {PanelId::Memory, QT_TRANSLATE_NOOP("Docks", "Memory"), "memory", Qt::BottomDockWidgetArea, PanelId::Log,
          make<MemoryPanel>, "memory"},
+        {PanelId::MemoryAccess, QT_TRANSLATE_NOOP("Docks", "Memory Access"), "access", Qt::BottomDockWidgetArea,
+         PanelId::Log, make<AccessPanel>, "access"},
     };
     return rows;
 }

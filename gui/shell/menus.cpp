@@ -154,6 +154,11 @@ void MainWindow::buildMenus()
           std::tuple{tr("&synccheck: barrier errors"), Sanitizer::Tool::Synccheck, false}}) {
         memory->addAction(label, this, [this, tool = tool, hazards = hazards] { checkMemory(tool, hazards); });
     }
+    QAction *accessAction = build->addAction(tr("Analyze Memory &Access…"), this, [this] {
+        m_wb->requestAttention(PanelId::MemoryAccess, Attention::UserAsked);
+    });
+    accessAction->setObjectName(QStringLiteral("accessAction"));
+    accessAction->setStatusTip(tr("Record one launch and show coalescing and bank conflicts per source line"));
     QAction *sweepAction =
         build->addAction(tr("S&weep…"), this, [this] { m_wb->requestAttention(PanelId::Sweep, Attention::UserAsked); });
     sweepAction->setObjectName(QStringLiteral("sweepAction"));

@@ -3,6 +3,7 @@
 #include "checkrunner.h"
 #include "compilecontroller.h"
 #include "devices.h"
+#include "accessmap.h"
 #include "memorycheck.h"
 #include "projectdocument.h"
 #include "runcontroller.h"
@@ -41,6 +42,7 @@ Workbench::Workbench(EngineClient *engine, QObject *parent)
     m_runs = new RunController(*m_devices, m_doc, m_compile, this);
     m_checks = new CheckRunner(this);
     m_memory = new MemoryCheck(this);
+    m_access = new AccessMap(this);
     m_history = new RunHistoryModel(this);
 
     connect(m_devices, &Devices::deviceFound, m_compile, &CompileController::setDevice);
@@ -84,6 +86,20 @@ Workbench::Workbench(EngineClient *engine, QObject *parent)
         }
         Q_EMIT memoryCheckFinished(run, tool);
     });
+    connect(m_access, &AccessMap::finished, this, [this](const AccessOutcome &o) {
+        if (o.report) {
+            log(tr("Memory access of step %1 (%2): %3 warp requests recorded%4")
+                    .arg(o.report->step + 1)
+                    .arg(o.report->kernel)
+                    .arg(o.report->summary.recorded)
+                    .arg(o.report->summary.truncated()
+                             ? tr(" of %1 (the rest counted, not recorded)").arg(o.report->summary.requested)
+                             : QString()));
+        } else {
+            log(tr("Memory access: %1").arg(o.error.message));
+        }
+        Q_EMIT accessFinished(o);
+    });
     keepHistory();
 }
 
@@ -97,6 +113,20 @@ bool Workbench::checkMemory(Sanitizer::Tool tool, bool hazards)
         return false;
     }
     Q_EMIT memoryCheckStarted(tool);
+    return true;
+}
+
+bool Workbench::analyzeAccess(int step)
+{
+    m_compile->syncSource();
+    AccessRunOptions options;
+    options.step = step;
+    options.device = m_runs->deviceOrdinal();
+    if (!m_access->start(m_doc->project(), options)) {
+        log(tr("Memory access: an analysis is already running"));
+        return false;
+    }
+    Q_EMIT accessStarted(step);
     return true;
 }
 

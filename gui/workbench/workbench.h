@@ -10,6 +10,8 @@
 
 namespace Kp {
 
+class AccessMap;
+struct AccessOutcome;
 class CheckRunner;
 class CompileController;
 class Devices;
@@ -43,6 +45,7 @@ enum class PanelId {
     Occupancy,
     Compare,
     Memory,
+    MemoryAccess,
 };
 
 /**
@@ -90,6 +93,7 @@ public:
     const RunController &runs() const { return *m_runs; }
     CheckRunner &checks() { return *m_checks; }
     MemoryCheck &memory() { return *m_memory; }
+    AccessMap &access() { return *m_access; }
     Devices &devices() { return *m_devices; }
     const Devices &devices() const { return *m_devices; }
     RunHistoryModel &history() { return *m_history; }
@@ -97,6 +101,12 @@ public:
     /** Build > Check Memory: the project once under compute-sanitizer with tool. False when one is running. */
     bool checkMemory(Sanitizer::Tool tool, bool hazards = false);
 
+    /**
+     * Build > Analyze Memory Access: records launch step `step` (0-based) of
+     * the project as the editor has it now (docs/memory-access.md). False
+     * when one is running.
+     */
+    bool analyzeAccess(int step);
     /** Navigation: show buffer name in the Inspector (element -1: where it is), and bring it forward. */
     void requestBuffer(const QString &name, InspectorView view = InspectorView::Grid, qint64 element = -1);
     /**
@@ -125,6 +135,10 @@ Q_SIGNALS:
     void memoryCheckStarted(Kp::Sanitizer::Tool tool);
     /** A Check Memory finished. */
     void memoryCheckFinished(const Kp::SanitizedRun &run, Kp::Sanitizer::Tool tool);
+    /** An Analyze Memory Access started on step (0-based). */
+    void accessStarted(int step);
+    /** An Analyze Memory Access ended: its report, or why there is none. */
+    void accessFinished(const Kp::AccessOutcome &outcome);
     void showBuffer(const QString &name, Kp::InspectorView view, qint64 element);
     void showSourceLine(int line, int column, int highlightFrom, int highlightTo, bool focus);
     void showFailedCellsOf(const QString &check, const QString &buffer);
@@ -144,6 +158,7 @@ private:
     RunController *m_runs = nullptr;
     CheckRunner *m_checks = nullptr;
     MemoryCheck *m_memory = nullptr;
+    AccessMap *m_access = nullptr;
     RunHistoryModel *m_history = nullptr;
 };
 

@@ -1,0 +1,271 @@
+#include "accesspanel.h"
+
+#include "access/accessrun.h"
+#include "workbench/accessmap.h"
+#include "workbench/devices.h"
+#include "workbench/projectdocument.h"
+#include "workbench/workbench.h"
+
+#include <QComboBox>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QTableWidget>
+#include <QTreeWidget>
+#include <QVBoxLayout>
+
+#include <algorithm>
+
+namespace Kp {
+
+namespace {
+
+enum Column { Line, Access, Requests, Sectors, IdealSectors, Wavefronts, IdealWavefronts, Reading, Columns };
+
+QString number(double v)
+{
+    return QString::number(v, 'g', 3);
+}
+
+} // namespace
+
+AccessPanel::AccessPanel(Workbench &workbench, QWidget *parent)
+    : QWidget(parent)
+    , m_wb(&workbench)
+{
+    auto *layout = new QVBoxLayout(this);
+    auto *top = new QHBoxLayout;
+    top->addWidget(new QLabel(tr("Step"), this));
+    m_step = new QSpinBox(this);
+    m_step->setObjectName(QStringLiteral("accessStep"));
+    m_step->setMinimum(1);
+    m_step->setToolTip(tr("The launch step to record; the steps before it run too"));
+    top->addWidget(m_step);
+    m_analyze = new QPushButton(tr("Analyze"), this);
+    m_analyze->setObjectName(QStringLiteral("analyzeAccess"));
+    top->addWidget(m_analyze);
+    m_summary = new QLabel(tr("Analyze records one launch of the step and shows how its memory accesses use the "
+                              "hardware, line by line."),
+                           this);
+    m_summary->setObjectName(QStringLiteral("accessSummary"));
+    m_summary->setWordWrap(true);
+    top->addWidget(m_summary, 1);
+    layout->addLayout(top);
+
+    m_table = new QTableWidget(0, Columns, this);
+    m_table->setObjectName(QStringLiteral("accessTable"));
+    m_table->setHorizontalHeaderLabels({tr("Line"), tr("Access"), tr("Requests"), tr("Sectors/req"), tr("Ideal"),
+                                        tr("Wavefronts/req"), tr("Ideal"), tr("Reading")});
+    m_table->horizontalHeaderItem(Sectors)->setToolTip(tr("32-byte sectors a warp's global request touched"));
+    m_table->horizontalHeaderItem(Wavefronts)->setToolTip(
+        tr("Passes a shared-memory request took: more than the ideal is a bank conflict"));
+    m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->verticalHeader()->hide();
+    m_table->horizontalHeader()->setStretchLastSection(true);
+    m_table->setWordWrap(false);
+    layout->addWidget(m_table, 3);
+
+    auto *who = new QHBoxLayout;
+    who->addWidget(new QLabel(tr("Who touched"), this));
+    m_buffer = new QComboBox(this);
+    m_buffer->setObjectName(QStringLiteral("accessBuffer"));
+    who->addWidget(m_buffer);
+    m_element = new QLineEdit(this);
+    m_element->setObjectName(QStringLiteral("accessElement"));
+    m_element->setPlaceholderText(tr("element"));
+    m_element->setMaximumWidth(120);
+    who->addWidget(m_element);
+    m_find = new QPushButton(tr("Find"), this);
+    m_find->setObjectName(QStringLiteral("findTouches"));
+    who->addWidget(m_find);
+    who->addStretch(1);
+    layout->addLayout(who);
+    m_touches = new QTreeWidget(this);
+    m_touches->setObjectName(QStringLiteral("accessTouches"));
+    m_touches->setHeaderLabels({tr("Access"), tr("Block"), tr("Thread"), tr("Line")});
+    m_touches->setRootIsDecorated(false);
+    layout->addWidget(m_touches, 1);
+
+    connect(m_analyze, &QPushButton::clicked, this, &AccessPanel::analyze);
+    connect(m_find, &QPushButton::clicked, this, &AccessPanel::findTouches);
+    connect(m_element, &QLineEdit::returnPressed, this, &AccessPanel::findTouches);
+    connect(m_table, &QTableWidget::cellDoubleClicked, this, [this](int row, int) {
+        const int line = m_table->item(row, Line)->data(Qt::UserRole).toInt();
+        if (line > 0) {
+            m_wb->requestSourceLine(line, 1, line, line, true);
+        }
+    });
+    connect(m_touches, &QTreeWidget::itemDoubleClicked, this, [this](QTreeWidgetItem *item) {
+        const int line = item->data(3, Qt::UserRole).toInt();
+        if (line > 0) {
+            m_wb->requestSourceLine(line, 1, line, line, true);
+        }
+    });
+    connect(m_wb, &Workbench::accessStarted, this, [this](int step) {
+        m_summary->setText(tr("Recording step %1...").arg(step + 1));
+        refreshControls();
+    });
+    connect(m_wb, &Workbench::accessFinished, this, &AccessPanel::finished);
+    connect(&m_wb->document(), &ProjectDocument::projectChanged, this, &AccessPanel::refreshControls);
+    connect(&m_wb->document(), &ProjectDocument::loaded, this, &AccessPanel::refreshControls);
+    connect(&m_wb->devices(), &Devices::changed, this, &AccessPanel::refreshControls);
+    refreshControls();
+}
+
+AccessPanel::~AccessPanel() = default;
+
+void AccessPanel::refreshControls()
+{
+    const int steps = int(m_wb->document().project().launches.size());
+    m_step->setMaximum(std::max(1, steps));
+    const bool running = m_wb->access().isRunning();
+    const bool canRun = m_wb->devices().canRun();
+    m_analyze->setEnabled(!running && canRun && steps > 0);
+    m_analyze->setToolTip(!canRun ? m_wb->devices().whyNoRun()
+                          : running ? tr("An analysis is running")
+                                    : tr("Record one launch of the step (an instrumented copy of the kernel, run "
+                                         "once, untimed) and show its memory accesses per line"));
+}
+
+void AccessPanel::analyze()
+{
+    m_wb->analyzeAccess(m_step->value() - 1);
+}
+
+void AccessPanel::finished(const AccessOutcome &outcome)
+{
+    refreshControls();
+    if (!outcome.report) {
+        m_summary->setText(tr("Not analysed: %1").arg(outcome.error.message));
+        return;
+    }
+    showReport(outcome.report);
+    m_wb->requestAttention(PanelId::MemoryAccess, Attention::UserAsked);
+}
+
+void AccessPanel::showReport(std::shared_ptr<const AccessReport> report)
+{
+    m_report = std::move(report);
+    m_table->setRowCount(0);
+    m_touches->clear();
+    m_buffer->clear();
+    if (!m_report) {
+        return;
+    }
+    const AccessReport &r = *m_report;
+    QString summary = tr("Step %1, %2 on %3: %4 warp requests recorded")
+                          .arg(r.step + 1)
+                          .arg(r.kernel, r.device)
+                          .arg(r.summary.recorded);
+    if (r.summary.truncated()) {
+        summary += tr(" (traced the first %1 of %2)").arg(r.summary.recorded).arg(r.summary.requested);
+    }
+    if (r.summary.outside > 0) {
+        summary += tr("; %1 accesses inside no buffer").arg(r.summary.outside);
+    }
+    m_summary->setText(summary);
+    // Costliest first: sectors and wavefronts beyond the ideal.
+    QList<const SiteAccess *> sites;
+    for (const SiteAccess &s : r.summary.sites) {
+        sites << &s;
+    }
+    std::stable_sort(sites.begin(), sites.end(), [](const SiteAccess *a, const SiteAccess *b) {
+        const qint64 ea = (a->sectors - a->idealSectors) + (a->wavefronts - a->idealWavefronts);
+        const qint64 eb = (b->sectors - b->idealSectors) + (b->wavefronts - b->idealWavefronts);
+        return ea != eb ? ea > eb : a->site.sourceLine < b->site.sourceLine;
+    });
+    m_table->setRowCount(int(sites.size()));
+    for (int row = 0; row < sites.size(); ++row) {
+        const SiteAccess &s = *sites[row];
+        const bool own = s.site.sourcePath.isEmpty() || QFileInfo(s.site.sourcePath).fileName() == r.sourceName;
+        auto *line = new QTableWidgetItem(own ? QString::number(s.site.sourceLine)
+                                              : QStringLiteral("%1:%2")
+                                                    .arg(QFileInfo(s.site.sourcePath).fileName())
+                                                    .arg(s.site.sourceLine));
+        line->setData(Qt::UserRole, own ? s.site.sourceLine : 0);
+        line->setToolTip(own ? r.sourceText.section(QLatin1Char('\n'), s.site.sourceLine - 1, s.site.sourceLine - 1)
+                                   .trimmed()
+                             : s.site.sourcePath);
+        m_table->setItem(row, Line, line);
+        const QString space = s.site.space == AccessSpace::Global   ? tr("global")
+                              : s.site.space == AccessSpace::Shared ? tr("shared")
+                                                                    : tr("generic");
+        const QString kind = s.site.kind == AccessKind::Load    ? tr("load")
+                             : s.site.kind == AccessKind::Store ? tr("store")
+                                                                : tr("atomic");
+        auto *access = new QTableWidgetItem(QStringLiteral("%1 %2 (%3)").arg(space, kind, s.site.typeName));
+        access->setToolTip(tr("PTX line %1: %2").arg(s.site.ptxLine).arg(s.site.instruction));
+        m_table->setItem(row, Access, access);
+        m_table->setItem(row, Requests, new QTableWidgetItem(QString::number(s.requests)));
+        m_table->setItem(row, Sectors, new QTableWidgetItem(s.globalRequests ? number(s.sectorsPerRequest()) : QString()));
+        m_table->setItem(row, IdealSectors,
+                         new QTableWidgetItem(s.globalRequests ? number(s.idealSectorsPerRequest()) : QString()));
+        m_table->setItem(row, Wavefronts,
+                         new QTableWidgetItem(s.sharedRequests ? number(s.wavefrontsPerRequest()) : QString()));
+        m_table->setItem(row, IdealWavefronts,
+                         new QTableWidgetItem(s.sharedRequests ? number(s.idealWavefrontsPerRequest()) : QString()));
+        auto *reading = new QTableWidgetItem(s.reading);
+        reading->setToolTip(s.reading);
+        m_table->setItem(row, Reading, reading);
+        const bool wasteful = s.sectors > s.idealSectors || s.wavefronts > s.idealWavefronts;
+        if (wasteful) {
+            for (int c : {Sectors, Wavefronts}) {
+                QFont f = m_table->item(row, c)->font();
+                f.setBold(true);
+                m_table->item(row, c)->setFont(f);
+            }
+        }
+    }
+    for (int c = Line; c < Reading; ++c) {
+        m_table->resizeColumnToContents(c);
+    }
+    for (const TraceBuffer &b : r.summary.bufferList) {
+        m_buffer->addItem(b.name);
+    }
+}
+
+void AccessPanel::findTouches()
+{
+    m_touches->clear();
+    if (!m_report || m_buffer->currentText().isEmpty()) {
+        return;
+    }
+    bool ok = false;
+    const qint64 element = m_element->text().trimmed().toLongLong(&ok);
+    const QString name = m_buffer->currentText();
+    const auto b = std::find_if(m_report->summary.bufferList.cbegin(), m_report->summary.bufferList.cend(),
+                                [&](const TraceBuffer &t) { return t.name == name; });
+    const qint64 count = b == m_report->summary.bufferList.cend() ? 0 : b->bytes / std::max(1, b->elementBytes);
+    if (!ok || element < 0 || element >= count) {
+        auto *item = new QTreeWidgetItem(
+            m_touches, {tr("%1 is not an element of %2 (0 to %3)").arg(m_element->text(), name).arg(count - 1)});
+        item->setFirstColumnSpanned(true);
+        return;
+    }
+    const QList<CellTouch> touches =
+        touchesOf(m_report->summary, m_report->sites, m_report->trace, name, element, m_report->blockDim());
+    if (touches.isEmpty()) {
+        auto *item = new QTreeWidgetItem(m_touches, {tr("No thread of the recorded launch touched %1[%2]")
+                                                         .arg(name)
+                                                         .arg(element)});
+        item->setFirstColumnSpanned(true);
+        return;
+    }
+    for (const CellTouch &t : touches) {
+        const QString kind = t.kind == AccessKind::Load    ? tr("read")
+                             : t.kind == AccessKind::Store ? tr("written")
+                                                           : tr("atomic");
+        auto *item = new QTreeWidgetItem(
+            m_touches,
+            {kind, QStringLiteral("(%1, %2, %3)").arg(t.block[0]).arg(t.block[1]).arg(t.block[2]),
+             QStringLiteral("(%1, %2, %3)").arg(t.thread[0]).arg(t.thread[1]).arg(t.thread[2]), QString::number(t.line)});
+        item->setData(3, Qt::UserRole, t.line);
+    }
+}
+
+} // namespace Kp
