@@ -7,14 +7,17 @@
 // feedback, Gradescope and Autolab exports against their documented shapes;
 // control characters never reach a stream. The CLI side is tst_cli_grade.
 
+#include "compile/compiler.h"
 #include "grade/gradeexport.h"
 #include "grade/grader.h"
 #include "grade/integrity.h"
 #include "grade/lab.h"
 #include "grade/policy.h"
 #include "project/projectio.h"
+#include "run/projectcompile.h"
 #include "run/runner.h"
 #include "run/runrequest.h"
+#include "run/sentinel.h"
 
 #include <QCryptographicHash>
 #include <QDir>
@@ -32,9 +35,50 @@
 using namespace Kp;
 using namespace Kp::Grade;
 
+Q_DECLARE_METATYPE(Kp::RunRequest)
+
 namespace {
 
 const QString kPolicyLab = QStringLiteral(KPG_SOURCE_DIR "/tests/data/lab-policy");
+const QString kLab = QStringLiteral(KPG_SOURCE_DIR "/tests/data/lab/exercises");
+
+/**
+ * Where kpg grade's sentinel goes for a project: compiled with NVRTC and
+ * prepared as a run is, "STEP:BUFFER" for each buffer filled before each
+ * launch of that step (step numbers from 0), or "error: ..." on failure.
+ */
+QStringList sentinelPlan(const QString &kpgPath)
+{
+    const Result<Project> p = loadProject(kpgPath);
+    if (!p) {
+        return {"error: " + p.error().message};
+    }
+    const auto compiled = Compiler(Compiler::Config{QStringLiteral("-"), 0}).compile(compileRequestFor(*p));
+    if (!compiled || !compiled->ok) {
+        return {"error: " + (compiled ? compiled->log : compiled.error().message)};
+    }
+    HostBuffers buffers;
+    if (const Status s = buffers.materialize(*p, true, HostBuffers::Fill::ShapesOnly); !s) {
+        return {"error: " + s.error().message};
+    }
+    const Result<PreparedRun> prepared = prepareRun(*p, *compiled, buffers, 0);
+    if (!prepared) {
+        return {"error: " + prepared.error().message};
+    }
+    RunRequest r = prepared->request;
+    r.sentinelBuffers = sentinelBuffersFor(*p, r);
+    const QList<QList<int>> before = sentinelBeforeSteps(r);
+    if (before.size() != r.steps.size()) {
+        return {"error: a list per step expected"};
+    }
+    QStringList plan;
+    for (qsizetype i = 0; i < before.size(); ++i) {
+        for (int b : before[i]) {
+            plan << QStringLiteral("%1:%2").arg(i).arg(r.buffers[b].name);
+        }
+    }
+    return plan;
+}
 
 void writeFile(const QString &path, const QByteArray &data)
 {
@@ -669,6 +713,100 @@ __global__ void transpose(const float *src, float *dst, int width, int height) {
         const RunRequest back = RunRequest::fromVariant(r.toVariant());
         QCOMPARE(back.sentinelBuffers, QList<int>({1, 3}));
         QCOMPARE(RunRequest::fromVariant(RunRequest{}.toVariant()).sentinelBuffers, QList<int>{});
+    }
+
+    void sentinelBeforeEveryLaunch_data()
+    {
+        // kpg grade fills a checked output that starts empty with 0xFF before
+        // every launch of the first step that takes it (run/sentinel.h).
+        QTest::addColumn<QString>("kpg"); // a path, or a project's JSON (written beside kSentinelSource)
+        QTest::addColumn<QStringList>("plan");
+        QTest::newRow("lab scale: out before its one step") << kLab + "/scale/scale.kpg" << QStringList{"0:out"};
+        QTest::newRow("lab vector_add: c") << kLab + "/vector_add/vector_add.kpg" << QStringList{"0:c"};
+        QTest::newRow("lab saxpy: y has contents, no sentinel") << kLab + "/saxpy/saxpy.kpg" << QStringList{};
+        QTest::newRow("policy lab scale, three checks of one buffer")
+            << kPolicyLab + "/scale/scale.kpg" << QStringList{"0:out"};
+        const QString head = R"({"format": "kernel-playground-project", "version": 1, "source": "k.cu",
+            "scalars": [{"name": "n", "type": "int32", "value": 64}],
+            "buffers": [{"name": "in", "dtype": "int32", "shape": [64], "init": {"kind": "random", "min": 0, "max": 9, "seed": 1}},
+                        {"name": "part", "dtype": "int32", "shape": [64]},
+                        {"name": "out", "dtype": "int32", "shape": [64], "init": {"kind": %1}}],
+            "launches": [{"kernel": "first", "grid": 1, "block": 64, "args": ["in", "part", "n"]},
+                         {"kernel": "second", "grid": 1, "block": 64, "args": ["part", "out", "n"]},
+                         {"kernel": "third", "grid": 1, "block": 64, "args": ["out", "n"]}],
+            %2
+            "checks": [{"name": "out", "buffer": "out", "expected": "in"}%3]})";
+        QTest::newRow("two passes: out before the step that writes it, not before the one that rewrites it")
+            << head.arg(R"("zeros")", "", "") << QStringList{"1:out"};
+        QTest::newRow("uninitialized output") << head.arg(R"("uninitialized")", "", "") << QStringList{"1:out"};
+        QTest::newRow("checked intermediate too")
+            << head.arg(R"("zeros")", "", R"(, {"name": "part", "buffer": "part", "expected": "in"})")
+            << QStringList{"0:part", "1:out"};
+        QTest::newRow("an output with contents (a kernel may add into it)")
+            << head.arg(R"("constant", "value": 1)", "", "") << QStringList{};
+        QTest::newRow("repeated: before each repetition's launch")
+            << head.arg(R"("zeros")", R"("repeat": {"count": 3, "swap": []},)", "") << QStringList{"1:out"};
+        QTest::newRow("swapped buffers move between repetitions: none")
+            << head.arg(R"("zeros")", R"("repeat": {"count": 2, "swap": [["part", "out"]]},)", "") << QStringList{};
+    }
+
+    void sentinelBeforeEveryLaunch()
+    {
+        QFETCH(QString, kpg);
+        QFETCH(QStringList, plan);
+        QTemporaryDir dir;
+        QString path = kpg;
+        if (kpg.startsWith('{')) {
+            path = dir.filePath("p.kpg");
+            writeFile(path, kpg.toUtf8());
+            writeFile(
+                dir.filePath("k.cu"),
+                "__global__ void first(const int *in, int *part, int n) { part[threadIdx.x] = in[threadIdx.x]; }\n"
+                "__global__ void second(const int *part, int *out, int n) { out[threadIdx.x] = part[threadIdx.x]; }\n"
+                "__global__ void third(int *out, int n) { out[threadIdx.x] += 0; }\n");
+        }
+        QCOMPARE(sentinelPlan(path), plan);
+    }
+
+    void sentinelBeforeStepsOfRequests_data()
+    {
+        // The worker's side, on requests as they travel: streams and bad indices.
+        QTest::addColumn<RunRequest>("request");
+        QTest::addColumn<QList<QList<int>>>("before");
+        RunRequest two;
+        two.buffers.resize(2);
+        two.buffers[0].name = "a";
+        two.buffers[1].name = "b";
+        RunStep k;
+        k.args.resize(2);
+        k.args[0].buffer = 0;
+        k.args[1].buffer = 1;
+        two.steps = {k, k};
+        two.sentinelBuffers = {1};
+        QTest::newRow("first of two steps taking it") << two << QList<QList<int>>{{1}, {}};
+        RunRequest none = two;
+        none.sentinelBuffers = {};
+        QTest::newRow("no sentinel buffers") << none << QList<QList<int>>{{}, {}};
+        RunRequest bad = two;
+        bad.sentinelBuffers = {-1, 7, 1, 1};
+        QTest::newRow("indices out of range ignored, repeats once") << bad << QList<QList<int>>{{1}, {}};
+        RunRequest streamed = two;
+        streamed.streams.resize(2);
+        streamed.steps[1].stream = 1;
+        QTest::newRow("streams: none") << streamed << QList<QList<int>>{{}, {}};
+        RunRequest copy = two;
+        RunStep memset;
+        memset.kind = RunStep::Kind::Memset;
+        memset.buffer = 1;
+        copy.steps.prepend(memset);
+        QTest::newRow("a memset step runs the steps as streams: none") << copy << QList<QList<int>>{{}, {}, {}};
+    }
+
+    void sentinelBeforeStepsOfRequests()
+    {
+        QFETCH(RunRequest, request);
+        QFETCH(QList<QList<int>>, before);
+        QCOMPARE(sentinelBeforeSteps(request), before);
     }
 
     void controlCharacters_data()
