@@ -414,6 +414,7 @@ GradeItem Grader::gradeOne(const GradeTask &task, int device, EngineClient *engi
     item.student = task.student;
     item.exercise = task.exercise->name;
     item.sha256 = task.submission.sha256;
+    item.foundIn = task.submission.foundIn;
     item.device = m_options.devices.isEmpty() ? -1 : device;
     const Project &ex = task.exercise->project;
     item.minSpeedup = ex.grading ? ex.grading->minSpeedup : 0;
@@ -522,6 +523,7 @@ void Grader::run(const QList<GradeTask> &tasks, const std::function<void(const G
             item.student = t.student;
             item.exercise = t.exercise->name;
             item.sha256 = t.submission.sha256;
+            item.foundIn = t.submission.foundIn;
             item.minSpeedup = t.exercise->project.grading ? t.exercise->project.grading->minSpeedup : 0;
             if (t.submission.state == Submission::State::Missing) {
                 item.outcome = Outcome::NotSubmitted;

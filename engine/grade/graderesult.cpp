@@ -175,7 +175,8 @@ QJsonObject GradeItem::toJson() const
                   {QStringLiteral("wroteOutside"), wroteOutside},
                   {QStringLiteral("flags"), QJsonArray::fromStringList(flags)},
                   {QStringLiteral("memoryFindings"), QJsonArray::fromStringList(memoryFindings)},
-                  {QStringLiteral("timeLimitSeconds"), timeLimitSeconds}};
+                  {QStringLiteral("timeLimitSeconds"), timeLimitSeconds},
+                  {QStringLiteral("foundIn"), foundIn}};
     return o;
 }
 
@@ -216,6 +217,7 @@ std::optional<GradeItem> GradeItem::fromJson(const QJsonObject &o)
         i.memoryFindings << v.toString();
     }
     i.timeLimitSeconds = o.value(QStringLiteral("timeLimitSeconds")).toDouble(0);
+    i.foundIn = o.value(QStringLiteral("foundIn")).toString();
     return i;
 }
 
@@ -293,6 +295,9 @@ QString tableText(const QStringList &exercises, const QList<GradeItem> &items)
         }
         for (const QString &f : i.flags) {
             t += QStringLiteral("      flagged: ") + printable(f) + QLatin1Char('\n');
+        }
+        if (!i.foundIn.isEmpty()) {
+            t += QStringLiteral("      found in ") + printable(i.foundIn) + QLatin1Char('\n');
         }
     }
     t += QStringLiteral("\nSummary\n");

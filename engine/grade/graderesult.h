@@ -75,6 +75,7 @@ struct GradeItem
     QStringList flags;              ///< for the instructor: "12.5x the reference: suspiciously fast", ...
     QStringList memoryFindings;     ///< --sanitize memcheck's findings in words
     double timeLimitSeconds = 0;    ///< the launch time limit it ran under (0: not run)
+    QString foundIn;                ///< "alice/lab1/": the file was found below the student's folder; empty: at its top
 
     QString key() const { return student + QLatin1Char('/') + exercise; }
     QJsonObject toJson() const;

@@ -156,6 +156,38 @@ private Q_SLOTS:
         QVERIFY(only.err.contains("saxpy       0 of 1 passed (1 compile error)"));
     }
 
+    void nestedSubmissions()
+    {
+        // A zip unpacked with its folders: bob's scale is one folder down (and
+        // zip residue beside it), carol's vector_add is there twice.
+        writeFile(m_subs + "/bob/lab1/scale.cu", readAll(m_subs + "/alice/scale.cu"));
+        writeFile(m_subs + "/bob/__MACOSX/lab1/scale.cu", "garbage");
+        QVERIFY(QDir().mkpath(m_subs + "/carol/a"));
+        QVERIFY(QFile::rename(m_subs + "/carol/vector_add.cu", m_subs + "/carol/a/vector_add.cu"));
+        writeFile(m_subs + "/carol/b/vector_add.cu", readAll(m_subs + "/carol/a/vector_add.cu"));
+        const QString json = m_dir.filePath("nested.json");
+        const QString feedback = m_dir.filePath("nested-feedback");
+        const KpTest::Run r = grade({"--only", "bob,carol", "--json", json, "--feedback", feedback});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QVERIFY2(r.out.contains("  scale       no GPU         compiled and bound, not run\n      found in bob/lab1/\n"),
+                 qPrintable(r.out));
+        QVERIFY2(r.out.contains("  vector_add  refused        carol/vector_add.cu: 2 files named vector_add.cu in the "
+                                "student's folder (carol/a/vector_add.cu, carol/b/vector_add.cu)"),
+                 qPrintable(r.out));
+        QMap<QString, QJsonObject> res;
+        for (const QJsonValue &v : QJsonDocument::fromJson(readAll(json)).object().value("results").toArray()) {
+            res.insert(v["student"].toString() + "/" + v["exercise"].toString(), v.toObject());
+        }
+        QCOMPARE(res["bob/scale"]["foundIn"].toString(), QString("bob/lab1/"));
+        QCOMPARE(
+            res["bob/scale"]["sha256"].toString(),
+            QString(QCryptographicHash::hash(readAll(m_subs + "/alice/scale.cu"), QCryptographicHash::Sha256).toHex()));
+        QCOMPARE(res["bob/saxpy"]["foundIn"].toString(), QString());
+        QCOMPARE(res["carol/vector_add"]["outcome"].toString(), QString("refused"));
+        QVERIFY2(readAll(feedback + "/bob.md").contains("Found in bob/lab1/ \\(graded from there\\)\\."),
+                 readAll(feedback + "/bob.md").constData());
+    }
+
     void resumeAfterKill()
     {
         const QString journal = m_dir.filePath("killed.jsonl");

@@ -293,6 +293,128 @@ private Q_SLOTS:
         }
     }
 
+    void nestedSubmissions_data()
+    {
+        // Files of the submissions folder: "PATH" (a file), "PATH -> TARGET"
+        // (a symbolic link), "PATH => OTHER" (a hard link to OTHER). bob has
+        // bob/transpose.cu and bob/lab1/transpose.cu in every row.
+        QTest::addColumn<QStringList>("files");
+        QTest::addColumn<QString>("state"); // ok, missing, refused
+        QTest::addColumn<QString>("path");
+        QTest::addColumn<QString>("foundIn");
+        QTest::addColumn<QString>("why");
+        QTest::newRow("one folder deeper") << QStringList{"alice/lab1/transpose.cu"} << "ok"
+                                           << "alice/lab1/transpose.cu"
+                                           << "alice/lab1/"
+                                           << "";
+        QTest::newRow("a folder named after the student") << QStringList{"alice/alice/transpose.cu"} << "ok"
+                                                          << "alice/alice/transpose.cu"
+                                                          << "alice/alice/"
+                                                          << "";
+        QTest::newRow("two folders deeper")
+            << QStringList{"alice/Submission/src/transpose.cu", "alice/Submission/README"} << "ok"
+            << "alice/Submission/src/transpose.cu"
+            << "alice/Submission/src/"
+            << "";
+        QTest::newRow("the top wins over a deeper copy")
+            << QStringList{"alice/transpose.cu", "alice/old/transpose.cu"} << "ok"
+            << "alice/transpose.cu"
+            << ""
+            << "";
+        QTest::newRow("two candidates: one message naming both")
+            << QStringList{"alice/v1/transpose.cu", "alice/v2/transpose.cu"} << "refused"
+            << "alice/transpose.cu"
+            << ""
+            << "2 files named transpose.cu in the student's folder (alice/v1/transpose.cu, alice/v2/transpose.cu) and "
+               "none at its top; keep the one to grade (or move it to alice/transpose.cu)";
+        QTest::newRow("zip residue is not a candidate")
+            << QStringList{"alice/__MACOSX/lab1/transpose.cu", "alice/lab1/._transpose.cu", "alice/lab1/transpose.cu"}
+            << "ok"
+            << "alice/lab1/transpose.cu"
+            << "alice/lab1/"
+            << "";
+        QTest::newRow("only in a dot folder: missing")
+            << QStringList{"alice/.ipynb_checkpoints/transpose.cu"} << "missing"
+            << "alice/transpose.cu"
+            << ""
+            << "";
+        QTest::newRow("another name's case: missing") << QStringList{"alice/lab1/Transpose.cu"} << "missing"
+                                                      << "alice/transpose.cu"
+                                                      << ""
+                                                      << "";
+        QTest::newRow("a link to another student's folder is not followed")
+            << QStringList{"alice/lab1 -> ../bob/lab1"} << "missing"
+            << "alice/transpose.cu"
+            << ""
+            << "";
+        QTest::newRow("a deeper symbolic link to another student's file")
+            << QStringList{"alice/lab1/transpose.cu -> ../../bob/transpose.cu"} << "refused"
+            << "alice/lab1/transpose.cu"
+            << "alice/lab1/"
+            << "a symbolic link: same file as bob/transpose.cu; not graded as this student's work";
+        QTest::newRow("a deeper hard link to another student's deeper file")
+            << QStringList{"alice/lab1/transpose.cu => bob/lab1/transpose.cu"} << "refused"
+            << "alice/lab1/transpose.cu"
+            << "alice/lab1/"
+            << "a hard link: same file as bob/lab1/transpose.cu; not graded as this student's work";
+        QTest::newRow("nine folders deep is past the walk")
+            << QStringList{"alice/1/2/3/4/5/6/7/8/9/transpose.cu"} << "missing"
+            << "alice/transpose.cu"
+            << ""
+            << "";
+    }
+
+    void nestedSubmissions()
+    {
+        QFETCH(QStringList, files);
+        QFETCH(QString, state);
+        QFETCH(QString, path);
+        QFETCH(QString, foundIn);
+        QFETCH(QString, why);
+        QTemporaryDir dir;
+        const QString subs = dir.filePath("submissions");
+        const QByteArray src = "__global__ void transpose(const float *in, float *out, int w, int h) {}\n";
+        writeFile(subs + "/bob/transpose.cu", "// bob\n" + src);
+        writeFile(subs + "/bob/lab1/transpose.cu", "// bob, lab1\n" + src);
+        for (const QString &f : files) {
+            if (f.contains(" -> ")) {
+                const QString link = subs + "/" + f.section(" -> ", 0, 0);
+                QDir().mkpath(QFileInfo(link).absolutePath());
+                QVERIFY(QFile::link(f.section(" -> ", 1), link));
+            } else if (f.contains(" => ")) {
+                const QString link = subs + "/" + f.section(" => ", 0, 0);
+                QDir().mkpath(QFileInfo(link).absolutePath());
+                QCOMPARE(::link(QFile::encodeName(subs + "/" + f.section(" => ", 1)).constData(),
+                                QFile::encodeName(link).constData()),
+                         0);
+            } else {
+                writeFile(subs + "/" + f, "// " + f.toUtf8() + "\n" + src);
+            }
+        }
+        const Result<QList<Student>> students = findStudents(subs, nullptr, LabPolicy{}.ignore);
+        QVERIFY(students);
+        QCOMPARE(students->first().name, QString("alice"));
+        const LinkIndex links = LinkIndex::build(subs);
+        const Submission sub = readSubmission(students->first(), "transpose", subs, &links, LabPolicy{}.ignore);
+        const QString got = sub.state == Submission::State::Ok        ? "ok"
+                            : sub.state == Submission::State::Missing ? "missing"
+                                                                      : "refused";
+        QVERIFY2(got == state, qPrintable(got + ": " + sub.why));
+        QCOMPARE(sub.path, path);
+        QCOMPARE(sub.foundIn, foundIn);
+        QCOMPARE(sub.why, why);
+        if (state == "ok") {
+            // The file graded is the one named, not bob's.
+            QVERIFY2(sub.source.startsWith("// " + path), qPrintable(sub.source));
+            QCOMPARE(QFileInfo(sub.file).canonicalFilePath(), QFileInfo(subs + "/" + path).canonicalFilePath());
+        }
+        // The note travels with the result: the journal, the table and the feedback.
+        GradeItem i = item("alice", "transpose", Outcome::Pass);
+        i.foundIn = sub.foundIn;
+        QCOMPARE(GradeItem::fromJson(i.toJson())->foundIn, foundIn);
+        QCOMPARE(tableText({"transpose"}, {i}).contains("found in " + foundIn), !foundIn.isEmpty());
+    }
+
     void similarity_data()
     {
         QTest::addColumn<QString>("a");
