@@ -662,7 +662,9 @@ int gradeCommand(const QStringList &given)
     QHash<QString, GradeItem> previous;
     if (a.resume) {
         QString journalLab;
-        const Result<QList<GradeItem>> old = Journal::read(journalFile, &journalLab);
+        QStringList warnings;
+        QHash<QString, int> lineOf;
+        const Result<QList<GradeItem>> old = Journal::read(journalFile, &journalLab, &warnings, &lineOf);
         if (!old) {
             return badInput(QStringLiteral("--resume: ") + old.error().message);
         }
@@ -671,8 +673,30 @@ int gradeCommand(const QStringList &given)
                                            "--journal or leave out --resume")
                                 .arg(journalFile, journalLab, lab.dir));
         }
+        QSet<QString> studentNames;
+        for (const Student &s : *found) {
+            studentNames.insert(s.name);
+        }
         for (const GradeItem &i : *old) {
+            // A result of no student or exercise of this grading is someone
+            // else's line (an edited or mixed-up journal): never trusted.
+            const QString who =
+                !studentNames.contains(i.student) ? QStringLiteral("the student '%1' has no folder in %2")
+                                                        .arg(printableText(i.student), a.submissions)
+                : !exerciseNames.contains(i.exercise)
+                    ? QStringLiteral("the exercise '%1' is not in the lab").arg(printableText(i.exercise))
+                    : QString();
+            if (!who.isEmpty()) {
+                warnings << QStringLiteral("the journal %1, line %2: %3; ignored")
+                                .arg(journalFile)
+                                .arg(lineOf.value(i.key()))
+                                .arg(who);
+                continue;
+            }
             previous.insert(i.key(), i);
+        }
+        for (const QString &w : warnings) {
+            err() << "kpg: warning: " << printableText(w) << "\n";
         }
     }
     QList<GradeTask> tasks;

@@ -276,6 +276,68 @@ private Q_SLOTS:
         QVERIFY2(wrong.err.contains("is of the lab " + QFileInfo(m_lab).canonicalFilePath()), qPrintable(wrong.err));
     }
 
+    void resumeWithDamagedJournal_data()
+    {
+        // A journal holding alice/saxpy as a pass (line 2) and a damaged line 3:
+        // one warning naming the journal and the line, and the submission the
+        // line was about graded again; never the journal's word for it.
+        QTest::addColumn<QByteArray>("line3");
+        QTest::addColumn<QString>("warning");
+        QTest::addColumn<QString>("aliceSaxpy"); // its outcome after --resume
+        QTest::newRow("truncated last line") << QByteArray("{\"student\": \"alice\", \"exercise\": \"saxpy\", \"ou")
+                                             << "line 3: cut short (an interrupted write); ignored, and alice/saxpy is "
+                                                "graded again"
+                                             << "no-gpu";
+        QTest::newRow("a line that is not JSON")
+            << QByteArray("<<<<<<< HEAD") << "line 3: not JSON (illegal value at byte 1); ignored"
+            << "pass";
+        QTest::newRow("an unknown student")
+            << QByteArray(R"({"student": "zed", "exercise": "saxpy", "outcome": "pass"})")
+            << "line 3: the student 'zed' has no folder in "
+            << "pass";
+        QTest::newRow("an unknown exercise")
+            << QByteArray(R"({"student": "alice", "exercise": "histogram", "outcome": "pass"})")
+            << "line 3: the exercise 'histogram' is not in the lab; ignored"
+            << "pass";
+        QTest::newRow("control characters")
+            << QByteArray("{\"student\": \"alice\", \"exercise\": \"saxpy\", \"outcome\": \"fail\x1b[2J\"}")
+            << "line 3: holds control characters, not a result the grading wrote; ignored, and alice/saxpy is graded "
+               "again"
+            << "no-gpu";
+    }
+
+    void resumeWithDamagedJournal()
+    {
+        QFETCH(QByteArray, line3);
+        QFETCH(QString, warning);
+        QFETCH(QString, aliceSaxpy);
+        const QString journal = m_dir.filePath(QStringLiteral("damaged-%1.jsonl").arg(m_runs));
+        const QString sha = QString::fromLatin1(
+            QCryptographicHash::hash(readAll(m_subs + "/alice/saxpy.cu"), QCryptographicHash::Sha256).toHex());
+        writeFile(journal,
+                  QJsonDocument(QJsonObject{{"kpgGradeJournal", 1}, {"lab", QFileInfo(m_lab).canonicalFilePath()}})
+                          .toJson(QJsonDocument::Compact) +
+                      "\n" +
+                      QJsonDocument(QJsonObject{{"student", "alice"},
+                                                {"exercise", "saxpy"},
+                                                {"outcome", "pass"},
+                                                {"sha256", sha},
+                                                {"medianMs", 0.004}})
+                          .toJson(QJsonDocument::Compact) +
+                      "\n" + line3);
+        const QString csv = m_dir.filePath(QStringLiteral("damaged-%1.csv").arg(m_runs));
+        const KpTest::Run r = grade({"--only", "alice", "--resume", "--journal", journal, "--csv", csv});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const QString expected = "kpg: warning: the journal " + journal + ", " + warning;
+        QVERIFY2(r.err.contains(expected), qPrintable(r.err));
+        QCOMPARE(r.err.count("kpg: warning: the journal "), 1);
+        QVERIFY(!r.err.contains(QChar(0x1b)));
+        const QMap<QString, QString> got = outcomes(readAll(csv));
+        QCOMPARE(got.value("alice/saxpy"), aliceSaxpy);
+        QCOMPARE(got.value("alice/scale"), QString("no-gpu"));
+        QCOMPARE(got.size(), 3);
+    }
+
     void hostileSubmissions()
     {
         QTemporaryDir outside;

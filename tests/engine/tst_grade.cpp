@@ -415,6 +415,95 @@ private Q_SLOTS:
         QCOMPARE(tableText({"transpose"}, {i}).contains("found in " + foundIn), !foundIn.isEmpty());
     }
 
+    void damagedJournal_data()
+    {
+        // A journal after a header and alice/scale's result (line 2): what the
+        // damaged line 3 costs. Warnings as they follow "the journal PATH, ".
+        QTest::addColumn<QByteArray>("line3");
+        QTest::addColumn<QStringList>("kept");
+        QTest::addColumn<QStringList>("warnings");
+        QTest::newRow("truncated last line (an interrupted write)")
+            << QByteArray("{\"student\": \"bob\", \"exercise\": \"scale\", \"outc") << QStringList{"alice/scale"}
+            << QStringList{"line 3: cut short (an interrupted write); ignored, and bob/scale is graded again"};
+        QTest::newRow("a cut line with results after it")
+            << QByteArray("{\"student\": \"bob\", \"exercise\": \"scale\", \"outc"
+                          "\n"
+                          R"({"student": "carol", "exercise": "scale", "outcome": "fail"})")
+            << QStringList{"alice/scale", "carol/scale"}
+            << QStringList{"line 3: cut short (an interrupted write); ignored, and bob/scale is graded again"};
+        QTest::newRow("a line that is not JSON") << QByteArray("grading went fine") << QStringList{"alice/scale"}
+                                                 << QStringList{"line 3: not JSON (illegal value at byte 1); ignored"};
+        QTest::newRow("a damaged later line of a result drops the earlier one")
+            << QByteArray(R"({"student": "alice", "exercise": "scale", "outcome": "fail",, "sha256": ""})")
+            << QStringList{}
+            << QStringList{
+                   "line 3: not JSON (unterminated object at byte 61); ignored, and alice/scale is graded again"};
+        QTest::newRow("a later good line wins over a damaged one")
+            << QByteArray(R"({"student": "alice", "exercise": "scale", "outcome": "fail",,})"
+                          "\n"
+                          R"({"student": "alice", "exercise": "scale", "outcome": "fail"})")
+            << QStringList{"alice/scale"}
+            << QStringList{
+                   "line 3: not JSON (unterminated object at byte 61); ignored, and alice/scale is graded again"};
+        QTest::newRow("raw control characters")
+            << QByteArray("{\"student\": \"alice\", \"exercise\": \"scale\", \"outcome\": \"pass\x1b[2J\"}")
+            << QStringList{}
+            << QStringList{"line 3: holds control characters, not a result the grading wrote; ignored, and "
+                           "alice/scale is graded again"};
+        QTest::newRow("a NUL byte") << QByteArray("{\"student\": \"bob\"\0}", 19) << QStringList{"alice/scale"}
+                                    << QStringList{"line 3: holds control characters, not a result the grading wrote; "
+                                                   "ignored"};
+        QTest::newRow("an outcome kpg grade never writes")
+            << QByteArray("{\"student\": \"bob\", \"exercise\": \"scale\", \"outcome\": \"\\u001b[31mpassed\"}")
+            << QStringList{"alice/scale"}
+            << QStringList{"line 3: not a result (outcome '?[31mpassed' is not one kpg grade writes); ignored, and "
+                           "bob/scale is graded again"};
+        QTest::newRow("not an object") << QByteArray("[1, 2]") << QStringList{"alice/scale"}
+                                       << QStringList{"line 3: not a JSON object; ignored"};
+        QTest::newRow("escaped control characters in a name are a result")
+            << QByteArray("{\"student\": \"eve\\u001b[2J\", \"exercise\": \"scale\", \"outcome\": \"pass\"}")
+            << QStringList{"alice/scale", "eve\x1b[2J/scale"} << QStringList{};
+        QTest::newRow("Windows line ends") << QByteArray("{\"student\": \"bob\", \"exercise\": \"scale\", "
+                                                         "\"outcome\": \"fail\"}\r")
+                                           << QStringList{"alice/scale", "bob/scale"} << QStringList{};
+    }
+
+    void damagedJournal()
+    {
+        QFETCH(QByteArray, line3);
+        QFETCH(QStringList, kept);
+        QFETCH(QStringList, warnings);
+        QTemporaryDir dir;
+        const QString path = dir.filePath("grade.journal.jsonl");
+        writeFile(path,
+                  "{\"kpgGradeJournal\": 1, \"lab\": \"/lab\"}\n"
+                  "{\"student\": \"alice\", \"exercise\": \"scale\", \"outcome\": \"pass\", \"sha256\": \"ab\"}\n" +
+                      line3);
+        QString lab;
+        QStringList got;
+        QHash<QString, int> lineOf;
+        const Result<QList<GradeItem>> items = Journal::read(path, &lab, &got, &lineOf);
+        QVERIFY(items);
+        QCOMPARE(lab, QString("/lab"));
+        QStringList keys;
+        for (const GradeItem &i : *items) {
+            keys << i.key();
+        }
+        QCOMPARE(keys, kept);
+        if (kept.contains("alice/scale")) {
+            QCOMPARE(lineOf.value("alice/scale"), line3.contains("\"alice\", \"exercise\": \"scale\", \"outcome\": "
+                                                                 "\"fail\"}")
+                                                      ? 4
+                                                      : 2);
+        }
+        const QString prefix = "the journal " + path + ", ";
+        for (QString &w : got) {
+            QVERIFY2(w.startsWith(prefix), qPrintable(w));
+            w = w.mid(prefix.size());
+        }
+        QCOMPARE(got, warnings);
+    }
+
     void similarity_data()
     {
         QTest::addColumn<QString>("a");
