@@ -17,22 +17,30 @@ namespace Kp::Cli {
 namespace {
 
 /**
- * The symbols NVRTC lowers the kernels to, for PyCUDA (which looks C++
- * kernels up by their mangled names). Empty, with a warning, when the project
- * does not compile here: the export then refuses the kernels that need them.
+ * What the export takes from a compile of the project's source with NVRTC:
+ * the symbols the kernels are lowered to, for PyCUDA (which looks C++
+ * kernels up by their mangled names), and the layouts of the structs passed
+ * by value. Empty, with a warning or the reason in *layoutError, when the
+ * project does not compile here: the export then refuses what needs them.
  */
-QHash<QString, QString> loweredNames(const Project &project, Compiler &compiler)
+QHash<QString, QString> compiledInfo(const Project &project, Compiler &compiler, QHash<QString, StructLayout> *layouts,
+                                     QString *layoutError)
 {
     QHash<QString, QString> names;
     const Result<CompileResult> compiled = compiler.compile(compileRequestFor(project));
     if (!compiled) {
-        err() << "kpg: export: cannot compile to find the kernels' C++ names: " << compiled.error().message << "\n";
+        err() << "kpg: export: cannot compile to find the kernels' C++ names and struct layouts: "
+              << compiled.error().message << "\n";
+        *layoutError = compiled.error().message;
         return names;
     }
     if (!compiled->ok) {
         printDiagnostics(*compiled);
+        *layoutError = QStringLiteral("the source does not compile");
         return names;
     }
+    *layouts = compiled->layouts;
+    *layoutError = compiled->layoutError;
     return loweredNamesOf(*compiled);
 }
 
@@ -88,12 +96,15 @@ int exportCommand(const QStringList &args)
 
     ExportOptions options;
     options.target = *target;
-    if (*target == ExportTarget::PyCuda) {
+    const bool ownReference = project->reference && !project->reference->sourceFile.isEmpty();
+    if (*target == ExportTarget::PyCuda || takesStructByValue(project->sourceText) ||
+        (ownReference && takesStructByValue(project->reference->sourceText))) {
         Compiler compiler;
-        options.loweredNames = loweredNames(*project, compiler);
-        if (project->reference && !project->reference->sourceFile.isEmpty()) {
+        options.loweredNames = compiledInfo(*project, compiler, &options.layouts, &options.layoutError);
+        if (ownReference) {
             Project ref = referenceProjectFor(*project);
-            options.referenceLoweredNames = loweredNames(ref, compiler);
+            options.referenceLoweredNames =
+                compiledInfo(ref, compiler, &options.referenceLayouts, &options.referenceLayoutError);
         }
     }
     const Result<ExportResult> result = exportProject(*project, options);

@@ -166,11 +166,6 @@ bool besideOk(const QString &output)
     return !fi.exists() || fi.isFile();
 }
 
-QString submittedFileName(const Student &s, const QString &exercise)
-{
-    return QDir(s.dir).filePath(exercise + QStringLiteral(".cu"));
-}
-
 } // namespace
 
 QString journalPath(const GradeArgs &a, const Lab &lab)
@@ -220,7 +215,8 @@ Result<QString> seedSaltFor(const GradeArgs &a, const Lab &lab)
 namespace {
 
 /** When each student handed in: the manifest's time, else the newest of their submitted files' times. */
-Result<QHash<QString, QDateTime>> submissionTimes(const GradeArgs &a, const Lab &lab, const QList<Student> &students)
+Result<QHash<QString, QDateTime>> submissionTimes(const GradeArgs &a, const Lab &lab, const QList<Student> &students,
+                                                  const QStringList &ignore)
 {
     if (!a.manifest.isEmpty()) {
         const Result<QByteArray> bytes = readRegularFile(a.manifest, 64 * 1024 * 1024, QStringLiteral("the manifest"));
@@ -239,8 +235,12 @@ Result<QHash<QString, QDateTime>> submissionTimes(const GradeArgs &a, const Lab 
         }
         QDateTime newest;
         for (const Exercise &e : lab.exercises) {
-            const QFileInfo fi(submittedFileName(s, e.name));
-            if (fi.isFile() && (!newest.isValid() || fi.lastModified() > newest)) {
+            // The file graded, also one found deeper in the student's folder.
+            const Submission sub =
+                readSubmission(s, e.name, QFileInfo(a.submissions).absoluteFilePath(), nullptr, ignore);
+            const QFileInfo fi(sub.file);
+            if (sub.state == Submission::State::Ok && fi.isFile() &&
+                (!newest.isValid() || fi.lastModified() > newest)) {
                 newest = fi.lastModified();
             }
         }
@@ -259,6 +259,11 @@ int writeExports(const GradeArgs &a, const Lab &lab, const QList<Student> &stude
     for (const Exercise &e : lab.exercises) {
         exercises << e.name;
     }
+    const Result<LabPolicy> policy = loadPolicy(lab.dir, exercises);
+    if (!policy) {
+        err() << "kpg: " << policy.error().message << "\n";
+        return Exit::BadInput;
+    }
     // Plagiarism: always the summary line, the pairs in a file when asked.
     const QString root = QFileInfo(a.submissions).absoluteFilePath();
     QList<ExerciseSources> sources;
@@ -267,7 +272,7 @@ int writeExports(const GradeArgs &a, const Lab &lab, const QList<Student> &stude
         es.exercise = e.name;
         es.starter = e.project.sourceText;
         for (const Student &s : students) {
-            const Submission sub = readSubmission(s, e.name, root);
+            const Submission sub = readSubmission(s, e.name, root, nullptr, policy->ignore);
             if (sub.state == Submission::State::Ok) {
                 es.sources.insert(s.name, sub.source);
                 es.sha256Hex.insert(s.name, sub.sha256);
@@ -298,12 +303,7 @@ int writeExports(const GradeArgs &a, const Lab &lab, const QList<Student> &stude
     if (a.gradebook.isEmpty() && a.feedback.isEmpty() && a.gradescope.isEmpty() && !a.autolab) {
         return code;
     }
-    const Result<LabPolicy> policy = loadPolicy(lab.dir, exercises);
-    if (!policy) {
-        err() << "kpg: " << policy.error().message << "\n";
-        return Exit::BadInput;
-    }
-    const Result<QHash<QString, QDateTime>> times = submissionTimes(a, lab, students);
+    const Result<QHash<QString, QDateTime>> times = submissionTimes(a, lab, students, policy->ignore);
     if (!times) {
         err() << "kpg: " << times.error().message << "\n";
         return Exit::BadInput;
@@ -662,7 +662,9 @@ int gradeCommand(const QStringList &given)
     QHash<QString, GradeItem> previous;
     if (a.resume) {
         QString journalLab;
-        const Result<QList<GradeItem>> old = Journal::read(journalFile, &journalLab);
+        QStringList warnings;
+        QHash<QString, int> lineOf;
+        const Result<QList<GradeItem>> old = Journal::read(journalFile, &journalLab, &warnings, &lineOf);
         if (!old) {
             return badInput(QStringLiteral("--resume: ") + old.error().message);
         }
@@ -671,8 +673,30 @@ int gradeCommand(const QStringList &given)
                                            "--journal or leave out --resume")
                                 .arg(journalFile, journalLab, lab.dir));
         }
+        QSet<QString> studentNames;
+        for (const Student &s : *found) {
+            studentNames.insert(s.name);
+        }
         for (const GradeItem &i : *old) {
+            // A result of no student or exercise of this grading is someone
+            // else's line (an edited or mixed-up journal): never trusted.
+            const QString who =
+                !studentNames.contains(i.student) ? QStringLiteral("the student '%1' has no folder in %2")
+                                                        .arg(printableText(i.student), a.submissions)
+                : !exerciseNames.contains(i.exercise)
+                    ? QStringLiteral("the exercise '%1' is not in the lab").arg(printableText(i.exercise))
+                    : QString();
+            if (!who.isEmpty()) {
+                warnings << QStringLiteral("the journal %1, line %2: %3; ignored")
+                                .arg(journalFile)
+                                .arg(lineOf.value(i.key()))
+                                .arg(who);
+                continue;
+            }
             previous.insert(i.key(), i);
+        }
+        for (const QString &w : warnings) {
+            err() << "kpg: warning: " << printableText(w) << "\n";
         }
     }
     QList<GradeTask> tasks;
@@ -680,7 +704,8 @@ int gradeCommand(const QStringList &given)
     const LinkIndex links = LinkIndex::build(QFileInfo(a.submissions).absoluteFilePath());
     for (const Student &s : students) {
         for (const Exercise &e : lab.exercises) {
-            GradeTask t{s.name, &e, readSubmission(s, e.name, QFileInfo(a.submissions).absoluteFilePath(), &links)};
+            GradeTask t{s.name, &e,
+                        readSubmission(s, e.name, QFileInfo(a.submissions).absoluteFilePath(), &links, policy->ignore)};
             const auto prev = previous.constFind(s.name + QLatin1Char('/') + e.name);
             if (prev != previous.cend() && isFinal(prev->outcome) && prev->sha256 == t.submission.sha256) {
                 kept << *prev;

@@ -4,6 +4,7 @@
 #include "compile/compiler.h"
 #include "project/fieldreader.h"
 #include "run/projectcompile.h"
+#include "run/sentinel.h"
 
 #include <QByteArray>
 #include <QFileInfo>
@@ -62,24 +63,6 @@ QString firstDiagnostic(const CompileResult &c)
         }
     }
     return c.log.section(QLatin1Char('\n'), 0, 0);
-}
-
-/** The request's buffers that the checks judge and that start empty: a kernel's outputs. */
-QList<int> sentinelBuffersFor(const Project &project, const RunRequest &request)
-{
-    QList<int> out;
-    for (qsizetype i = 0; i < request.buffers.size(); ++i) {
-        const BufferSpec *b = project.buffer(request.buffers[i].name);
-        bool checked = false;
-        for (const CheckSpec &c : project.checks) {
-            checked = checked || c.buffer == request.buffers[i].name;
-        }
-        if (b && checked &&
-            (b->init.kind == BufferInit::Kind::Zeros || b->init.kind == BufferInit::Kind::Uninitialized)) {
-            out << int(i);
-        }
-    }
-    return out;
 }
 
 Error prefixed(Error e, const QString &prefix)
@@ -299,7 +282,7 @@ CheckedRun runProjectWithChecks(const Project &original, EngineClient *engine, c
         Result<PreparedRun> prepared = prepareRun(pk, *compiled, buffers, options.device);
         if (prepared) {
             prepared.value().request.guards = options.guards;
-            if (options.sentinelOutputs && pk.timing.enabled) {
+            if (options.sentinelOutputs) {
                 prepared.value().request.sentinelBuffers = sentinelBuffersFor(pk, prepared->request);
             }
         }

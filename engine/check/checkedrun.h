@@ -47,9 +47,11 @@ struct CheckedRunOptions
     bool guards = true;
     /**
      * kpg grade's anti-gaming: the checked output buffers (those that start
-     * as zeros or uninitialized) are a sentinel before every timing sample and
-     * the checks judge what the timed launches left; seed run 1, on fresh
-     * inputs, is timed too (its time is not reported).
+     * as zeros or uninitialized) are a sentinel before every launch of the
+     * step that writes them, in every seed run, and before every timing
+     * sample, where the checks judge what the timed launches left; seed run
+     * 1, on fresh inputs, is timed too when timing is on (its time is not
+     * reported). run/sentinel.h.
      */
     bool sentinelOutputs = false;
 };

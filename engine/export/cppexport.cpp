@@ -351,6 +351,9 @@ public:
         if (a.scalar >= 0 && m_plan.scalars[a.scalar].type == a.valueType) {
             return m_scalarIds.value(a.scalar);
         }
+        if (a.structValue >= 0) {
+            return m_plan.structValues[a.structValue].identifier;
+        }
         return cppValue(a.valueType, a.bytes, a.cType);
     }
 
@@ -680,6 +683,42 @@ Result<QList<ExportFile>> CppWriter::write()
             }
         }
         line();
+        // A struct passed by value: the struct's own definition (from the
+        // kernel source) filled with the bytes the playground passes, in the
+        // layout NVRTC gave it when exporting; the static_assert stops the
+        // build where nvcc would lay it out otherwise.
+        QStringList asserted;
+        for (const PlanStructValue &v : p.structValues) {
+            QStringList members;
+            for (const StructLeaf &l : v.leaves) {
+                members << QStringLiteral("%1 = %2 at %3").arg(l.path, leafText(l, v.bytes)).arg(l.offset);
+            }
+            comment(v.written.isEmpty() ? v.where : QStringLiteral("%1: %2").arg(v.where, v.written));
+            comment(QStringLiteral("%1 as NVRTC laid it out when exporting: %2 bytes; %3.")
+                        .arg(v.type)
+                        .arg(v.bytes.size())
+                        .arg(members.join(QStringLiteral(", "))));
+            if (!asserted.contains(v.type)) {
+                asserted << v.type;
+                line(QStringLiteral("static_assert(sizeof(%1) == %2, %3);")
+                         .arg(v.type)
+                         .arg(v.bytes.size())
+                         .arg(cpp(QStringLiteral("%1: nvcc lays it out unlike NVRTC did when the project was "
+                                                 "exported; export it again")
+                                      .arg(v.type))));
+            }
+            QStringList bytes;
+            for (const char b : v.bytes) {
+                bytes << QStringLiteral("0x%1").arg(uint(static_cast<unsigned char>(b)), 2, 16, QLatin1Char('0'));
+            }
+            line(QStringLiteral("const %1 %2 = [] {").arg(v.type, v.identifier));
+            line(QStringLiteral("const unsigned char bytes[%1] = {%2};").arg(v.bytes.size()).arg(bytes.join(", ")), 1);
+            line(QStringLiteral("%1 value;").arg(v.type), 1);
+            line(QStringLiteral("std::memcpy(static_cast<void *>(&value), bytes, sizeof value);"), 1);
+            line(QStringLiteral("return value;"), 1);
+            line(QStringLiteral("}();"));
+            line();
+        }
     };
     scalars();
     comment(run.repeat > 1

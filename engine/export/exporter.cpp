@@ -105,14 +105,21 @@ QByteArray npyBytes(DType dtype, const QList<qint64> &shape, const void *data, q
 }
 
 /** The kernels of a source as prepareRun needs them, from the signature scanner alone (no compile). */
-Result<CompileResult> scannedKernels(const QString &source, const CompileOptions &options, const QString &field)
+Result<CompileResult> scannedKernels(const QString &source, const CompileOptions &options, const QString &field,
+                                     const QHash<QString, StructLayout> &layouts, const QString &layoutError)
 {
     CompileResult r;
     r.ok = true;
-    // No layouts without a compile, and no emitter writes a struct yet: a
-    // struct passed by value is refused with this reason (prepareRun names the parameter).
-    r.layoutError = QStringLiteral("a struct passed by value cannot be exported yet (only the playground, which takes "
-                                   "its layout from the compiled code, can pass it)");
+    // A struct's layout is the compiler's (padding, alignment): it comes from
+    // a compile of the source (ExportOptions::layouts). Without one, a struct
+    // passed by value is refused with this reason (prepareRun names the parameter).
+    r.layouts = layouts;
+    if (layouts.isEmpty()) {
+        r.layoutError = !layoutError.isEmpty()
+                            ? QStringLiteral("compiling the source to learn it failed: %1").arg(layoutError)
+                            : QStringLiteral("the export needs a compile of the source to learn it (kpg export "
+                                             "compiles with NVRTC when a kernel takes a struct by value)");
+    }
     const QList<KernelSignature> sigs = findKernels(source);
     for (const KernelSignature &s : sigs) {
         if (!s.isTemplate()) {
@@ -297,10 +304,11 @@ struct Resolved
 };
 
 Result<Resolved> resolveRun(const Project &project, const HostBuffers &buffers, const QList<PlanScalar> &scalars,
-                            const QString &what)
+                            const QString &what, const QHash<QString, StructLayout> &layouts,
+                            const QString &layoutError, QList<PlanStructValue> *structValues)
 {
     const CompileOptions opts = compileOptionsFor(project);
-    Result<CompileResult> scanned = scannedKernels(project.sourceText, opts, what);
+    Result<CompileResult> scanned = scannedKernels(project.sourceText, opts, what, layouts, layoutError);
     if (!scanned) {
         return scanned.error();
     }
@@ -378,6 +386,67 @@ Result<Resolved> resolveRun(const Project &project, const HostBuffers &buffers, 
                                 .arg(param.type),
                             what);
                     }
+                } else if (param.pointerDepth == 0 && !dtypeForCudaType(param.baseType) &&
+                           scanned->layouts.contains(param.baseType)) {
+                    // A struct by value: prepareRun packed its bytes in the compiler's layout.
+                    const StructLayout &layout = scanned->layouts[param.baseType];
+                    Result<QList<StructLeaf>> leaves = structLeaves(param.baseType, scanned->layouts);
+                    if (!leaves || !safeTypeName(param.baseType) || ra.value.size() != layout.size) {
+                        return exportError(QStringLiteral("%1: parameter %2 ('%3' %4) is a struct the export cannot "
+                                                          "write%5")
+                                               .arg(field)
+                                               .arg(ai + 1)
+                                               .arg(param.type, param.name,
+                                                    leaves ? QString() : QStringLiteral(": ") + leaves.error().message),
+                                           what);
+                    }
+                    QString written;
+                    if (oneForOne) {
+                        const QList<ArgBinding> &bindings = project.launches[si].args;
+                        for (const ArgBinding &b : bindings) {
+                            written = !b.param.isEmpty() && b.param == param.name ? b.text : written;
+                        }
+                        if (written.isEmpty() && ai < bindings.size() && bindings[ai].param.isEmpty()) {
+                            written = bindings[ai].text;
+                        }
+                    }
+                    int found = -1;
+                    for (int i = 0; i < structValues->size(); ++i) {
+                        const PlanStructValue &v = (*structValues)[i];
+                        found = v.type == param.baseType && v.bytes == ra.value ? i : found;
+                    }
+                    if (found < 0) {
+                        PlanStructValue v;
+                        v.type = param.baseType;
+                        v.bytes = ra.value;
+                        v.align = layout.align;
+                        v.leaves = *leaves;
+                        v.where = QStringLiteral("%1, parameter '%2'").arg(field, param.name);
+                        v.written = written;
+                        // A variable named after the parameter, unless that is taken or not a name.
+                        const QString base = isIdentifier(param.name) && !param.name.startsWith(QLatin1Char('_'))
+                                                 ? param.name + QStringLiteral("_value")
+                                                 : QStringLiteral("struct_value");
+                        v.identifier = base;
+                        for (int n = 2;; ++n) {
+                            bool taken = reservedWords().contains(v.identifier);
+                            for (const PlanStructValue &o : *structValues) {
+                                taken = taken || o.identifier == v.identifier;
+                            }
+                            for (const PlanScalar &sc : scalars) {
+                                taken = taken || sc.identifier == v.identifier;
+                            }
+                            if (!taken) {
+                                break;
+                            }
+                            v.identifier = QStringLiteral("%1_%2").arg(base).arg(n);
+                        }
+                        structValues->append(v);
+                        found = int(structValues->size()) - 1;
+                    }
+                    pa.structValue = found;
+                    pa.cType = param.baseType;
+                    pa.bytes = ra.value;
                 } else {
                     const std::optional<DType> t = dtypeForCudaType(param.baseType);
                     if (!t || dtypeInfo(*t).components != 1 || ra.value.size() != dtypeInfo(*t).componentBytes) {
@@ -524,6 +593,15 @@ bool isIdentifier(const QString &s)
 QString shapeText(const QList<qint64> &shape)
 {
     return shapeToString(shape);
+}
+
+QString leafText(const StructLeaf &leaf, const QByteArray &structBytes)
+{
+    const QByteArray bytes = structBytes.mid(leaf.offset, dtypeInfo(leaf.component).componentBytes);
+    if (leaf.isBool) {
+        return bytes.count('\0') == bytes.size() ? QStringLiteral("false") : QStringLiteral("true");
+    }
+    return shortestText(leaf.component, bytes);
 }
 
 QString numpyComponentName(DType t)
@@ -769,7 +847,8 @@ Result<ExportResult> exportProject(const Project &project, const ExportOptions &
     };
 
     const int mainModule = addModule(project.sourceFile, project.sourceText, QStringLiteral("kernel.cu"));
-    Result<Resolved> mainRun = resolveRun(project, buffers, plan.scalars, QStringLiteral("launches"));
+    Result<Resolved> mainRun = resolveRun(project, buffers, plan.scalars, QStringLiteral("launches"), options.layouts,
+                                          options.layoutError, &plan.structValues);
     if (!mainRun) {
         return mainRun.error();
     }
@@ -851,7 +930,10 @@ Result<ExportResult> exportProject(const Project &project, const ExportOptions &
         const int refModule = ownSource ? addModule(project.reference->sourceFile, project.reference->sourceText,
                                                     QStringLiteral("reference_kernel.cu"))
                                         : mainModule;
-        Result<Resolved> refRun = resolveRun(ref, buffers, plan.scalars, QStringLiteral("reference.launches"));
+        Result<Resolved> refRun =
+            resolveRun(ref, buffers, plan.scalars, QStringLiteral("reference.launches"),
+                       ownSource ? options.referenceLayouts : options.layouts,
+                       ownSource ? options.referenceLayoutError : options.layoutError, &plan.structValues);
         if (!refRun) {
             return refRun.error();
         }
@@ -879,6 +961,15 @@ Result<ExportResult> exportProject(const Project &project, const ExportOptions &
         plan.reference->module = refModule;
         collectKernels(*plan.reference, refRun->kernels,
                        ownSource ? options.referenceLoweredNames : options.loweredNames);
+    }
+
+    if (target == ExportTarget::CudaPython && !plan.structValues.isEmpty()) {
+        const PlanStructValue &v = plan.structValues.first();
+        return exportError(QStringLiteral("cuda-python: %1 takes the struct %2 by value, and cuda.core's launch() "
+                                          "accepts numbers, pointers and buffers as arguments, no NumPy structured "
+                                          "or ctypes struct; export for pycuda, cupy or cuda-cpp")
+                               .arg(v.where, v.type),
+                           QStringLiteral("launches"));
     }
 
     plan.graph = project.graph;
@@ -932,6 +1023,18 @@ Result<ExportResult> exportProject(const Project &project, const ExportOptions &
     result.program = plan.programFile;
     result.notes = plan.notes;
     return result;
+}
+
+bool takesStructByValue(const QString &source)
+{
+    for (const KernelSignature &s : findKernels(source)) {
+        for (const KernelParam &p : s.params) {
+            if (p.pointerDepth == 0 && p.category == KernelParam::Category::Struct && !dtypeForCudaType(p.baseType)) {
+                return true;
+            }
+        }
+    }
+    return false;
 }
 
 QHash<QString, QString> loweredNamesOf(const CompileResult &compiled)

@@ -58,7 +58,22 @@ struct ExportOptions
     QHash<QString, QString> loweredNames;
     /** The same for the reference source, when it has its own ("reference": {"source": ...}). */
     QHash<QString, QString> referenceLoweredNames;
+    /**
+     * The layouts NVRTC gave the structs the kernels take by value
+     * (CompileResult::layouts of a compile of the project's source): a
+     * struct argument is exported as its bytes in that layout. Without one
+     * (layoutError says why, when a compile was tried) such a project is
+     * refused with the reason.
+     */
+    QHash<QString, StructLayout> layouts;
+    QString layoutError;
+    /** The same for the reference source, when it has its own. */
+    QHash<QString, StructLayout> referenceLayouts;
+    QString referenceLayoutError;
 };
+
+/** True when a kernel of source takes a struct by value: the export then needs ExportOptions::layouts. */
+bool takesStructByValue(const QString &source);
 
 /** What ExportOptions::loweredNames wants, from a compile of the project's source (KernelInfo::loweredName). */
 QHash<QString, QString> loweredNamesOf(const CompileResult &compiled);

@@ -8,6 +8,7 @@
 #include "buffers/dtype.h"
 #include "check/checkspec.h"
 #include "export/exporter.h"
+#include "kernel/structlayout.h"
 #include "run/runrequest.h"
 
 #include <QList>
@@ -49,7 +50,20 @@ struct PlanArg
     QString cType;                  ///< !isBuffer: the parameter's type as written ("int", "size_t")
     QByteArray bytes;               ///< !isBuffer: exactly the parameter's size
     int scalar = -1;                ///< !isBuffer: index of the scalar holding exactly this value and type, or -1
+    int structValue = -1;           ///< !isBuffer: a struct passed by value, index into Plan::structValues
     QString paramName;
+};
+
+/** A struct passed by value: its bytes in the layout NVRTC gave it, and its members, to write it readably. */
+struct PlanStructValue
+{
+    QString type;       ///< as the parameter names it ("Transform", "ns::Params")
+    QString identifier; ///< the program's variable holding the value
+    QString where;      ///< "launches[0] parameter 't'", for comments
+    QString written;    ///< the value as the project writes it, for comments
+    QByteArray bytes;   ///< exactly sizeof(type) bytes, padding zero
+    qint64 align = 1;
+    QList<StructLeaf> leaves; ///< every scalar member, nested structs and arrays expanded, in declaration order
 };
 
 struct PlanStep
@@ -133,6 +147,7 @@ struct Plan
     QList<PlanModule> modules;
     QList<PlanBuffer> buffers;
     QList<PlanScalar> scalars;
+    QList<PlanStructValue> structValues; ///< struct arguments, one per distinct type and value
     PlanRun run;
     std::optional<PlanRun> reference; ///< when a check needs the reference run
     QList<PlanCheck> checks;
@@ -176,5 +191,7 @@ bool isIdentifier(const QString &s);
 QString shapeText(const QList<qint64> &shape);
 /** NumPy's name of a dtype's component ("float32"; bfloat16: "uint16", its raw bits). */
 QString numpyComponentName(DType t);
+/** A struct member's value in its bytes, as shortestText() writes it ("true"/"false" for a bool). */
+QString leafText(const StructLeaf &leaf, const QByteArray &structBytes);
 
 } // namespace Kp::ExportDetail

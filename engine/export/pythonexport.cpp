@@ -48,6 +48,34 @@ QString pyValue(DType t, const QByteArray &bytes)
     return QStringLiteral("%1(%2)").arg(np, text);
 }
 
+/** A struct member's value as a Python literal of its NumPy field (bfloat16: its bits). */
+QString pyLeafValue(const StructLeaf &leaf, const QByteArray &structBytes)
+{
+    const QString text = leafText(leaf, structBytes);
+    if (leaf.isBool) {
+        return text == QLatin1String("true") ? QStringLiteral("True") : QStringLiteral("False");
+    }
+    if (leaf.component == DType::BFloat16) {
+        quint16 bits = 0;
+        std::memcpy(&bits, structBytes.constData() + leaf.offset, 2);
+        return QStringLiteral("0x%1").arg(bits, 4, 16, QLatin1Char('0'));
+    }
+    if (text == QLatin1String("nan") || text.endsWith(QLatin1String("inf"))) {
+        return QStringLiteral("float(%1)").arg(py(text));
+    }
+    return text;
+}
+
+/** The Python name of a struct type's dtype: "Transform_dtype", "ns__Params_dtype". */
+QString structDtypeName(const QString &type)
+{
+    QString id;
+    for (QChar c : type) {
+        id += c.isLetterOrNumber() && c.unicode() < 0x80 ? c : QLatin1Char('_');
+    }
+    return id + QStringLiteral("_dtype");
+}
+
 QString tuple3(const Dim3 &d)
 {
     return QStringLiteral("(%1, %2, %3)").arg(d[0]).arg(d[1]).arg(d[2]);
@@ -484,12 +512,84 @@ public:
         if (a.scalar >= 0) {
             return m_plan.scalars[a.scalar].identifier;
         }
+        if (a.structValue >= 0) {
+            return m_plan.structValues[a.structValue].identifier;
+        }
         QString v = pyValue(a.valueType, a.bytes);
         const qsizetype hash = v.indexOf(QLatin1String("  #"));
         return hash > 0 ? v.left(hash) : v;
     }
 
     QString streamExpr(int i) const { return QStringLiteral("streams[%1]").arg(i); }
+
+    // A struct passed by value is its bytes: a NumPy structured dtype with
+    // the offsets and size NVRTC gave the struct (probed when exporting), so
+    // the padding the compiler put between members is where the kernel expects it.
+    void structValues()
+    {
+        comment(QStringLiteral("--- Structs passed by value, laid out as NVRTC compiled them ----------------------"));
+        comment(QStringLiteral("Each dtype has the struct's members at the offsets the compiler chose (its padding "
+                               "included) and its sizeof as itemsize:"));
+        comment(QStringLiteral("probed with NVRTC when the project was exported; a change to the struct needs a new "
+                               "export."));
+        if (m_target == ExportTarget::PyCuda) {
+            line(QStringLiteral("def struct_value(dtype, values):"));
+            line(QStringLiteral("\"\"\"A struct argument: one NumPy structured scalar, which PyCUDA passes as its "
+                                "bytes; read-only,"),
+                 1);
+            line(QStringLiteral("because PyCUDA caches an argument list by its (hashable) values.\"\"\""), 1);
+        } else {
+            line(QStringLiteral("def struct_value(dtype, values):"));
+            line(QStringLiteral("\"\"\"A struct argument: a one-element array of the structured dtype, which "
+                                "CuPy passes as the struct's bytes.\"\"\""),
+                 1);
+        }
+        // Zeros first: the padding bytes are zero, as the playground passes them.
+        if (m_target == ExportTarget::PyCuda) {
+            line(QStringLiteral("value = np.zeros((), dtype=dtype)"), 1);
+            line(QStringLiteral("value[()] = values"), 1);
+            line(QStringLiteral("value.setflags(write=False)"), 1);
+            line(QStringLiteral("return value[()]"), 1);
+        } else {
+            line(QStringLiteral("value = np.zeros(1, dtype=dtype)"), 1);
+            line(QStringLiteral("value[0] = values"), 1);
+            line(QStringLiteral("return value"), 1);
+        }
+        line();
+        line();
+        QStringList defined;
+        for (const PlanStructValue &v : m_plan.structValues) {
+            const QString dtype = structDtypeName(v.type);
+            if (!defined.contains(dtype)) {
+                defined << dtype;
+                QStringList names;
+                QStringList formats;
+                QStringList offsets;
+                for (const StructLeaf &l : v.leaves) {
+                    names << py(l.path);
+                    formats << QStringLiteral("np.") +
+                                   (l.isBool ? QStringLiteral("bool_") : numpyComponentName(l.component));
+                    offsets << QString::number(l.offset);
+                }
+                comment(QStringLiteral("%1: %2 bytes, aligned to %3").arg(v.type).arg(v.bytes.size()).arg(v.align));
+                line(QStringLiteral("%1 = np.dtype({").arg(dtype));
+                line(QStringLiteral("\"names\": [%1],").arg(names.join(QStringLiteral(", "))), 1);
+                line(QStringLiteral("\"formats\": [%1],").arg(formats.join(QStringLiteral(", "))), 1);
+                line(QStringLiteral("\"offsets\": [%1],").arg(offsets.join(QStringLiteral(", "))), 1);
+                line(QStringLiteral("\"itemsize\": %1,").arg(v.bytes.size()), 1);
+                line(QStringLiteral("})"));
+            }
+            QStringList values;
+            for (const StructLeaf &l : v.leaves) {
+                values << pyLeafValue(l, v.bytes);
+            }
+            comment(v.written.isEmpty() ? v.where : QStringLiteral("%1: %2").arg(v.where, v.written));
+            line(QStringLiteral("%1 = struct_value(%2, (%3%4))")
+                     .arg(v.identifier, dtype, values.join(QStringLiteral(", ")),
+                          values.size() == 1 ? QStringLiteral(",") : QString()));
+        }
+        line();
+    }
 
     void steps(const PlanRun &run, const QString &kernelsName, const QString &devName, int indent)
     {
@@ -828,6 +928,9 @@ Result<QByteArray> PyWriter::write()
         line(QStringLiteral("%1 = %2").arg(s.identifier, pyValue(s.type, s.bytes)));
     }
     line();
+    if (!p.structValues.isEmpty()) {
+        structValues();
+    }
 
     comment(QStringLiteral("--- Buffers: the project's exact initial contents --------------------------------"));
     line(QStringLiteral("host = {}"));

@@ -51,6 +51,9 @@ ItemText itemText(const GradeItem &i)
 {
     ItemText t;
     t.outcome = outcomeText(i.outcome);
+    if (!i.foundIn.isEmpty()) {
+        t.lines << QStringLiteral("Found in %1 (graded from there).").arg(i.foundIn);
+    }
     if (!i.wroteOutside.isEmpty()) {
         t.lines << QStringLiteral("Memory: ") + i.wroteOutside;
     }

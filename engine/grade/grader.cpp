@@ -354,6 +354,9 @@ Status Grader::prepare()
             // Compiled as a submission is: a reference that needs a header of
             // the lab's would pass here and fail every student otherwise.
             o.isolatedCompile = m_options.isolatedCompile;
+            // Under the submissions' sentinel: an exercise whose kernel adds
+            // into its output is named here, not failed in every student.
+            o.sentinelOutputs = m_options.policy.antiGaming;
             const CheckedRun c = runProjectWithChecks(p, &engine, o);
             GradeItem probe;
             classifyRun(c, &probe);
@@ -411,6 +414,7 @@ GradeItem Grader::gradeOne(const GradeTask &task, int device, EngineClient *engi
     item.student = task.student;
     item.exercise = task.exercise->name;
     item.sha256 = task.submission.sha256;
+    item.foundIn = task.submission.foundIn;
     item.device = m_options.devices.isEmpty() ? -1 : device;
     const Project &ex = task.exercise->project;
     item.minSpeedup = ex.grading ? ex.grading->minSpeedup : 0;
@@ -425,8 +429,10 @@ GradeItem Grader::gradeOne(const GradeTask &task, int device, EngineClient *engi
     item.timeLimitSeconds = p.killTimeoutSeconds;
     CheckedRunOptions o;
     o.isolatedCompile = m_options.isolatedCompile;
-    o.sentinelOutputs = m_options.timing && m_options.policy.antiGaming;
-    if (o.sentinelOutputs && !p.checks.isEmpty() && seedRunsNeeded(p) < 2) {
+    // The sentinel goes before every launch, timed or not: a kernel that
+    // returns early on its second launch fails with --no-timing too.
+    o.sentinelOutputs = m_options.policy.antiGaming;
+    if (o.sentinelOutputs && m_options.timing && !p.checks.isEmpty() && seedRunsNeeded(p) < 2) {
         // A timed run on inputs the first run did not see: an answer cached
         // from the first launches does not fit them.
         bool random = false;
@@ -517,6 +523,7 @@ void Grader::run(const QList<GradeTask> &tasks, const std::function<void(const G
             item.student = t.student;
             item.exercise = t.exercise->name;
             item.sha256 = t.submission.sha256;
+            item.foundIn = t.submission.foundIn;
             item.minSpeedup = t.exercise->project.grading ? t.exercise->project.grading->minSpeedup : 0;
             if (t.submission.state == Submission::State::Missing) {
                 item.outcome = Outcome::NotSubmitted;

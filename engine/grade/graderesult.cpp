@@ -8,6 +8,7 @@
 #include <QJsonDocument>
 #include <QMutex>
 #include <QMutexLocker>
+#include <QRegularExpression>
 
 #include <algorithm>
 #include <cerrno>
@@ -175,7 +176,8 @@ QJsonObject GradeItem::toJson() const
                   {QStringLiteral("wroteOutside"), wroteOutside},
                   {QStringLiteral("flags"), QJsonArray::fromStringList(flags)},
                   {QStringLiteral("memoryFindings"), QJsonArray::fromStringList(memoryFindings)},
-                  {QStringLiteral("timeLimitSeconds"), timeLimitSeconds}};
+                  {QStringLiteral("timeLimitSeconds"), timeLimitSeconds},
+                  {QStringLiteral("foundIn"), foundIn}};
     return o;
 }
 
@@ -216,6 +218,7 @@ std::optional<GradeItem> GradeItem::fromJson(const QJsonObject &o)
         i.memoryFindings << v.toString();
     }
     i.timeLimitSeconds = o.value(QStringLiteral("timeLimitSeconds")).toDouble(0);
+    i.foundIn = o.value(QStringLiteral("foundIn")).toString();
     return i;
 }
 
@@ -293,6 +296,9 @@ QString tableText(const QStringList &exercises, const QList<GradeItem> &items)
         }
         for (const QString &f : i.flags) {
             t += QStringLiteral("      flagged: ") + printable(f) + QLatin1Char('\n');
+        }
+        if (!i.foundIn.isEmpty()) {
+            t += QStringLiteral("      found in ") + printable(i.foundIn) + QLatin1Char('\n');
         }
     }
     t += QStringLiteral("\nSummary\n");
@@ -438,7 +444,31 @@ Status Journal::append(const GradeItem &item)
     return s;
 }
 
-Result<QList<GradeItem>> Journal::read(const QString &path, QString *labOut)
+namespace {
+
+/** The student/exercise key a damaged line still shows ("student": "...", "exercise": "..."), or empty. */
+QString keyOfDamagedLine(const QByteArray &line)
+{
+    static const QRegularExpression student(QStringLiteral(R"re("student"\s*:\s*("(?:[^"\\\x00-\x1f]|\\.)*"))re"));
+    static const QRegularExpression exercise(QStringLiteral(R"re("exercise"\s*:\s*("(?:[^"\\\x00-\x1f]|\\.)*"))re"));
+    const QString text = QString::fromUtf8(line);
+    const QRegularExpressionMatch s = student.match(text);
+    const QRegularExpressionMatch e = exercise.match(text);
+    if (!s.hasMatch() || !e.hasMatch()) {
+        return {};
+    }
+    // The captured strings are JSON strings: decode their escapes as JSON does.
+    const QJsonDocument d = QJsonDocument::fromJson("[" + s.captured(1).toUtf8() + "," + e.captured(1).toUtf8() + "]");
+    if (!d.isArray() || d.array().size() != 2) {
+        return {};
+    }
+    return d.array()[0].toString() + QLatin1Char('/') + d.array()[1].toString();
+}
+
+} // namespace
+
+Result<QList<GradeItem>> Journal::read(const QString &path, QString *labOut, QStringList *warnings,
+                                       QHash<QString, int> *lineOf)
 {
     if (!QFile::exists(path)) {
         return QList<GradeItem>{};
@@ -447,33 +477,81 @@ Result<QList<GradeItem>> Journal::read(const QString &path, QString *labOut)
     if (!bytes) {
         return bytes.error();
     }
-    QList<GradeItem> items;
+    QList<std::optional<GradeItem>> items; // nullopt: dropped by a damaged line after it
+    QList<int> lines;
     QHash<QString, qsizetype> at;
-    for (const QByteArray &line : bytes->split('\n')) {
+    const QList<QByteArray> split = bytes->split('\n');
+    const auto warn = [&](int n, const QString &problem) {
+        if (warnings) {
+            *warnings << QStringLiteral("the journal %1, line %2: %3").arg(path).arg(n).arg(problem);
+        }
+    };
+    for (qsizetype k = 0; k < split.size(); ++k) {
+        const QByteArray &line = split[k];
+        const int n = int(k + 1);
         if (line.trimmed().isEmpty()) {
             continue;
         }
-        const QJsonDocument doc = QJsonDocument::fromJson(line);
-        if (!doc.isObject()) {
-            continue; // cut short by a kill
-        }
-        const QJsonObject o = doc.object();
-        if (o.contains(QStringLiteral("kpgGradeJournal"))) {
+        QString problem;
+        // JSON writes control characters as escapes; a raw one is damage
+        // (a torn write, an editor), never a result to trust.
+        const bool control = std::any_of(line.cbegin(), line.cend(), [](char c) {
+            return (static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\r') || c == 0x7f;
+        });
+        QJsonParseError error{};
+        const QJsonDocument doc = control ? QJsonDocument() : QJsonDocument::fromJson(line, &error);
+        std::optional<GradeItem> item;
+        if (control) {
+            problem = QStringLiteral("holds control characters, not a result the grading wrote");
+        } else if (error.error != QJsonParseError::NoError) {
+            // The end reached inside an object or string: a write that was
+            // interrupted (the last line, or one a resumed grading wrote after).
+            const bool cut = error.offset >= line.trimmed().size();
+            problem = cut ? QStringLiteral("cut short (an interrupted write)")
+                          : QStringLiteral("not JSON (%1 at byte %2)").arg(error.errorString()).arg(error.offset);
+        } else if (!doc.isObject()) {
+            problem = QStringLiteral("not a JSON object");
+        } else if (doc.object().contains(QStringLiteral("kpgGradeJournal"))) {
             if (labOut) {
-                *labOut = o.value(QStringLiteral("lab")).toString();
+                *labOut = doc.object().value(QStringLiteral("lab")).toString();
+            }
+            continue;
+        } else if (item = GradeItem::fromJson(doc.object()); !item) {
+            const QString outcome = doc.object().value(QStringLiteral("outcome")).toString();
+            problem = outcomeFromKey(outcome) ? QStringLiteral("not a result (no student or exercise)")
+                                              : QStringLiteral("not a result (outcome '%1' is not one kpg grade "
+                                                               "writes)")
+                                                    .arg(printableText(outcome.left(40)));
+        }
+        if (!problem.isEmpty()) {
+            const QString key = keyOfDamagedLine(line);
+            warn(n, problem + (key.isEmpty()
+                                   ? QStringLiteral("; ignored")
+                                   : QStringLiteral("; ignored, and %1 is graded again").arg(printableText(key))));
+            if (const auto it = at.constFind(key); !key.isEmpty() && it != at.cend()) {
+                items[*it].reset();
             }
             continue;
         }
-        if (const std::optional<GradeItem> i = GradeItem::fromJson(o)) {
-            if (const auto it = at.constFind(i->key()); it != at.cend()) {
-                items[*it] = *i;
-            } else {
-                at.insert(i->key(), items.size());
-                items << *i;
+        if (const auto it = at.constFind(item->key()); it != at.cend()) {
+            items[*it] = *item;
+            lines[*it] = n;
+        } else {
+            at.insert(item->key(), items.size());
+            items << *item;
+            lines << n;
+        }
+    }
+    QList<GradeItem> out;
+    for (qsizetype k = 0; k < items.size(); ++k) {
+        if (items[k]) {
+            out << *items[k];
+            if (lineOf) {
+                lineOf->insert(items[k]->key(), lines[k]);
             }
         }
     }
-    return items;
+    return out;
 }
 
 } // namespace Kp::Grade

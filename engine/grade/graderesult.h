@@ -75,6 +75,7 @@ struct GradeItem
     QStringList flags;              ///< for the instructor: "12.5x the reference: suspiciously fast", ...
     QStringList memoryFindings;     ///< --sanitize memcheck's findings in words
     double timeLimitSeconds = 0;    ///< the launch time limit it ran under (0: not run)
+    QString foundIn;                ///< "alice/lab1/": the file was found below the student's folder; empty: at its top
 
     QString key() const { return student + QLatin1Char('/') + exercise; }
     QJsonObject toJson() const;
@@ -125,9 +126,16 @@ public:
 
     /**
      * The items of a journal, the last line for an item winning; a missing
-     * file is an empty list. *labOut gets the header's lab.
+     * file is an empty list. *labOut gets the header's lab. A damaged line
+     * (cut short by an interrupted write, not JSON, control characters, not a
+     * result) is skipped with one line in *warnings ("the journal PATH, line
+     * N: ..."); when its student and exercise can still be read from it, the
+     * item's earlier lines are dropped too, so that it is graded again rather
+     * than taken from an older line. *lineOf gets each item's line number (1
+     * is the first line), for the caller's own warnings.
      */
-    static Result<QList<GradeItem>> read(const QString &path, QString *labOut = nullptr);
+    static Result<QList<GradeItem>> read(const QString &path, QString *labOut = nullptr,
+                                         QStringList *warnings = nullptr, QHash<QString, int> *lineOf = nullptr);
 
 private:
     QString m_path;

@@ -3,6 +3,7 @@
 #include <QCryptographicHash>
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 
 #include <algorithm>
 
@@ -188,6 +189,38 @@ QString guardHitText(const GuardViolation &v)
     return QStringLiteral("wrote outside `%1` (%2, %3)").arg(v.buffer, elements, how);
 }
 
+QStringList filesUnder(const QString &dir, const QStringList &ignore, bool dotEntries)
+{
+    QStringList files;
+    QList<std::pair<QString, int>> pending{{QString(), 0}}; // relative folder, depth
+    int seen = 0;
+    const QDir top(dir);
+    while (!pending.isEmpty() && seen < kMaxSubmissionEntries) {
+        const auto [rel, depth] = pending.takeFirst();
+        const QDir d(rel.isEmpty() ? dir : top.filePath(rel));
+        const QFileInfoList entries =
+            d.entryInfoList(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden | QDir::System, QDir::Name);
+        for (const QFileInfo &e : entries) {
+            if (++seen > kMaxSubmissionEntries) {
+                break;
+            }
+            const QString name = e.fileName();
+            if ((!dotEntries && name.startsWith(QLatin1Char('.'))) || ignore.contains(name)) {
+                continue;
+            }
+            const QString path = rel.isEmpty() ? name : rel + QLatin1Char('/') + name;
+            // A link is listed (the reader judges where it leads), never walked into.
+            if (e.isSymLink() || e.isFile()) {
+                files << path;
+            } else if (e.isDir() && depth + 1 < kMaxSubmissionDepth) {
+                pending.append({path, depth + 1});
+            }
+        }
+    }
+    std::sort(files.begin(), files.end());
+    return files;
+}
+
 LinkIndex LinkIndex::build(const QString &submissionsDir)
 {
     LinkIndex index;
@@ -195,7 +228,7 @@ LinkIndex LinkIndex::build(const QString &submissionsDir)
     const QDir root(index.m_root);
     for (const QString &student : root.entryList(QDir::Dirs | QDir::NoDotAndDotDot | QDir::NoSymLinks)) {
         const QDir sub(root.filePath(student));
-        for (const QString &f : sub.entryList(QDir::Files | QDir::NoSymLinks | QDir::Hidden | QDir::System)) {
+        for (const QString &f : filesUnder(sub.path(), {}, true)) {
             const QByteArray key = inodeKey(sub.filePath(f));
             if (!key.isEmpty()) {
                 index.m_byInode[key] << student + QLatin1Char('/') + f;

@@ -24,6 +24,20 @@ namespace Kp::Grade {
  */
 QString guardHitText(const GuardViolation &v);
 
+/** How deep and how wide filesUnder() walks: a hostile folder cannot make a walk endless. */
+constexpr int kMaxSubmissionDepth = 8;
+constexpr int kMaxSubmissionEntries = 20000;
+
+/**
+ * The files below dir (regular files and symbolic links, as paths relative
+ * to dir, sorted), walked without ever following a link to a folder, at most
+ * kMaxSubmissionDepth folders down and kMaxSubmissionEntries entries in all.
+ * Entries whose name starts with '.' are skipped unless dotEntries (a hard
+ * link's other name may be hidden), and names in ignore (zip residue such as
+ * "__MACOSX") always.
+ */
+QStringList filesUnder(const QString &dir, const QStringList &ignore = {}, bool dotEntries = false);
+
 /**
  * Every regular file under a submissions folder's student folders, by
  * (device, inode), to name the other side of a hard link. Built once per
@@ -32,7 +46,7 @@ QString guardHitText(const GuardViolation &v);
 class LinkIndex
 {
 public:
-    /** Walks dir (two levels: student folders and their files; links not followed). */
+    /** Walks dir: the student folders and every file below them (filesUnder(); links not followed). */
     static LinkIndex build(const QString &submissionsDir);
     /** The other names of the file at path (same device and inode), without path's own. */
     QStringList sameFileAs(const QString &path) const;

@@ -182,20 +182,47 @@ Result<QList<Student>> findStudents(const QString &dirPath, QStringList *skipped
 }
 
 Submission readSubmission(const Student &student, const QString &exercise, const QString &submissionsDir,
-                          const LinkIndex *links)
+                          const LinkIndex *links, const QStringList &ignore)
 {
     Submission s;
-    s.path = student.name + QLatin1Char('/') + exercise + QStringLiteral(".cu");
+    const QString fileName = exercise + QStringLiteral(".cu");
+    s.path = student.name + QLatin1Char('/') + fileName;
     if (!student.refused.isEmpty()) {
         s.state = Submission::State::Refused;
         s.why = student.refused;
         return s;
     }
-    const QString file = QDir(student.dir).filePath(exercise + QStringLiteral(".cu"));
-    const QFileInfo fi(file);
+    QString file = QDir(student.dir).filePath(fileName);
+    QFileInfo fi(file);
     if (!fi.exists() && !fi.isSymLink()) {
-        s.state = Submission::State::Missing;
-        return s;
+        // Not at the top: a zip unpacked with its folders keeps it deeper
+        // (alice/lab1/transpose.cu). One file of that name is the answer.
+        QStringList found;
+        for (const QString &rel : filesUnder(student.dir, ignore)) {
+            if (QFileInfo(rel).fileName() == fileName) {
+                found << rel;
+            }
+        }
+        if (found.isEmpty()) {
+            s.state = Submission::State::Missing;
+            return s;
+        }
+        if (found.size() > 1) {
+            QStringList named;
+            for (const QString &rel : found) {
+                named << student.name + QLatin1Char('/') + rel;
+            }
+            s.state = Submission::State::Refused;
+            s.why = QStringLiteral("%1 files named %2 in the student's folder (%3) and none at its top; keep the one "
+                                   "to grade (or move it to %4)")
+                        .arg(found.size())
+                        .arg(fileName, named.join(QStringLiteral(", ")), s.path);
+            return s;
+        }
+        s.path = student.name + QLatin1Char('/') + found.first();
+        s.foundIn = student.name + QLatin1Char('/') + QFileInfo(found.first()).path() + QLatin1Char('/');
+        file = QDir(student.dir).filePath(found.first());
+        fi = QFileInfo(file);
     }
     if (fi.isSymLink()) {
         const QString target = fi.canonicalFilePath();
@@ -242,6 +269,7 @@ Submission readSubmission(const Student &student, const QString &exercise, const
         return s;
     }
     s.state = Submission::State::Ok;
+    s.file = file;
     s.source = QString::fromUtf8(*bytes);
     s.sha256 = QCryptographicHash::hash(*bytes, QCryptographicHash::Sha256).toHex();
     return s;

@@ -69,7 +69,9 @@ struct Submission
 {
     enum class State { Ok, Missing, Refused };
     State state = State::Missing;
-    QString path;      ///< STUDENT/EXERCISE.cu
+    QString path;      ///< STUDENT/EXERCISE.cu, or STUDENT/lab1/EXERCISE.cu when found deeper
+    QString file;      ///< the file read, when Ok
+    QString foundIn;   ///< "alice/lab1/" when the file was found below the student's folder; else empty
     QString source;    ///< the text when Ok
     QString why;       ///< when Refused: what is wrong with the file
     QByteArray sha256; ///< hex of the bytes when Ok
@@ -78,13 +80,18 @@ struct Submission
 /**
  * Reads STUDENT/EXERCISE.cu: a regular file of the student's own (or a
  * link to one in the student's own folder) within the source size limit.
+ * When it is not there, the one file of that name below the student's folder
+ * is read (alice/lab1/transpose.cu, alice/Submission/transpose.cu: a zip
+ * unpacked with its folders), with foundIn set; the walk never follows a
+ * link to a folder and skips dot entries and the names in ignore (zip
+ * residue); two or more such files are Refused naming them all.
  * A link or hard link to another student's file is Refused "same file as
  * bob/x.cu"; a hard link to a file outside the submissions folder, links
  * leading outside, and anything but a regular file are Refused with the
  * reason; a missing file is Missing. links names hard links' other sides.
  */
 Submission readSubmission(const Student &student, const QString &exercise, const QString &submissionsDir,
-                          const LinkIndex *links = nullptr);
+                          const LinkIndex *links = nullptr, const QStringList &ignore = {});
 
 /**
  * Writes the students' copy of a lab to outDir: for each exercise its .kpg

@@ -64,9 +64,10 @@ struct LabPolicy
     LatePolicy late;
     TimeLimitPolicy timeLimit;
     /**
-     * Timed grading fills the checked outputs with a sentinel before every
-     * timing sample, checks what the timed launches left, and times a run on
-     * fresh inputs too. Off only for exercises whose kernels add into their
+     * Grading fills the checked outputs with a sentinel before every launch
+     * of the step that writes them (run/sentinel.h) and before every timing
+     * sample, checks what the timed launches left, and times a run on fresh
+     * inputs too. Off only for exercises whose kernels add into their
      * outputs rather than overwrite them.
      */
     bool antiGaming = true;

@@ -93,6 +93,8 @@ private:
         void resetPerm();
         /** Request buffers filled with 0xFF before each timing sample (kpg grade's anti-gaming). */
         std::vector<int> sentinel;
+        /** Per step: request buffers filled with 0xFF before each of its launches in the correctness run. */
+        QList<QList<int>> sentinelBefore;
     };
 
     // The phases of run(), in order; each returns false after recording the
@@ -116,6 +118,8 @@ private:
     /** Launches every step once per repetition, without waiting (timing). */
     Status launchAll(Plan &plan, int repeat);
     bool fail(RunResult &result, const Error &error, int step = -1);
+    /** Queues 0xFF over request buffers (after the swaps so far) on stream: kpg grade's sentinel. */
+    Status fillSentinel(const QList<int> &buffers, const Plan &plan, CUstream stream);
     /** The allocations with guards, and (owner) the index of each one's buffer. */
     std::vector<GuardZonesDevice::Zone> guardZones(std::vector<size_t> *owner) const;
     /**

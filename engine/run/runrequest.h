@@ -117,9 +117,10 @@ struct RunRequest
     int testSleepMs = 0;  ///< tests only: the worker sleeps first (needs KPG_WORKER_TEST_HOOKS)
     /**
      * kpg grade's anti-gaming (docs/labs.md): these buffers are filled with
-     * 0xFF bytes (NaN for floats) before every timing sample and downloaded
-     * again after timing, so the checks judge what the timed launches wrote.
-     * Empty: neither (and with swaps or streams, ignored).
+     * 0xFF bytes (NaN for floats) before every launch of the step that writes
+     * them (sentinelBeforeSteps(), run/sentinel.h) and before every timing
+     * sample, and downloaded again after timing, so the checks judge what the
+     * last launches wrote. Empty: none of it (and with swaps or streams, ignored).
      */
     QList<int> sentinelBuffers;
     /**

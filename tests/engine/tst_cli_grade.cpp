@@ -156,6 +156,38 @@ private Q_SLOTS:
         QVERIFY(only.err.contains("saxpy       0 of 1 passed (1 compile error)"));
     }
 
+    void nestedSubmissions()
+    {
+        // A zip unpacked with its folders: bob's scale is one folder down (and
+        // zip residue beside it), carol's vector_add is there twice.
+        writeFile(m_subs + "/bob/lab1/scale.cu", readAll(m_subs + "/alice/scale.cu"));
+        writeFile(m_subs + "/bob/__MACOSX/lab1/scale.cu", "garbage");
+        QVERIFY(QDir().mkpath(m_subs + "/carol/a"));
+        QVERIFY(QFile::rename(m_subs + "/carol/vector_add.cu", m_subs + "/carol/a/vector_add.cu"));
+        writeFile(m_subs + "/carol/b/vector_add.cu", readAll(m_subs + "/carol/a/vector_add.cu"));
+        const QString json = m_dir.filePath("nested.json");
+        const QString feedback = m_dir.filePath("nested-feedback");
+        const KpTest::Run r = grade({"--only", "bob,carol", "--json", json, "--feedback", feedback});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QVERIFY2(r.out.contains("  scale       no GPU         compiled and bound, not run\n      found in bob/lab1/\n"),
+                 qPrintable(r.out));
+        QVERIFY2(r.out.contains("  vector_add  refused        carol/vector_add.cu: 2 files named vector_add.cu in the "
+                                "student's folder (carol/a/vector_add.cu, carol/b/vector_add.cu)"),
+                 qPrintable(r.out));
+        QMap<QString, QJsonObject> res;
+        for (const QJsonValue &v : QJsonDocument::fromJson(readAll(json)).object().value("results").toArray()) {
+            res.insert(v["student"].toString() + "/" + v["exercise"].toString(), v.toObject());
+        }
+        QCOMPARE(res["bob/scale"]["foundIn"].toString(), QString("bob/lab1/"));
+        QCOMPARE(
+            res["bob/scale"]["sha256"].toString(),
+            QString(QCryptographicHash::hash(readAll(m_subs + "/alice/scale.cu"), QCryptographicHash::Sha256).toHex()));
+        QCOMPARE(res["bob/saxpy"]["foundIn"].toString(), QString());
+        QCOMPARE(res["carol/vector_add"]["outcome"].toString(), QString("refused"));
+        QVERIFY2(readAll(feedback + "/bob.md").contains("Found in bob/lab1/ \\(graded from there\\)\\."),
+                 readAll(feedback + "/bob.md").constData());
+    }
+
     void resumeAfterKill()
     {
         const QString journal = m_dir.filePath("killed.jsonl");
@@ -242,6 +274,68 @@ private Q_SLOTS:
             kNoDriver);
         QCOMPARE(wrong.exitCode, 65);
         QVERIFY2(wrong.err.contains("is of the lab " + QFileInfo(m_lab).canonicalFilePath()), qPrintable(wrong.err));
+    }
+
+    void resumeWithDamagedJournal_data()
+    {
+        // A journal holding alice/saxpy as a pass (line 2) and a damaged line 3:
+        // one warning naming the journal and the line, and the submission the
+        // line was about graded again; never the journal's word for it.
+        QTest::addColumn<QByteArray>("line3");
+        QTest::addColumn<QString>("warning");
+        QTest::addColumn<QString>("aliceSaxpy"); // its outcome after --resume
+        QTest::newRow("truncated last line") << QByteArray("{\"student\": \"alice\", \"exercise\": \"saxpy\", \"ou")
+                                             << "line 3: cut short (an interrupted write); ignored, and alice/saxpy is "
+                                                "graded again"
+                                             << "no-gpu";
+        QTest::newRow("a line that is not JSON")
+            << QByteArray("<<<<<<< HEAD") << "line 3: not JSON (illegal value at byte 1); ignored"
+            << "pass";
+        QTest::newRow("an unknown student")
+            << QByteArray(R"({"student": "zed", "exercise": "saxpy", "outcome": "pass"})")
+            << "line 3: the student 'zed' has no folder in "
+            << "pass";
+        QTest::newRow("an unknown exercise")
+            << QByteArray(R"({"student": "alice", "exercise": "histogram", "outcome": "pass"})")
+            << "line 3: the exercise 'histogram' is not in the lab; ignored"
+            << "pass";
+        QTest::newRow("control characters")
+            << QByteArray("{\"student\": \"alice\", \"exercise\": \"saxpy\", \"outcome\": \"fail\x1b[2J\"}")
+            << "line 3: holds control characters, not a result the grading wrote; ignored, and alice/saxpy is graded "
+               "again"
+            << "no-gpu";
+    }
+
+    void resumeWithDamagedJournal()
+    {
+        QFETCH(QByteArray, line3);
+        QFETCH(QString, warning);
+        QFETCH(QString, aliceSaxpy);
+        const QString journal = m_dir.filePath(QStringLiteral("damaged-%1.jsonl").arg(m_runs));
+        const QString sha = QString::fromLatin1(
+            QCryptographicHash::hash(readAll(m_subs + "/alice/saxpy.cu"), QCryptographicHash::Sha256).toHex());
+        writeFile(journal,
+                  QJsonDocument(QJsonObject{{"kpgGradeJournal", 1}, {"lab", QFileInfo(m_lab).canonicalFilePath()}})
+                          .toJson(QJsonDocument::Compact) +
+                      "\n" +
+                      QJsonDocument(QJsonObject{{"student", "alice"},
+                                                {"exercise", "saxpy"},
+                                                {"outcome", "pass"},
+                                                {"sha256", sha},
+                                                {"medianMs", 0.004}})
+                          .toJson(QJsonDocument::Compact) +
+                      "\n" + line3);
+        const QString csv = m_dir.filePath(QStringLiteral("damaged-%1.csv").arg(m_runs));
+        const KpTest::Run r = grade({"--only", "alice", "--resume", "--journal", journal, "--csv", csv});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const QString expected = "kpg: warning: the journal " + journal + ", " + warning;
+        QVERIFY2(r.err.contains(expected), qPrintable(r.err));
+        QCOMPARE(r.err.count("kpg: warning: the journal "), 1);
+        QVERIFY(!r.err.contains(QChar(0x1b)));
+        const QMap<QString, QString> got = outcomes(readAll(csv));
+        QCOMPARE(got.value("alice/saxpy"), aliceSaxpy);
+        QCOMPARE(got.value("alice/scale"), QString("no-gpu"));
+        QCOMPARE(got.size(), 3);
     }
 
     void hostileSubmissions()

@@ -11,6 +11,7 @@
 #include "cuda/nvrtcapi.h"
 #include "export/exporter.h"
 #include "project/projectio.h"
+#include "run/projectcompile.h"
 #include "run/runner.h"
 #include "testutil.h"
 
@@ -110,6 +111,25 @@ QString compileAsExported(const QString &file, const QStringList &includeDirs)
     n.nvrtcGetProgramLog(program, log.data());
     n.nvrtcDestroyProgram(&program);
     return rc == NVRTC_SUCCESS ? QString() : QString::fromUtf8(log);
+}
+
+/** The project's kernel source, or empty. */
+QString loadOrFailSource(const QString &kpg)
+{
+    const Result<Project> p = loadProject(kpg);
+    return p ? p->sourceText : QString();
+}
+
+/** A python3 that has NumPy, to run the exported struct definitions; empty when there is none. */
+QString pythonWithNumpy()
+{
+    const QString python = QStandardPaths::findExecutable(QStringLiteral("python3"));
+    if (python.isEmpty()) {
+        return {};
+    }
+    QProcess p;
+    p.start(python, {QStringLiteral("-c"), QStringLiteral("import numpy")});
+    return p.waitForFinished(60000) && p.exitCode() == 0 ? python : QString();
 }
 
 bool hasPython()
@@ -215,6 +235,14 @@ private Q_SLOTS:
             // A feature the export does not write yet (docs/export.md): refused with the reason, shown as a skip.
             QSKIP(qPrintable(r.err.trimmed()));
         }
+        if (target == QLatin1String("cuda-python") && takesStructByValue(loadOrFailSource(project))) {
+            // cuda.core's launch() takes no struct (docs/export.md): refused, naming the parameter.
+            QCOMPARE(r.exitCode, 65);
+            QVERIFY2(r.err.contains(QStringLiteral("takes the struct")) &&
+                         r.err.contains(QStringLiteral("export for pycuda, cupy or cuda-cpp")),
+                     qPrintable(r.err));
+            return;
+        }
         QVERIFY2(r.exitCode == 0, qPrintable(r.out + r.err));
         QVERIFY2(r.out.startsWith(QStringLiteral("exported ")), qPrintable(r.out));
 
@@ -304,6 +332,13 @@ private Q_SLOTS:
         }
         ExportOptions options;
         options.target = ExportTarget::CuPy;
+        if (takesStructByValue(p.sourceText)) {
+            // As kpg export does: the structs' layouts from a compile with NVRTC.
+            const Result<CompileResult> compiled =
+                Compiler(Compiler::Config{QStringLiteral("-"), 0}).compile(compileRequestFor(p));
+            QVERIFY2(compiled && compiled->ok, compiled ? "" : qPrintable(compiled.error().message));
+            options.layouts = compiled->layouts;
+        }
         const Result<ExportResult> r = exportProject(p, options);
         if (!r && r.error().message.contains(QStringLiteral("cannot be exported yet"))) {
             QSKIP(qPrintable(r.error().message)); // as presets() shows it: a feature the export does not write yet
@@ -535,6 +570,138 @@ private Q_SLOTS:
         const Result<ExportResult> r = exportProject(*p, options);
         QVERIFY(!r);
         QCOMPARE(r.error().message, message);
+    }
+
+    void structByValue_data()
+    {
+        // A struct passed by value is exported as its bytes in the layout
+        // NVRTC gives it: a NumPy structured dtype (offsets, itemsize) in
+        // Python, the struct's own definition filled with the bytes in C++.
+        QTest::addColumn<QString>("source");
+        QTest::addColumn<QString>("value"); // the argument as the project writes it
+        QTest::addColumn<QString>("target");
+        QTest::addColumn<QString>("refusal"); // empty: exported
+        const QString transform = QStringLiteral(
+            "struct Transform { float scale; float2 offset; float limit; };\n"
+            "__global__ void k(Transform t, float *a, int n) { a[threadIdx.x] = t.scale + t.offset.y + t.limit; }\n");
+        const QString nested = QStringLiteral(
+            "struct Inner { short s; double d; };\n"
+            "struct P { bool on; Inner in; int arr[3]; char c; unsigned long long big; };\n"
+            "__global__ void k(P p, float *a, int n) { a[threadIdx.x] = p.in.d + p.arr[2] + p.on + p.c; }\n");
+        for (const QString &target : {QStringLiteral("pycuda"), QStringLiteral("cupy"), QStringLiteral("cuda-cpp")}) {
+            QTest::newRow(qPrintable(QStringLiteral("padding before a float2/%1").arg(target)))
+                << transform << "Transform {2, {1, -3}, 10}" << target << "";
+            QTest::newRow(qPrintable(QStringLiteral("nested struct, array and bool/%1").arg(target)))
+                << nested << "{true, {-7, 0.1}, {1, 2, 3}, 65, 18446744073709551615}" << target << "";
+        }
+        QTest::newRow("cuda-python: cuda.core launches no struct")
+            << transform << "Transform {2, {1, -3}, 10}"
+            << "cuda-python"
+            << "cuda-python: launches (step 1, kernel 'k'), parameter 't' takes the struct Transform by value, and "
+               "cuda.core's launch() accepts numbers, pointers and buffers as arguments, no NumPy structured or "
+               "ctypes struct; export for pycuda, cupy or cuda-cpp";
+        QTest::newRow("no layout without a compile")
+            << transform << "Transform {2, {1, -3}, 10}"
+            << "cupy-uncompiled"
+            << "launches[0].args[0] (parameter 't', Transform): the layout of Transform is not known: the export "
+               "needs a compile of the source to learn it (kpg export compiles with NVRTC when a kernel takes a "
+               "struct by value)";
+    }
+
+    void structByValue()
+    {
+        QFETCH(QString, source);
+        QFETCH(QString, value);
+        QFETCH(QString, target);
+        QFETCH(QString, refusal);
+        QJsonObject project{
+            {QStringLiteral("format"), QStringLiteral("kernel-playground-project")},
+            {QStringLiteral("version"), 1},
+            {QStringLiteral("source"), QJsonObject{{QStringLiteral("inline"), source}}},
+            {QStringLiteral("scalars"),
+             QJsonArray{QJsonObject{{QStringLiteral("name"), QStringLiteral("n")}, {QStringLiteral("value"), 32}}}},
+            {QStringLiteral("buffers"), QJsonArray{QJsonObject{{QStringLiteral("name"), QStringLiteral("a")},
+                                                               {QStringLiteral("dtype"), QStringLiteral("float32")},
+                                                               {QStringLiteral("shape"), 32}}}},
+            {QStringLiteral("launches"),
+             QJsonArray{
+                 QJsonObject{{QStringLiteral("kernel"), QStringLiteral("k")},
+                             {QStringLiteral("grid"), 1},
+                             {QStringLiteral("block"), 32},
+                             {QStringLiteral("args"), QJsonArray{value, QStringLiteral("a"), QStringLiteral("n")}}}}},
+        };
+        QTemporaryDir tmp;
+        const Result<Project> p = parseProject(QJsonDocument(project).toJson(), tmp.path());
+        QVERIFY2(bool(p), p ? "" : qPrintable(p.error().message));
+        QVERIFY(takesStructByValue(p->sourceText));
+        // The layouts as kpg export gets them: a compile with real NVRTC.
+        const Result<CompileResult> compiled =
+            Compiler(Compiler::Config{QStringLiteral("-"), 0}).compile(compileRequestFor(*p));
+        QVERIFY2(compiled && compiled->ok, compiled ? qPrintable(compiled->log) : qPrintable(compiled.error().message));
+        QVERIFY2(compiled->layoutError.isEmpty(), qPrintable(compiled->layoutError));
+        ExportOptions options;
+        const bool uncompiled = target.endsWith(QLatin1String("-uncompiled"));
+        options.target = *exportTargetFromName(uncompiled ? QStringLiteral("cupy") : target);
+        if (!uncompiled) {
+            options.layouts = compiled->layouts;
+            options.loweredNames = loweredNamesOf(*compiled); // PyCUDA looks C++ kernels up by their symbols
+        }
+        const Result<ExportResult> r = exportProject(*p, options);
+        if (!refusal.isEmpty()) {
+            QVERIFY(!r);
+            QCOMPARE(r.error().message, refusal);
+            return;
+        }
+        QVERIFY2(bool(r), r ? "" : qPrintable(r.error().message));
+        // The bytes the playground passes (prepareRun packs them in the probed layout).
+        HostBuffers shapes;
+        QVERIFY(bool(shapes.materialize(*p, true, HostBuffers::Fill::ShapesOnly)));
+        const Result<PreparedRun> prepared = prepareRun(*p, *compiled, shapes, 0);
+        QVERIFY2(bool(prepared), prepared ? "" : qPrintable(prepared.error().message));
+        const QByteArray expected = prepared->request.steps.first().args.first().value;
+        QVERIFY(!expected.isEmpty());
+        QByteArray program;
+        for (const ExportFile &f : r->files) {
+            program = f.path == r->program ? f.contents : program;
+        }
+        if (target == QLatin1String("cuda-cpp")) {
+            // The struct's own definition filled with exactly those bytes; the
+            // static_assert holds nvcc to the size (tst_export_cpp builds the preset).
+            QStringList bytes;
+            for (const char b : expected) {
+                bytes << QStringLiteral("0x%1").arg(uint(static_cast<unsigned char>(b)), 2, 16, QLatin1Char('0'));
+            }
+            QVERIFY2(program.contains(QStringLiteral("static_assert(sizeof(%1) == %2,")
+                                          .arg(compiled->layouts.contains("P") ? "P" : "Transform")
+                                          .arg(expected.size())
+                                          .toUtf8()),
+                     program.constData());
+            QVERIFY(program.contains(bytes.join(QStringLiteral(", ")).toUtf8()));
+            QVERIFY(program.contains("(t_value, reinterpret_cast<float *>") ||
+                    program.contains("(p_value, reinterpret_cast<float *>"));
+            return;
+        }
+        QVERIFY(program.contains("\"offsets\": ["));
+        QVERIFY(program.contains(QStringLiteral("\"itemsize\": %1,").arg(expected.size()).toUtf8()));
+        const QString python = pythonWithNumpy();
+        if (python.isEmpty()) {
+            qInfo("no python3 with NumPy here: the dtype's bytes are not compared");
+            return;
+        }
+        // The program's struct section run as it is: its value's bytes are the playground's.
+        const QString mainPy = tmp.filePath(QStringLiteral("main.py"));
+        QFile f(mainPy);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(program);
+        f.close();
+        const QString script = QStringLiteral(
+            "import sys\nimport numpy as np\nsrc = open(sys.argv[1]).read()\n"
+            "start = src.index('def struct_value')\nend = src.index('# --- Buffers')\nexec(src[start:end])\n"
+            "value = [v for k, v in list(globals().items()) if k.endswith('_value') and k != 'struct_value'][0]\n"
+            "print(bytes(memoryview(value)).hex() if isinstance(value, np.void) else value.tobytes().hex())\n");
+        const Proc run = runProcess(python, {QStringLiteral("-c"), script, mainPy});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.output));
+        QCOMPARE(run.output.trimmed(), QString::fromLatin1(expected.toHex()));
     }
 
     void literals_data()

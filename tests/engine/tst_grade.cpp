@@ -7,14 +7,17 @@
 // feedback, Gradescope and Autolab exports against their documented shapes;
 // control characters never reach a stream. The CLI side is tst_cli_grade.
 
+#include "compile/compiler.h"
 #include "grade/gradeexport.h"
 #include "grade/grader.h"
 #include "grade/integrity.h"
 #include "grade/lab.h"
 #include "grade/policy.h"
 #include "project/projectio.h"
+#include "run/projectcompile.h"
 #include "run/runner.h"
 #include "run/runrequest.h"
+#include "run/sentinel.h"
 
 #include <QCryptographicHash>
 #include <QDir>
@@ -32,9 +35,50 @@
 using namespace Kp;
 using namespace Kp::Grade;
 
+Q_DECLARE_METATYPE(Kp::RunRequest)
+
 namespace {
 
 const QString kPolicyLab = QStringLiteral(KPG_SOURCE_DIR "/tests/data/lab-policy");
+const QString kLab = QStringLiteral(KPG_SOURCE_DIR "/tests/data/lab/exercises");
+
+/**
+ * Where kpg grade's sentinel goes for a project: compiled with NVRTC and
+ * prepared as a run is, "STEP:BUFFER" for each buffer filled before each
+ * launch of that step (step numbers from 0), or "error: ..." on failure.
+ */
+QStringList sentinelPlan(const QString &kpgPath)
+{
+    const Result<Project> p = loadProject(kpgPath);
+    if (!p) {
+        return {"error: " + p.error().message};
+    }
+    const auto compiled = Compiler(Compiler::Config{QStringLiteral("-"), 0}).compile(compileRequestFor(*p));
+    if (!compiled || !compiled->ok) {
+        return {"error: " + (compiled ? compiled->log : compiled.error().message)};
+    }
+    HostBuffers buffers;
+    if (const Status s = buffers.materialize(*p, true, HostBuffers::Fill::ShapesOnly); !s) {
+        return {"error: " + s.error().message};
+    }
+    const Result<PreparedRun> prepared = prepareRun(*p, *compiled, buffers, 0);
+    if (!prepared) {
+        return {"error: " + prepared.error().message};
+    }
+    RunRequest r = prepared->request;
+    r.sentinelBuffers = sentinelBuffersFor(*p, r);
+    const QList<QList<int>> before = sentinelBeforeSteps(r);
+    if (before.size() != r.steps.size()) {
+        return {"error: a list per step expected"};
+    }
+    QStringList plan;
+    for (qsizetype i = 0; i < before.size(); ++i) {
+        for (int b : before[i]) {
+            plan << QStringLiteral("%1:%2").arg(i).arg(r.buffers[b].name);
+        }
+    }
+    return plan;
+}
 
 void writeFile(const QString &path, const QByteArray &data)
 {
@@ -247,6 +291,217 @@ private Q_SLOTS:
         if (outcome == "ok") {
             QCOMPARE(a.source.toUtf8(), src);
         }
+    }
+
+    void nestedSubmissions_data()
+    {
+        // Files of the submissions folder: "PATH" (a file), "PATH -> TARGET"
+        // (a symbolic link), "PATH => OTHER" (a hard link to OTHER). bob has
+        // bob/transpose.cu and bob/lab1/transpose.cu in every row.
+        QTest::addColumn<QStringList>("files");
+        QTest::addColumn<QString>("state"); // ok, missing, refused
+        QTest::addColumn<QString>("path");
+        QTest::addColumn<QString>("foundIn");
+        QTest::addColumn<QString>("why");
+        QTest::newRow("one folder deeper") << QStringList{"alice/lab1/transpose.cu"} << "ok"
+                                           << "alice/lab1/transpose.cu"
+                                           << "alice/lab1/"
+                                           << "";
+        QTest::newRow("a folder named after the student") << QStringList{"alice/alice/transpose.cu"} << "ok"
+                                                          << "alice/alice/transpose.cu"
+                                                          << "alice/alice/"
+                                                          << "";
+        QTest::newRow("two folders deeper")
+            << QStringList{"alice/Submission/src/transpose.cu", "alice/Submission/README"} << "ok"
+            << "alice/Submission/src/transpose.cu"
+            << "alice/Submission/src/"
+            << "";
+        QTest::newRow("the top wins over a deeper copy")
+            << QStringList{"alice/transpose.cu", "alice/old/transpose.cu"} << "ok"
+            << "alice/transpose.cu"
+            << ""
+            << "";
+        QTest::newRow("two candidates: one message naming both")
+            << QStringList{"alice/v1/transpose.cu", "alice/v2/transpose.cu"} << "refused"
+            << "alice/transpose.cu"
+            << ""
+            << "2 files named transpose.cu in the student's folder (alice/v1/transpose.cu, alice/v2/transpose.cu) and "
+               "none at its top; keep the one to grade (or move it to alice/transpose.cu)";
+        QTest::newRow("zip residue is not a candidate")
+            << QStringList{"alice/__MACOSX/lab1/transpose.cu", "alice/lab1/._transpose.cu", "alice/lab1/transpose.cu"}
+            << "ok"
+            << "alice/lab1/transpose.cu"
+            << "alice/lab1/"
+            << "";
+        QTest::newRow("only in a dot folder: missing")
+            << QStringList{"alice/.ipynb_checkpoints/transpose.cu"} << "missing"
+            << "alice/transpose.cu"
+            << ""
+            << "";
+        QTest::newRow("another name's case: missing") << QStringList{"alice/lab1/Transpose.cu"} << "missing"
+                                                      << "alice/transpose.cu"
+                                                      << ""
+                                                      << "";
+        QTest::newRow("a link to another student's folder is not followed")
+            << QStringList{"alice/lab1 -> ../bob/lab1"} << "missing"
+            << "alice/transpose.cu"
+            << ""
+            << "";
+        QTest::newRow("a deeper symbolic link to another student's file")
+            << QStringList{"alice/lab1/transpose.cu -> ../../bob/transpose.cu"} << "refused"
+            << "alice/lab1/transpose.cu"
+            << "alice/lab1/"
+            << "a symbolic link: same file as bob/transpose.cu; not graded as this student's work";
+        QTest::newRow("a deeper hard link to another student's deeper file")
+            << QStringList{"alice/lab1/transpose.cu => bob/lab1/transpose.cu"} << "refused"
+            << "alice/lab1/transpose.cu"
+            << "alice/lab1/"
+            << "a hard link: same file as bob/lab1/transpose.cu; not graded as this student's work";
+        QTest::newRow("nine folders deep is past the walk")
+            << QStringList{"alice/1/2/3/4/5/6/7/8/9/transpose.cu"} << "missing"
+            << "alice/transpose.cu"
+            << ""
+            << "";
+    }
+
+    void nestedSubmissions()
+    {
+        QFETCH(QStringList, files);
+        QFETCH(QString, state);
+        QFETCH(QString, path);
+        QFETCH(QString, foundIn);
+        QFETCH(QString, why);
+        QTemporaryDir dir;
+        const QString subs = dir.filePath("submissions");
+        const QByteArray src = "__global__ void transpose(const float *in, float *out, int w, int h) {}\n";
+        writeFile(subs + "/bob/transpose.cu", "// bob\n" + src);
+        writeFile(subs + "/bob/lab1/transpose.cu", "// bob, lab1\n" + src);
+        for (const QString &f : files) {
+            if (f.contains(" -> ")) {
+                const QString link = subs + "/" + f.section(" -> ", 0, 0);
+                QDir().mkpath(QFileInfo(link).absolutePath());
+                QVERIFY(QFile::link(f.section(" -> ", 1), link));
+            } else if (f.contains(" => ")) {
+                const QString link = subs + "/" + f.section(" => ", 0, 0);
+                QDir().mkpath(QFileInfo(link).absolutePath());
+                QCOMPARE(::link(QFile::encodeName(subs + "/" + f.section(" => ", 1)).constData(),
+                                QFile::encodeName(link).constData()),
+                         0);
+            } else {
+                writeFile(subs + "/" + f, "// " + f.toUtf8() + "\n" + src);
+            }
+        }
+        const Result<QList<Student>> students = findStudents(subs, nullptr, LabPolicy{}.ignore);
+        QVERIFY(students);
+        QCOMPARE(students->first().name, QString("alice"));
+        const LinkIndex links = LinkIndex::build(subs);
+        const Submission sub = readSubmission(students->first(), "transpose", subs, &links, LabPolicy{}.ignore);
+        const QString got = sub.state == Submission::State::Ok        ? "ok"
+                            : sub.state == Submission::State::Missing ? "missing"
+                                                                      : "refused";
+        QVERIFY2(got == state, qPrintable(got + ": " + sub.why));
+        QCOMPARE(sub.path, path);
+        QCOMPARE(sub.foundIn, foundIn);
+        QCOMPARE(sub.why, why);
+        if (state == "ok") {
+            // The file graded is the one named, not bob's.
+            QVERIFY2(sub.source.startsWith("// " + path), qPrintable(sub.source));
+            QCOMPARE(QFileInfo(sub.file).canonicalFilePath(), QFileInfo(subs + "/" + path).canonicalFilePath());
+        }
+        // The note travels with the result: the journal, the table and the feedback.
+        GradeItem i = item("alice", "transpose", Outcome::Pass);
+        i.foundIn = sub.foundIn;
+        QCOMPARE(GradeItem::fromJson(i.toJson())->foundIn, foundIn);
+        QCOMPARE(tableText({"transpose"}, {i}).contains("found in " + foundIn), !foundIn.isEmpty());
+    }
+
+    void damagedJournal_data()
+    {
+        // A journal after a header and alice/scale's result (line 2): what the
+        // damaged line 3 costs. Warnings as they follow "the journal PATH, ".
+        QTest::addColumn<QByteArray>("line3");
+        QTest::addColumn<QStringList>("kept");
+        QTest::addColumn<QStringList>("warnings");
+        QTest::newRow("truncated last line (an interrupted write)")
+            << QByteArray("{\"student\": \"bob\", \"exercise\": \"scale\", \"outc") << QStringList{"alice/scale"}
+            << QStringList{"line 3: cut short (an interrupted write); ignored, and bob/scale is graded again"};
+        QTest::newRow("a cut line with results after it")
+            << QByteArray("{\"student\": \"bob\", \"exercise\": \"scale\", \"outc"
+                          "\n"
+                          R"({"student": "carol", "exercise": "scale", "outcome": "fail"})")
+            << QStringList{"alice/scale", "carol/scale"}
+            << QStringList{"line 3: cut short (an interrupted write); ignored, and bob/scale is graded again"};
+        QTest::newRow("a line that is not JSON") << QByteArray("grading went fine") << QStringList{"alice/scale"}
+                                                 << QStringList{"line 3: not JSON (illegal value at byte 1); ignored"};
+        QTest::newRow("a damaged later line of a result drops the earlier one")
+            << QByteArray(R"({"student": "alice", "exercise": "scale", "outcome": "fail",, "sha256": ""})")
+            << QStringList{}
+            << QStringList{
+                   "line 3: not JSON (unterminated object at byte 61); ignored, and alice/scale is graded again"};
+        QTest::newRow("a later good line wins over a damaged one")
+            << QByteArray(R"({"student": "alice", "exercise": "scale", "outcome": "fail",,})"
+                          "\n"
+                          R"({"student": "alice", "exercise": "scale", "outcome": "fail"})")
+            << QStringList{"alice/scale"}
+            << QStringList{
+                   "line 3: not JSON (unterminated object at byte 61); ignored, and alice/scale is graded again"};
+        QTest::newRow("raw control characters")
+            << QByteArray("{\"student\": \"alice\", \"exercise\": \"scale\", \"outcome\": \"pass\x1b[2J\"}")
+            << QStringList{}
+            << QStringList{"line 3: holds control characters, not a result the grading wrote; ignored, and "
+                           "alice/scale is graded again"};
+        QTest::newRow("a NUL byte") << QByteArray("{\"student\": \"bob\"\0}", 19) << QStringList{"alice/scale"}
+                                    << QStringList{"line 3: holds control characters, not a result the grading wrote; "
+                                                   "ignored"};
+        QTest::newRow("an outcome kpg grade never writes")
+            << QByteArray("{\"student\": \"bob\", \"exercise\": \"scale\", \"outcome\": \"\\u001b[31mpassed\"}")
+            << QStringList{"alice/scale"}
+            << QStringList{"line 3: not a result (outcome '?[31mpassed' is not one kpg grade writes); ignored, and "
+                           "bob/scale is graded again"};
+        QTest::newRow("not an object") << QByteArray("[1, 2]") << QStringList{"alice/scale"}
+                                       << QStringList{"line 3: not a JSON object; ignored"};
+        QTest::newRow("escaped control characters in a name are a result")
+            << QByteArray("{\"student\": \"eve\\u001b[2J\", \"exercise\": \"scale\", \"outcome\": \"pass\"}")
+            << QStringList{"alice/scale", "eve\x1b[2J/scale"} << QStringList{};
+        QTest::newRow("Windows line ends") << QByteArray("{\"student\": \"bob\", \"exercise\": \"scale\", "
+                                                         "\"outcome\": \"fail\"}\r")
+                                           << QStringList{"alice/scale", "bob/scale"} << QStringList{};
+    }
+
+    void damagedJournal()
+    {
+        QFETCH(QByteArray, line3);
+        QFETCH(QStringList, kept);
+        QFETCH(QStringList, warnings);
+        QTemporaryDir dir;
+        const QString path = dir.filePath("grade.journal.jsonl");
+        writeFile(path,
+                  "{\"kpgGradeJournal\": 1, \"lab\": \"/lab\"}\n"
+                  "{\"student\": \"alice\", \"exercise\": \"scale\", \"outcome\": \"pass\", \"sha256\": \"ab\"}\n" +
+                      line3);
+        QString lab;
+        QStringList got;
+        QHash<QString, int> lineOf;
+        const Result<QList<GradeItem>> items = Journal::read(path, &lab, &got, &lineOf);
+        QVERIFY(items);
+        QCOMPARE(lab, QString("/lab"));
+        QStringList keys;
+        for (const GradeItem &i : *items) {
+            keys << i.key();
+        }
+        QCOMPARE(keys, kept);
+        if (kept.contains("alice/scale")) {
+            QCOMPARE(lineOf.value("alice/scale"), line3.contains("\"alice\", \"exercise\": \"scale\", \"outcome\": "
+                                                                 "\"fail\"}")
+                                                      ? 4
+                                                      : 2);
+        }
+        const QString prefix = "the journal " + path + ", ";
+        for (QString &w : got) {
+            QVERIFY2(w.startsWith(prefix), qPrintable(w));
+            w = w.mid(prefix.size());
+        }
+        QCOMPARE(got, warnings);
     }
 
     void similarity_data()
@@ -669,6 +924,100 @@ __global__ void transpose(const float *src, float *dst, int width, int height) {
         const RunRequest back = RunRequest::fromVariant(r.toVariant());
         QCOMPARE(back.sentinelBuffers, QList<int>({1, 3}));
         QCOMPARE(RunRequest::fromVariant(RunRequest{}.toVariant()).sentinelBuffers, QList<int>{});
+    }
+
+    void sentinelBeforeEveryLaunch_data()
+    {
+        // kpg grade fills a checked output that starts empty with 0xFF before
+        // every launch of the first step that takes it (run/sentinel.h).
+        QTest::addColumn<QString>("kpg"); // a path, or a project's JSON (written beside kSentinelSource)
+        QTest::addColumn<QStringList>("plan");
+        QTest::newRow("lab scale: out before its one step") << kLab + "/scale/scale.kpg" << QStringList{"0:out"};
+        QTest::newRow("lab vector_add: c") << kLab + "/vector_add/vector_add.kpg" << QStringList{"0:c"};
+        QTest::newRow("lab saxpy: y has contents, no sentinel") << kLab + "/saxpy/saxpy.kpg" << QStringList{};
+        QTest::newRow("policy lab scale, three checks of one buffer")
+            << kPolicyLab + "/scale/scale.kpg" << QStringList{"0:out"};
+        const QString head = R"({"format": "kernel-playground-project", "version": 1, "source": "k.cu",
+            "scalars": [{"name": "n", "type": "int32", "value": 64}],
+            "buffers": [{"name": "in", "dtype": "int32", "shape": [64], "init": {"kind": "random", "min": 0, "max": 9, "seed": 1}},
+                        {"name": "part", "dtype": "int32", "shape": [64]},
+                        {"name": "out", "dtype": "int32", "shape": [64], "init": {"kind": %1}}],
+            "launches": [{"kernel": "first", "grid": 1, "block": 64, "args": ["in", "part", "n"]},
+                         {"kernel": "second", "grid": 1, "block": 64, "args": ["part", "out", "n"]},
+                         {"kernel": "third", "grid": 1, "block": 64, "args": ["out", "n"]}],
+            %2
+            "checks": [{"name": "out", "buffer": "out", "expected": "in"}%3]})";
+        QTest::newRow("two passes: out before the step that writes it, not before the one that rewrites it")
+            << head.arg(R"("zeros")", "", "") << QStringList{"1:out"};
+        QTest::newRow("uninitialized output") << head.arg(R"("uninitialized")", "", "") << QStringList{"1:out"};
+        QTest::newRow("checked intermediate too")
+            << head.arg(R"("zeros")", "", R"(, {"name": "part", "buffer": "part", "expected": "in"})")
+            << QStringList{"0:part", "1:out"};
+        QTest::newRow("an output with contents (a kernel may add into it)")
+            << head.arg(R"("constant", "value": 1)", "", "") << QStringList{};
+        QTest::newRow("repeated: before each repetition's launch")
+            << head.arg(R"("zeros")", R"("repeat": {"count": 3, "swap": []},)", "") << QStringList{"1:out"};
+        QTest::newRow("swapped buffers move between repetitions: none")
+            << head.arg(R"("zeros")", R"("repeat": {"count": 2, "swap": [["part", "out"]]},)", "") << QStringList{};
+    }
+
+    void sentinelBeforeEveryLaunch()
+    {
+        QFETCH(QString, kpg);
+        QFETCH(QStringList, plan);
+        QTemporaryDir dir;
+        QString path = kpg;
+        if (kpg.startsWith('{')) {
+            path = dir.filePath("p.kpg");
+            writeFile(path, kpg.toUtf8());
+            writeFile(
+                dir.filePath("k.cu"),
+                "__global__ void first(const int *in, int *part, int n) { part[threadIdx.x] = in[threadIdx.x]; }\n"
+                "__global__ void second(const int *part, int *out, int n) { out[threadIdx.x] = part[threadIdx.x]; }\n"
+                "__global__ void third(int *out, int n) { out[threadIdx.x] += 0; }\n");
+        }
+        QCOMPARE(sentinelPlan(path), plan);
+    }
+
+    void sentinelBeforeStepsOfRequests_data()
+    {
+        // The worker's side, on requests as they travel: streams and bad indices.
+        QTest::addColumn<RunRequest>("request");
+        QTest::addColumn<QList<QList<int>>>("before");
+        RunRequest two;
+        two.buffers.resize(2);
+        two.buffers[0].name = "a";
+        two.buffers[1].name = "b";
+        RunStep k;
+        k.args.resize(2);
+        k.args[0].buffer = 0;
+        k.args[1].buffer = 1;
+        two.steps = {k, k};
+        two.sentinelBuffers = {1};
+        QTest::newRow("first of two steps taking it") << two << QList<QList<int>>{{1}, {}};
+        RunRequest none = two;
+        none.sentinelBuffers = {};
+        QTest::newRow("no sentinel buffers") << none << QList<QList<int>>{{}, {}};
+        RunRequest bad = two;
+        bad.sentinelBuffers = {-1, 7, 1, 1};
+        QTest::newRow("indices out of range ignored, repeats once") << bad << QList<QList<int>>{{1}, {}};
+        RunRequest streamed = two;
+        streamed.streams.resize(2);
+        streamed.steps[1].stream = 1;
+        QTest::newRow("streams: none") << streamed << QList<QList<int>>{{}, {}};
+        RunRequest copy = two;
+        RunStep memset;
+        memset.kind = RunStep::Kind::Memset;
+        memset.buffer = 1;
+        copy.steps.prepend(memset);
+        QTest::newRow("a memset step runs the steps as streams: none") << copy << QList<QList<int>>{{}, {}, {}};
+    }
+
+    void sentinelBeforeStepsOfRequests()
+    {
+        QFETCH(RunRequest, request);
+        QFETCH(QList<QList<int>>, before);
+        QCOMPARE(sentinelBeforeSteps(request), before);
     }
 
     void controlCharacters_data()

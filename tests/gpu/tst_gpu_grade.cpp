@@ -2,7 +2,8 @@
 // table: passes, a wrong bounds guard and a wrong grid with their first
 // mismatch, a compile error, a fault, a hang stopped by the time-out and
 // followed on the same worker by a submission that passes, a correct but slow
-// kernel below the exercise's speed target. Skips without a GPU.
+// kernel below the exercise's speed target; a kernel that writes only on its
+// first launch fails under the sentinel. Skips without a GPU.
 
 #include "client/engineclient.h"
 #include "testutil.h"
@@ -188,6 +189,62 @@ private Q_SLOTS:
         const QJsonObject scale = resultsOf(json).value("mallory/scale");
         QCOMPARE(scale.value("outcome").toString(), outcome);
         QVERIFY2(scale.value("detail").toString().startsWith(detail), qPrintable(scale.value("detail").toString()));
+    }
+
+    void writesOnlyOnItsFirstLaunch_data()
+    {
+        QTest::addColumn<bool>("antiGaming");
+        QTest::addColumn<QString>("outcome");
+        QTest::newRow("anti-gaming on: the second launch finds the sentinel") << true << "fail";
+        QTest::newRow("anti-gaming off: the first launch's answer is kept") << false << "pass";
+    }
+
+    void writesOnlyOnItsFirstLaunch()
+    {
+        // The scale exercise run twice per check run (repeat 2), untimed: only
+        // the sentinel before every launch of the check run tells this kernel,
+        // which returns at once once every block of its first launch is done.
+        QFETCH(bool, antiGaming);
+        QFETCH(QString, outcome);
+        QTemporaryDir lab;
+        QVERIFY(QDir().mkpath(lab.filePath("scale")));
+        for (const char *f : {"reference.cu", "starter.cu"}) {
+            QVERIFY(QFile::copy(kLab + "/scale/" + f, lab.filePath(QStringLiteral("scale/") + f)));
+        }
+        QFile kpg(kLab + "/scale/scale.kpg");
+        QVERIFY(kpg.open(QIODevice::ReadOnly));
+        QJsonObject p = QJsonDocument::fromJson(kpg.readAll()).object();
+        p.insert("repeat", QJsonObject{{"count", 2}, {"swap", QJsonArray{}}});
+        QFile out(lab.filePath("scale/scale.kpg"));
+        QVERIFY(out.open(QIODevice::WriteOnly));
+        out.write(QJsonDocument(p).toJson());
+        out.close();
+        QFile policy(lab.filePath("grading.json"));
+        QVERIFY(policy.open(QIODevice::WriteOnly));
+        policy.write(antiGaming ? "{}" : "{\"antiGaming\": false}");
+        policy.close();
+        QTemporaryDir subs;
+        QDir().mkpath(subs.filePath("mallory"));
+        QFile f(subs.filePath("mallory/scale.cu"));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("__device__ unsigned int finishedBlocks;\n"
+                "__global__ void scale(const int *in, int *out, int n)\n{\n"
+                "    if (*(volatile unsigned int *)&finishedBlocks >= gridDim.x) return;\n"
+                "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                "    if (i < n) out[i] = 3 * in[i];\n"
+                "    __syncthreads();\n"
+                "    if (threadIdx.x == 0) atomicAdd(&finishedBlocks, 1u);\n}\n");
+        f.close();
+        const QString json = m_dir.filePath(QStringLiteral("first-launch-%1.json").arg(antiGaming));
+        const KpTest::Run r = KpTest::run(
+            "kpg", {"grade", lab.path(), "--submissions", subs.path(), "--no-timing", "--jobs", "1", "--json", json},
+            {}, 240000);
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err + r.out));
+        const QJsonObject scale = resultsOf(json).value("mallory/scale");
+        QVERIFY2(scale.value("outcome").toString() == outcome, qPrintable(r.out));
+        if (antiGaming) {
+            QCOMPARE(scale.value("failedCheck").toString(), QString("out = 3 in"));
+        }
     }
 
     void hangCostsAboutTheLimit()
