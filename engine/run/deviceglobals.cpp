@@ -102,6 +102,32 @@ const PtxGlobal *findPtxGlobal(const QList<PtxGlobal> &globals, const QString &s
     return nullptr;
 }
 
+QString ptxGlobalSourceName(const QString &ptxName)
+{
+    // <length><identifier> pieces after _ZL or _ZN (ending in E); anything
+    // else (template arguments, other encodings) is left as it is.
+    const bool nested = ptxName.startsWith(QLatin1String("_ZN"));
+    if (!nested && !ptxName.startsWith(QLatin1String("_ZL"))) {
+        return ptxName;
+    }
+    qsizetype i = 3;
+    QString last;
+    while (i < ptxName.size() && ptxName[i].isDigit()) {
+        qsizetype j = i;
+        while (j < ptxName.size() && ptxName[j].isDigit()) {
+            ++j;
+        }
+        const qsizetype len = QStringView(ptxName).mid(i, j - i).toLongLong();
+        if (len <= 0 || j + len > ptxName.size()) {
+            return ptxName;
+        }
+        last = ptxName.mid(j, len);
+        i = j + len;
+    }
+    const bool complete = nested ? i == ptxName.size() - 1 && ptxName.endsWith(QLatin1Char('E')) : i == ptxName.size();
+    return complete && !last.isEmpty() ? last : ptxName;
+}
+
 QString ptxGlobalText(const PtxGlobal &g)
 {
     return QStringLiteral("%1 variable '%2'%3")

@@ -34,6 +34,9 @@ QList<PtxGlobal> unfilledGlobalsUsedBy(const QByteArray &ptx, const QString &ent
  */
 const PtxGlobal *findPtxGlobal(const QList<PtxGlobal> &globals, const QString &symbol);
 
+/** The name as the source writes it: "d" for _ZN2ns1dE, "table" for _ZL5table; other names as they are. */
+QString ptxGlobalSourceName(const QString &ptxName);
+
 /** "__constant__ variable 'c_Kernel' (68 bytes)", for messages. */
 QString ptxGlobalText(const PtxGlobal &g);
 

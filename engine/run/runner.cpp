@@ -498,9 +498,27 @@ Result<PreparedRun> prepareRun(const Project &project, const CompileResult &comp
         const QString field = QStringLiteral("buffers[%1].symbol").arg(i);
         const PtxGlobal *g = findPtxGlobal(globals, spec.symbol);
         if (!g) {
+            // The variables the source itself declares: toolkit headers
+            // (cooperative_groups, cuda::std) add hundreds of their own that
+            // would bury them. Without a match, every one, mangled names last.
             QStringList names;
+            QStringList mangled;
             for (const PtxGlobal &x : globals) {
-                names << ptxGlobalText(x);
+                const QRegularExpression word(
+                    QStringLiteral("\\b%1\\b").arg(QRegularExpression::escape(ptxGlobalSourceName(x.name))));
+                if (word.match(project.sourceText).hasMatch()) {
+                    (x.name.startsWith(QLatin1String("_Z")) ? mangled : names) << ptxGlobalText(x);
+                }
+            }
+            names << mangled;
+            if (names.isEmpty()) {
+                for (const PtxGlobal &x : globals) {
+                    names << ptxGlobalText(x);
+                }
+            }
+            if (const qsizetype total = names.size(); total > 8) {
+                names = names.mid(0, 8);
+                names << QStringLiteral("and %1 more").arg(total - 8);
             }
             return fieldError(field,
                               QStringLiteral("%1: '%2' is not a __constant__ or __device__ variable of the "

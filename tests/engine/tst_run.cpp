@@ -533,6 +533,50 @@ __global__ void clean(float *o) { o[0] = 1; printf("x\n"); }
         QCOMPARE(RunRequest::fromVariant(r->request.toVariant()).buffers.last().symbol, symbol);
     }
 
+    // Toolkit headers declare hundreds of globals of their own; the message
+    // lists the source's.
+    void misspeltGlobalAmongHeaderGlobals()
+    {
+        QJsonObject json = project({step("conv", QJsonArray{"c"}, QJsonArray{1}, QJsonArray{1})});
+        json.insert("source", QJsonObject{{"inline", "#include <cooperative_groups.h>\n"
+                                                     "namespace cg = cooperative_groups;\n"
+                                                     "__constant__ float c_Kernel[17];\n"
+                                                     "__global__ void conv(float *o)\n"
+                                                     "{ cg::this_thread_block().sync(); o[0] = c_Kernel[1]; }\n"}});
+        QJsonArray buffers = json.value("buffers").toArray();
+        buffers.append(QJsonObject{{"name", "w"}, {"dtype", "float32"}, {"shape", 17}, {"symbol", "c_Kernal"}});
+        json.insert("buffers", buffers);
+        const auto r = prepare(json);
+        QVERIFY(!r);
+        QCOMPARE(r.error().message, QString("buffers[6].symbol: 'c_Kernal' is not a __constant__ or __device__ "
+                                            "variable of the compiled module; its variables: __constant__ variable "
+                                            "'c_Kernel' (68 bytes)"));
+    }
+
+    void ptxGlobalSourceNames_data()
+    {
+        QTest::addColumn<QString>("ptx");
+        QTest::addColumn<QString>("source");
+        QTest::newRow("plain") << "c_Kernel"
+                               << "c_Kernel";
+        QTest::newRow("file static") << "_ZL5table"
+                                     << "table";
+        QTest::newRow("namespaced") << "_ZN2ns1dE"
+                                    << "d";
+        QTest::newRow("nested namespaces") << "_ZN1a1b5countE"
+                                           << "count";
+        QTest::newRow("template argument kept") << "_ZN4cuda3std3__417integral_constantIbLb0EE5valueE"
+                                                << "_ZN4cuda3std3__417integral_constantIbLb0EE5valueE";
+        QTest::newRow("length past the end") << "_ZN9abcE"
+                                             << "_ZN9abcE";
+    }
+    void ptxGlobalSourceNames()
+    {
+        QFETCH(QString, ptx);
+        QFETCH(QString, source);
+        QCOMPARE(ptxGlobalSourceName(ptx), source);
+    }
+
     void prepareErrors_data()
     {
         QTest::addColumn<QJsonObject>("launch");
