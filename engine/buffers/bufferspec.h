@@ -53,6 +53,13 @@ struct BufferSpec
     DType dtype = DType::Float32;
     QList<qint64> shape;
     BufferInit init;
+    /**
+     * Not empty: the buffer is the module's __constant__ or __device__
+     * variable of this name (docs/kpg-project.md, "Device globals"), filled
+     * with cuModuleGetGlobal + a copy before the first step and read back
+     * after the run like any buffer; its size must equal the variable's.
+     */
+    QString symbol;
     QJsonObject unknown; ///< keys this version does not know, kept on save
 
     qint64 elementCount() const;

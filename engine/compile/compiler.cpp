@@ -3,6 +3,7 @@
 #include "core/safefile.h"
 
 #include "cuda/nvrtcapi.h"
+#include "devicelink.h"
 #include "logparse.h"
 #include "nvrtcjob.h"
 
@@ -582,8 +583,9 @@ Result<CompileResult> Compiler::compile(const CompileRequest &request)
 
     // Cache lookup.
     QCryptographicHash hash(QCryptographicHash::Sha256);
-    // 2: in-memory C headers, the -default-device retry and struct layouts.
-    hash.addData(QByteArrayView("kpg-compile-2"));
+    // 2: in-memory C headers, the -default-device retry and struct layouts;
+    // 3: the -rdc=true retry and the device runtime link.
+    hash.addData(QByteArrayView("kpg-compile-3"));
     hash.addData(remote ? (remote->where + QLatin1Char(' ') + remote->libraryPath).toUtf8()
                         : nvLocal->libraryPath.toUtf8());
     hash.addData(result.nvrtcVersion.toUtf8());
@@ -697,6 +699,32 @@ Result<CompileResult> Compiler::compile(const CompileRequest &request)
             ran = std::move(second);
         }
     }
+    // A kernel that launches kernels (dynamic parallelism) compiles only as
+    // relocatable device code; NVRTC says so (a device-side launch it cannot
+    // process, or the device runtime API undeclared). nvcc users pass -rdc=true
+    // and link cudadevrt; try it once here and link below, saying so.
+    bool rdcRetried = false;
+    if (nvrtcResult(ran->status) == NVRTC_ERROR_COMPILATION && DeviceLink::logNeedsRdc(ran->log) &&
+        !DeviceLink::optionsUseRdc(opts)) {
+        NvrtcJob again = job;
+        again.options = opts;
+        again.options << QStringLiteral("-rdc=true");
+        if (needsDefaultDevice(ran->log) && !again.options.contains(QStringLiteral("-default-device"))) {
+            again.options << QStringLiteral("-default-device");
+        }
+        Result<NvrtcOutput> second = runJob(again);
+        if (stopped) {
+            return result;
+        }
+        if (second && nvrtcResult(second->status) == NVRTC_SUCCESS) {
+            opts = again.options;
+            result.nvrtcOptions = opts;
+            second.value().compileMs += ran->compileMs;
+            ran = std::move(second);
+            rdcRetried = true;
+        }
+    }
+    job.options = opts; // the struct layout probe compiles as the program did
     NvrtcOutput &out = ran.value();
     const nvrtcResult cr = nvrtcResult(out.status);
     result.compileMs = out.compileMs;
@@ -742,6 +770,29 @@ Result<CompileResult> Compiler::compile(const CompileRequest &request)
         if (real) {
             result.cubin = std::move(out.cubin);
         }
+    }
+    if (cr == NVRTC_SUCCESS && DeviceLink::optionsUseRdc(opts)) {
+        // Relocatable code has unresolved calls into the device runtime: the
+        // worker can load only the linked cubin, so a failed link fails the compile.
+        QString linkLog;
+        Result<QByteArray> linked =
+            DeviceLink::linkWithDeviceRuntime(result.cubin, result.arch, request.fileName, &linkLog);
+        Diagnostic d;
+        d.file = request.fileName;
+        if (linked) {
+            result.cubin = std::move(linked.value());
+            d.severity = Diagnostic::Severity::Note;
+            d.message = rdcRetried ? QStringLiteral("compiled again with -rdc=true and linked with the device runtime "
+                                                    "(libcudadevrt.a): a kernel launches kernels (dynamic parallelism)")
+                                   : QStringLiteral("linked with the device runtime (libcudadevrt.a): the options ask "
+                                                    "for relocatable device code");
+            result.log = QStringLiteral("note: %1\n").arg(d.message) + result.log +
+                         (linkLog.isEmpty() ? QString() : QStringLiteral("\n") + linkLog);
+        } else {
+            d.message = linked.error().message;
+            result.cubin.clear();
+        }
+        result.diagnostics.append(d);
     }
 
     // Kernels with lowered names and resources.

@@ -29,6 +29,7 @@ namespace Kp {
     X(cuCtxSetLimit)                                                                                                   \
     X(cuModuleLoadData)                                                                                                \
     X(cuModuleUnload)                                                                                                  \
+    X(cuModuleGetGlobal)                                                                                               \
     X(cuModuleGetFunction)                                                                                             \
     X(cuModuleGetGlobal)                                                                                               \
     X(cuFuncGetAttribute)                                                                                              \

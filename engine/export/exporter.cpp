@@ -5,6 +5,7 @@
 #include "check/checkedrun.h"
 #include "check/checkeval.h"
 #include "compile/compiler.h"
+#include "compile/devicelink.h"
 #include "core/expression.h"
 #include "core/safefile.h"
 #include "export/exportplan.h"
@@ -709,6 +710,23 @@ Result<ExportResult> exportProject(const Project &project, const ExportOptions &
 
     if (project.sourceText.isEmpty()) {
         return exportError(QStringLiteral("source: the project has no kernel source to export"),
+                           QStringLiteral("source"));
+    }
+
+    // What no emitter writes yet is refused with the reason, never exported wrong.
+    for (qsizetype i = 0; i < project.buffers.size(); ++i) {
+        if (!project.buffers[i].symbol.isEmpty()) {
+            const QString field = QStringLiteral("buffers[%1].symbol").arg(i);
+            return exportError(QStringLiteral("%1: buffer '%2' is the device variable '%3', which cannot be exported "
+                                              "yet (only the playground fills device globals)")
+                                   .arg(field, project.buffers[i].name, project.buffers[i].symbol),
+                               field);
+        }
+    }
+    static const QRegularExpression deviceLaunch(QStringLiteral("[A-Za-z_][A-Za-z0-9_]*\\s*(<[^<>;]*>)?\\s*<<<"));
+    if (deviceLaunch.match(project.sourceText).hasMatch() || DeviceLink::optionsUseRdc(project.compile.extra)) {
+        return exportError(QStringLiteral("source: a kernel launches kernels (dynamic parallelism), which cannot be "
+                                          "exported yet (the program would have to link the device runtime)"),
                            QStringLiteral("source"));
     }
 

@@ -3,6 +3,8 @@
 #include "buffers/bufferinit.h"
 #include "project/fieldreader.h"
 
+#include <QRegularExpression>
+
 #include <cmath>
 #include <limits>
 
@@ -331,7 +333,7 @@ bool checkImageMode(FieldReader &r, const BufferSpec &b, const QString &path)
 bool parseBuffer(FieldReader &r, const QJsonValue &v, const QString &p, BufferSpec *out)
 {
     static const QStringList known{QStringLiteral("name"), QStringLiteral("dtype"), QStringLiteral("shape"),
-                                   QStringLiteral("init")};
+                                   QStringLiteral("init"), QStringLiteral("symbol")};
     QJsonObject o;
     if (!r.object(v, p, &o)) {
         return false;
@@ -362,6 +364,21 @@ bool parseBuffer(FieldReader &r, const QJsonValue &v, const QString &p, BufferSp
     const QJsonValue init = o.value(QStringLiteral("init"));
     if (!init.isUndefined() && !parseInit(r, init, jsonKeyPath(p, QStringLiteral("init")), &b.init)) {
         return false;
+    }
+    if (const QJsonValue symbol = o.value(QStringLiteral("symbol")); !symbol.isUndefined()) {
+        const QString yp = jsonKeyPath(p, QStringLiteral("symbol"));
+        if (!r.string(symbol, yp, &b.symbol)) {
+            return false;
+        }
+        // A C++ name as the source writes it (namespaces allowed), or the
+        // PTX symbol itself ("_ZN2ns1dE"); nothing else reaches the driver.
+        static const QRegularExpression variable(
+            QStringLiteral("^(?:[A-Za-z_][A-Za-z0-9_]*::)*[A-Za-z_$][A-Za-z0-9_$]*$"));
+        if (!variable.match(b.symbol).hasMatch() || b.symbol.size() > 1024) {
+            return r.fail(yp, QStringLiteral("'%1' is not a variable name; \"symbol\" names a __constant__ or "
+                                             "__device__ variable of the source, e.g. \"c_Kernel\" or \"ns::table\"")
+                                  .arg(b.symbol.left(80)));
+        }
     }
     const bool fromFile = b.init.kind == BufferInit::Kind::Npy || b.init.kind == BufferInit::Kind::Image;
     if (shape.isUndefined() && !fromFile) {
@@ -485,6 +502,9 @@ JsonNode bufferSpecNode(const BufferSpec &spec)
         o.insert(QStringLiteral("shape"), shape);
     }
     o.insert(QStringLiteral("init"), bufferInitNode(spec.init));
+    if (!spec.symbol.isEmpty()) {
+        o.insert(QStringLiteral("symbol"), jsonString(spec.symbol));
+    }
     o.appendUnknown(spec.unknown);
     return o;
 }

@@ -12,6 +12,7 @@ struct PtxGlobal
     QString name;             ///< the PTX symbol (C++ names of namespaced variables stay mangled)
     bool constant = false;    ///< __constant__ (.const) rather than __device__ (.global)
     bool initialised = false; ///< declared with an initializer in the source
+    qint64 bytes = -1;        ///< its size from the declaration (type x vector x array extents); -1 when unsized
 };
 
 /** Every module-scope .global/.const variable of ptx, in order (printf's format strings left out). */
@@ -25,5 +26,18 @@ QList<PtxGlobal> ptxGlobals(const QByteArray &ptx);
  * almost every __device__ function.
  */
 QList<PtxGlobal> unfilledGlobalsUsedBy(const QByteArray &ptx, const QString &entry);
+
+/**
+ * The global a project's "symbol" names, among globals: the PTX name itself,
+ * a file-static variable as NVRTC may mangle it (_ZL8c_Kernel), or
+ * "ns::name" as its mangled name (_ZN2ns4nameE). Null when none matches.
+ */
+const PtxGlobal *findPtxGlobal(const QList<PtxGlobal> &globals, const QString &symbol);
+
+/** The name as the source writes it: "d" for _ZN2ns1dE, "table" for _ZL5table; other names as they are. */
+QString ptxGlobalSourceName(const QString &ptxName);
+
+/** "__constant__ variable 'c_Kernel' (68 bytes)", for messages. */
+QString ptxGlobalText(const PtxGlobal &g);
 
 } // namespace Kp

@@ -1,4 +1,5 @@
 #include "gpusession.h"
+#include "run/deviceglobalsdevice.h"
 #include "run/gpusessionstep.h"
 #include "run/streamexec.h"
 
@@ -464,8 +465,10 @@ Status GpuSession::setupBuffers(const QList<RunBuffer> &list)
         const QString &path = rb.path;
         const qint64 bytes = rb.bytes;
         const quint64 id = rb.id;
+        const qint64 guard = rb.symbol.isEmpty() ? m_guardBytes : 0;
         auto it = std::find_if(m_buffers.begin(), m_buffers.end(), [&](const std::unique_ptr<DeviceBuffer> &b) {
-            return b && id != 0 && b->id == id && b->path == path && b->bytes == bytes && b->guard == m_guardBytes;
+            return b && id != 0 && b->id == id && b->path == path && b->bytes == bytes && b->guard == guard &&
+                   b->symbol == rb.symbol;
         });
         if (it != m_buffers.end()) {
             next.push_back(std::move(*it));
@@ -474,9 +477,12 @@ Status GpuSession::setupBuffers(const QList<RunBuffer> &list)
             b->path = path;
             b->id = id;
             b->bytes = bytes;
-            b->guard = m_guardBytes;
-            newBytes += bytes;
-            newGuardBytes += 2 * m_guardBytes;
+            b->guard = guard;
+            b->symbol = rb.symbol;
+            if (rb.symbol.isEmpty()) { // a device global is the module's memory
+                newBytes += bytes;
+                newGuardBytes += 2 * guard;
+            }
             next.push_back(std::move(b));
         }
     }
@@ -525,7 +531,18 @@ Status GpuSession::setupBuffers(const QList<RunBuffer> &list)
                 b.registration = Cuda::HostRegistration(b.host.data(), Cuda::HostUnregister{m_api});
             }
         }
-        if (!b.dev) {
+        if (!b.symbol.isEmpty()) {
+            // Looked up again on every run: a new module moves its globals.
+            // prepare() after a fault has no module yet; run() uploads then.
+            b.symbolPtr = 0;
+            if (m_module) {
+                Result<CUdeviceptr> global = moduleGlobal(*m_api, m_module.get(), b.symbol, b.bytes, name);
+                if (!global) {
+                    return global.error();
+                }
+                b.symbolPtr = *global;
+            }
+        } else if (!b.dev) {
             CUdeviceptr dev = 0;
             const CUresult r = m_api->cuMemAlloc(&dev, static_cast<size_t>(qMax<qint64>(b.bytes + 2 * b.guard, 1)));
             if (r != CUDA_SUCCESS) {
@@ -544,7 +561,7 @@ Status GpuSession::upload(double *ms)
     CUstream stream = m_stream.get();
     KP_CU(m_api->cuEventRecord(m_ev[0].get(), stream));
     for (auto &b : m_buffers) {
-        if (b->bytes > 0 && b->upload) {
+        if (b->bytes > 0 && b->upload && b->ptr() != 0) {
             KP_CU(m_api->cuMemcpyHtoDAsync(b->ptr(), b->host.data(), static_cast<size_t>(b->bytes), stream));
         }
     }
@@ -563,7 +580,7 @@ Status GpuSession::download(const std::vector<int> &perm, double *ms)
     for (size_t i = 0; i < m_buffers.size(); ++i) {
         DeviceBuffer &host = *m_buffers[i];
         const DeviceBuffer &dev = *m_buffers[static_cast<size_t>(perm[i])];
-        if (host.bytes > 0) {
+        if (host.bytes > 0 && dev.ptr() != 0) {
             KP_CU(m_api->cuMemcpyDtoHAsync(host.host.data(), dev.ptr(), static_cast<size_t>(host.bytes), stream));
         }
     }

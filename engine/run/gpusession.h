@@ -73,8 +73,11 @@ private:
         bool upload = true;        ///< false: "uninitialized", never written from the host
         qint64 guard = 0;          ///< guard bytes on each side of the buffer in dev (run/guardzones.h)
         bool guardsFilled = false; ///< its guards were filled in this session
-        /** The pointer kernels, copies and the sanitizer see: past the front guard. */
-        CUdeviceptr ptr() const { return Cuda::address(dev) + CUdeviceptr(guard); }
+        /** Not empty: the module's global of this name is the device copy (no allocation, no guards). */
+        QString symbol;
+        CUdeviceptr symbolPtr = 0; ///< its address in the loaded module; 0 before a module is loaded
+        /** The pointer kernels, copies and the sanitizer see: past the front guard, or the global. */
+        CUdeviceptr ptr() const { return symbol.isEmpty() ? Cuda::address(dev) + CUdeviceptr(guard) : symbolPtr; }
         // Declared in this order so that the device copy goes first, then the
         // pinning, then the mapping it pins.
         SharedMemory host;

@@ -54,7 +54,7 @@ bool sameSpec(const BufferSpec &a, const BufferSpec &b)
     return a.name == b.name && a.dtype == b.dtype && a.shape == b.shape && x.kind == y.kind && x.value == y.value &&
            x.start == y.start && x.step == y.step && x.distribution == y.distribution && x.min == y.min &&
            x.max == y.max && x.mean == y.mean && x.stddev == y.stddev && x.seed == y.seed &&
-           x.expression == y.expression && x.file == y.file && x.imageMode == y.imageMode;
+           x.expression == y.expression && x.file == y.file && x.imageMode == y.imageMode && a.symbol == b.symbol;
 }
 
 QString paramText(const KernelParam &p, int index)
@@ -482,7 +482,78 @@ Result<PreparedRun> prepareRun(const Project &project, const CompileResult &comp
                                  b->memory.id(),
                                  b->byteSize(),
                                  int(qMax<qint64>(1, dtypeInfo(b->spec.dtype).elementBytes())),
-                                 b->spec.init.kind != BufferInit::Kind::Uninitialized};
+                                 b->spec.init.kind != BufferInit::Kind::Uninitialized,
+                                 QString()};
+    }
+    // Device globals ("symbol"): the name and the size are checked here,
+    // from the PTX, so a typo is reported without a GPU; the worker checks
+    // the size again against the loaded module.
+    const QList<PtxGlobal> globals = ptxGlobals(compiled.ptx);
+    QHash<QString, QString> filledGlobals; // PTX name -> buffer
+    for (qsizetype i = 0; i < buffers.all().size(); ++i) {
+        const BufferSpec &spec = buffers.all()[i]->spec;
+        if (spec.symbol.isEmpty()) {
+            continue;
+        }
+        const QString field = QStringLiteral("buffers[%1].symbol").arg(i);
+        const PtxGlobal *g = findPtxGlobal(globals, spec.symbol);
+        if (!g) {
+            // The variables the source itself declares: toolkit headers
+            // (cooperative_groups, cuda::std) add hundreds of their own that
+            // would bury them. Without a match, every one, mangled names last.
+            QStringList names;
+            QStringList mangled;
+            for (const PtxGlobal &x : globals) {
+                const QRegularExpression word(
+                    QStringLiteral("\\b%1\\b").arg(QRegularExpression::escape(ptxGlobalSourceName(x.name))));
+                if (word.match(project.sourceText).hasMatch()) {
+                    (x.name.startsWith(QLatin1String("_Z")) ? mangled : names) << ptxGlobalText(x);
+                }
+            }
+            names << mangled;
+            if (names.isEmpty()) {
+                for (const PtxGlobal &x : globals) {
+                    names << ptxGlobalText(x);
+                }
+            }
+            if (const qsizetype total = names.size(); total > 8) {
+                names = names.mid(0, 8);
+                names << QStringLiteral("and %1 more").arg(total - 8);
+            }
+            return fieldError(field,
+                              QStringLiteral("%1: '%2' is not a __constant__ or __device__ variable of the "
+                                             "compiled module; %3")
+                                  .arg(field, spec.symbol,
+                                       names.isEmpty() ? QStringLiteral("the module has none")
+                                                       : QStringLiteral("its variables: %1").arg(names.join(", "))));
+        }
+        if (filledGlobals.contains(g->name)) {
+            return fieldError(field, QStringLiteral("%1: buffers '%2' and '%3' both name %4; one buffer per variable")
+                                         .arg(field, filledGlobals.value(g->name), spec.name, ptxGlobalText(*g)));
+        }
+        filledGlobals.insert(g->name, spec.name);
+        const qint64 bytes = req.buffers[i].bytes;
+        const int elementBytes = req.buffers[i].elementBytes;
+        if (g->bytes >= 0 && g->bytes != bytes) {
+            const QString fits =
+                g->bytes % elementBytes == 0
+                    ? QStringLiteral("a shape of %1 elements fits it").arg(g->bytes / elementBytes)
+                    : QStringLiteral("no whole number of %1 elements fits it").arg(dtypeName(spec.dtype));
+            return fieldError(
+                QStringLiteral("buffers[%1].shape").arg(i),
+                QStringLiteral("buffers[%1].shape: buffer '%2' holds %3 bytes (%4 x %5) but %6 has %7 "
+                               "bytes; %8")
+                    .arg(i)
+                    .arg(spec.name)
+                    .arg(bytes)
+                    .arg(buffers.all()[i]->elementCount())
+                    .arg(dtypeName(spec.dtype),
+                         QStringLiteral("%1 variable '%2'")
+                             .arg(g->constant ? QStringLiteral("__constant__") : QStringLiteral("__device__"), g->name))
+                    .arg(g->bytes)
+                    .arg(fits));
+        }
+        req.buffers[i].symbol = g->name;
     }
 
     // One kernel step, resolved; the buffers it points into go to node (the step graph's race check).
@@ -782,10 +853,14 @@ Result<PreparedRun> prepareRun(const Project &project, const CompileResult &comp
             continue;
         }
         for (const PtxGlobal &g : unfilledGlobalsUsedBy(compiled.ptx, s.loweredName)) {
+            if (filledGlobals.contains(g.name)) {
+                continue; // a buffer with "symbol" fills it
+            }
             if (!warnedGlobals.contains(s.loweredName + g.name)) {
                 warnedGlobals.insert(s.loweredName + g.name);
                 out.warnings << QStringLiteral("kernel '%1' uses %2 variable '%3', which has no initializer and "
-                                               "which the project cannot fill yet: it holds zeros")
+                                               "which no buffer fills: it holds zeros (a buffer with \"symbol\": "
+                                               "\"%3\" fills it)")
                                     .arg(s.kernel,
                                          g.constant ? QStringLiteral("__constant__") : QStringLiteral("__device__"),
                                          g.name);
@@ -797,6 +872,14 @@ Result<PreparedRun> prepareRun(const Project &project, const CompileResult &comp
         if (!bufferIndex.contains(a) || !bufferIndex.contains(b)) {
             return fieldError(QStringLiteral("repeat.swap"),
                               QStringLiteral("repeat.swap: unknown buffer in ('%1', '%2')").arg(a, b));
+        }
+        for (const QString &name : {a, b}) {
+            if (!req.buffers[bufferIndex.value(name)].symbol.isEmpty()) {
+                return fieldError(QStringLiteral("repeat.swap"),
+                                  QStringLiteral("repeat.swap: buffer '%1' is the device variable '%2', whose "
+                                                 "address is fixed; only buffers without \"symbol\" can be swapped")
+                                      .arg(name, req.buffers[bufferIndex.value(name)].symbol));
+            }
         }
         req.swaps.append({bufferIndex.value(a), bufferIndex.value(b)});
     }

@@ -24,6 +24,7 @@ const QString kAccessRecords = QStringLiteral("accessRecords");
 const QString kAccessStep = QStringLiteral("accessStep");
 const QString kElementBytes = QStringLiteral("elem");
 const QString kNoUpload = QStringLiteral("noUpload");
+const QString kSymbol = QStringLiteral("symbol");
 const QString kName = QStringLiteral("name");
 const QString kPath = QStringLiteral("path");
 const QString kId = QStringLiteral("id");
@@ -85,6 +86,9 @@ QVariantList buffersVariant(const QList<RunBuffer> &buffers)
         }
         if (!b.upload) {
             m.insert(kNoUpload, true);
+        }
+        if (!b.symbol.isEmpty()) {
+            m.insert(kSymbol, b.symbol);
         }
         list << m;
     }
@@ -223,7 +227,8 @@ RunRequest RunRequest::fromVariant(const QVariantMap &m)
                                b.value(kId).toULongLong(),
                                b.value(kBytes).toLongLong(),
                                qMax(1, b.value(kElementBytes, 1).toInt()),
-                               !b.value(kNoUpload, false).toBool()};
+                               !b.value(kNoUpload, false).toBool(),
+                               b.value(kSymbol).toString()};
     }
     for (const QVariant &v : m.value(kSteps).toList()) {
         const QVariantMap sm = v.toMap();

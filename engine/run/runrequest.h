@@ -20,6 +20,12 @@ struct RunBuffer
     qint64 bytes = 0;
     int elementBytes = 1; ///< the dtype's size, for guard messages in elements
     bool upload = true;   ///< false: an "uninitialized" buffer, allocated on the device but never written to it
+    /**
+     * Not empty: the module's global of this PTX name is the buffer's device
+     * copy (cuModuleGetGlobal), not an allocation of its own; its size must
+     * equal bytes.
+     */
+    QString symbol{};
 
     bool operator==(const RunBuffer &) const = default;
 };

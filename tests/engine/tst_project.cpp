@@ -109,7 +109,8 @@ const char *const kFull = R"~({
     {"name": "e", "dtype": "float2", "shape": [16], "init": {"kind": "expression", "expr": "sin(x) * alpha"}},
     {"name": "w", "dtype": "float16", "init": {"kind": "npy", "file": "data/w.npy"}},
     {"name": "img", "dtype": "uchar4", "init": {"kind": "image", "file": "lena.png"}},
-    {"name": "gray", "dtype": "float32", "shape": [64, 64], "init": {"kind": "image", "file": "g.png", "mode": "gray"}}
+    {"name": "gray", "dtype": "float32", "shape": [64, 64], "init": {"kind": "image", "file": "g.png", "mode": "gray"}},
+    {"name": "taps", "dtype": "float32", "shape": [17], "init": {"kind": "constant", "value": 1}, "symbol": "c_Kernel"}
   ],
   "launches": [
     {"kernel": "add", "grid": "ceil_div(n, block.x)", "block": 256, "sharedBytes": "block.x * 4",
@@ -210,6 +211,7 @@ void compareProjects(const Project &a, const Project &b)
         QCOMPARE(x.name, y.name);
         QCOMPARE(x.dtype, y.dtype);
         QCOMPARE(x.shape, y.shape);
+        QCOMPARE(x.symbol, y.symbol);
         QCOMPARE(x.init.kind, y.init.kind);
         QCOMPARE(x.init.value, y.init.value);
         QCOMPARE(x.init.start, y.init.start);
@@ -344,7 +346,10 @@ void TestProject::fullRoundTrip()
     QCOMPARE(p.scalars[3].type, DType::UInt8);
     QCOMPARE(p.scalars[3].value, 1.0);
 
-    QCOMPARE(p.buffers.size(), 9);
+    QCOMPARE(p.buffers.size(), 10);
+    QCOMPARE(p.buffers[9].symbol, QString("c_Kernel"));
+    QVERIFY(p.buffers[9].unknown.isEmpty());
+    QVERIFY(p.buffers[0].symbol.isEmpty());
     const BufferSpec &a = p.buffers[0];
     QCOMPARE(a.shape, QList<qint64>({1024}));
     QCOMPARE(a.init.kind, BufferInit::Kind::Random);
@@ -773,6 +778,14 @@ void TestProject::malformed_data()
     row("buffer is scalar", R"({"buffers": [{"name": "a", "dtype": "float32", "shape": 4},
                                             {"name": "n", "dtype": "float32", "shape": 4}]})",
         "buffers[1].name: 'n' is already a scalar");
+    row("symbol number", R"({"buffers": [{"name": "a", "dtype": "float32", "shape": 4, "symbol": 3}]})",
+        "buffers[0].symbol: expected a string, got a number");
+    row("symbol not a name", R"({"buffers": [{"name": "a", "dtype": "float32", "shape": 4, "symbol": "c[0]"}]})",
+        "buffers[0].symbol: 'c[0]' is not a variable name; \"symbol\" names a __constant__ or __device__ variable of "
+        "the source, e.g. \"c_Kernel\" or \"ns::table\"");
+    row("symbol empty", R"({"buffers": [{"name": "a", "dtype": "float32", "shape": 4, "symbol": ""}]})",
+        "buffers[0].symbol: '' is not a variable name; \"symbol\" names a __constant__ or __device__ variable of "
+        "the source, e.g. \"c_Kernel\" or \"ns::table\"");
     row("buffer twice", R"({"buffers": [{"name": "a", "dtype": "float32", "shape": 4},
                                         {"name": "a", "dtype": "int32", "shape": 4}]})",
         "buffers[1].name: 'a' is already defined by buffers[0]");

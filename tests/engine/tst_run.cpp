@@ -456,7 +456,125 @@ __global__ void clean(float *o) { o[0] = 1; printf("x\n"); }
         const auto r = prepare(json);
         KP_VERIFY_RESULT(r);
         QCOMPARE(r->warnings, QStringList{"kernel 'useTable' uses __constant__ variable 'table', which has no "
-                                          "initializer and which the project cannot fill yet: it holds zeros"});
+                                          "initializer and which no buffer fills: it holds zeros (a buffer with "
+                                          "\"symbol\": \"table\" fills it)"});
+    }
+
+    // A buffer with "symbol" is the module's variable: the name and the size
+    // are checked from the PTX without a GPU, and the warning stops.
+    void deviceGlobalBuffers_data()
+    {
+        QTest::addColumn<QJsonObject>("buffer");
+        QTest::addColumn<QString>("symbol");  // the PTX name sent to the worker; empty: an error
+        QTest::addColumn<QString>("message"); // the error, or the warnings joined
+        QTest::newRow("constant array filled")
+            << QJsonObject{{"name", "w"}, {"dtype", "float32"}, {"shape", QJsonArray{4}}, {"symbol", "table"}}
+            << "table"
+            << "";
+        QTest::newRow("vector dtype of the same bytes")
+            << QJsonObject{{"name", "w"}, {"dtype", "float2"}, {"shape", QJsonArray{2}}, {"symbol", "table"}} << "table"
+            << "";
+        QTest::newRow("device scalar")
+            << QJsonObject{{"name", "cnt"}, {"dtype", "uint32"}, {"shape", QJsonArray{1}}, {"symbol", "counter"}}
+            << "counter"
+            << "kernel 'useTable' uses __constant__ variable 'table', which has no initializer and which no buffer "
+               "fills: it holds zeros (a buffer with \"symbol\": \"table\" fills it)";
+        QTest::newRow("namespaced variable mangled")
+            << QJsonObject{{"name", "nsd"}, {"dtype", "float64"}, {"shape", QJsonArray{2}}, {"symbol", "ns::d"}}
+            << "_ZN2ns1dE"
+            << "kernel 'useTable' uses __constant__ variable 'table', which has no initializer and which no buffer "
+               "fills: it holds zeros (a buffer with \"symbol\": \"table\" fills it)";
+        QTest::newRow("misspelt name lists the variables")
+            << QJsonObject{{"name", "w"}, {"dtype", "float32"}, {"shape", QJsonArray{4}}, {"symbol", "tabel"}} << ""
+            << "buffers[6].symbol: 'tabel' is not a __constant__ or __device__ variable of the compiled module; its "
+               "variables: __constant__ variable 'table' (16 bytes), __device__ variable 'counter' (4 bytes), "
+               "__device__ variable '_ZN2ns1dE' (16 bytes)";
+        QTest::newRow("too few elements")
+            << QJsonObject{{"name", "w"}, {"dtype", "float32"}, {"shape", QJsonArray{3}}, {"symbol", "table"}} << ""
+            << "buffers[6].shape: buffer 'w' holds 12 bytes (3 x float32) but __constant__ variable 'table' has "
+               "16 bytes; a shape of 4 elements fits it";
+        QTest::newRow("no whole number of elements")
+            << QJsonObject{{"name", "w"}, {"dtype", "float3"}, {"shape", QJsonArray{1}}, {"symbol", "table"}} << ""
+            << "buffers[6].shape: buffer 'w' holds 12 bytes (1 x float3) but __constant__ variable 'table' has 16 "
+               "bytes; no whole number of float3 elements fits it";
+    }
+    void deviceGlobalBuffers()
+    {
+        QFETCH(QJsonObject, buffer);
+        QFETCH(QString, symbol);
+        QFETCH(QString, message);
+        QJsonObject json = project({step("useTable", QJsonArray{"c"}, QJsonArray{1}, QJsonArray{1})});
+        json.insert("source",
+                    QJsonObject{{"inline", "__constant__ float table[4];\n"
+                                           "__device__ unsigned counter;\n"
+                                           "namespace ns { __device__ double d[2]; }\n"
+                                           "__global__ void useTable(float *o) { o[0] = table[1]; }\n"
+                                           "__global__ void other(float *o) { o[0] = counter + ns::d[1]; }\n"}});
+        QJsonArray buffers = json.value("buffers").toArray();
+        buffers.append(buffer);
+        json.insert("buffers", buffers);
+        const auto r = prepare(json);
+        if (symbol.isEmpty()) {
+            QVERIFY(!r);
+            QCOMPARE(r.error().message, message);
+            QCOMPARE(r.error().path, message.section(':', 0, 0));
+            return;
+        }
+        KP_VERIFY_RESULT(r);
+        QCOMPARE(r->request.buffers.last().symbol, symbol);
+        QStringList unfilled;
+        for (const QString &w : r->warnings) {
+            if (w.contains("no buffer fills")) {
+                unfilled << w;
+            }
+        }
+        QCOMPARE(unfilled.join('\n'), message);
+        // It travels to the worker.
+        QCOMPARE(RunRequest::fromVariant(r->request.toVariant()).buffers.last().symbol, symbol);
+    }
+
+    // Toolkit headers declare hundreds of globals of their own; the message
+    // lists the source's.
+    void misspeltGlobalAmongHeaderGlobals()
+    {
+        QJsonObject json = project({step("conv", QJsonArray{"c"}, QJsonArray{1}, QJsonArray{1})});
+        json.insert("source", QJsonObject{{"inline", "#include <cooperative_groups.h>\n"
+                                                     "namespace cg = cooperative_groups;\n"
+                                                     "__constant__ float c_Kernel[17];\n"
+                                                     "__global__ void conv(float *o)\n"
+                                                     "{ cg::this_thread_block().sync(); o[0] = c_Kernel[1]; }\n"}});
+        QJsonArray buffers = json.value("buffers").toArray();
+        buffers.append(QJsonObject{{"name", "w"}, {"dtype", "float32"}, {"shape", 17}, {"symbol", "c_Kernal"}});
+        json.insert("buffers", buffers);
+        const auto r = prepare(json);
+        QVERIFY(!r);
+        QCOMPARE(r.error().message, QString("buffers[6].symbol: 'c_Kernal' is not a __constant__ or __device__ "
+                                            "variable of the compiled module; its variables: __constant__ variable "
+                                            "'c_Kernel' (68 bytes)"));
+    }
+
+    void ptxGlobalSourceNames_data()
+    {
+        QTest::addColumn<QString>("ptx");
+        QTest::addColumn<QString>("source");
+        QTest::newRow("plain") << "c_Kernel"
+                               << "c_Kernel";
+        QTest::newRow("file static") << "_ZL5table"
+                                     << "table";
+        QTest::newRow("namespaced") << "_ZN2ns1dE"
+                                    << "d";
+        QTest::newRow("nested namespaces") << "_ZN1a1b5countE"
+                                           << "count";
+        QTest::newRow("template argument kept") << "_ZN4cuda3std3__417integral_constantIbLb0EE5valueE"
+                                                << "_ZN4cuda3std3__417integral_constantIbLb0EE5valueE";
+        QTest::newRow("length past the end") << "_ZN9abcE"
+                                             << "_ZN9abcE";
+    }
+    void ptxGlobalSourceNames()
+    {
+        QFETCH(QString, ptx);
+        QFETCH(QString, source);
+        QCOMPARE(ptxGlobalSourceName(ptx), source);
     }
 
     void prepareErrors_data()

@@ -1,0 +1,231 @@
+// On a machine with an NVIDIA GPU: device globals filled from a project
+// ("symbol") and read back, against a CPU reference on random data (a
+// constant-memory convolution and a __device__ counter), and a kernel that
+// launches kernels, linked with the device runtime, running as compiled.
+
+#include "client/engineclient.h"
+#include "compile/compiler.h"
+#include "cuda/deviceinfo.h"
+#include "project/projectio.h"
+#include "run/projectcompile.h"
+#include "run/runner.h"
+#include "worker/protocol.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QtTest>
+
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+using namespace Kp;
+
+namespace {
+
+const char *kSource = R"(
+#define KERNEL_RADIUS 8
+#define KERNEL_LENGTH (2 * KERNEL_RADIUS + 1)
+__constant__ float c_Kernel[KERNEL_LENGTH];
+__device__ unsigned int count;
+
+// out[i] = sum_j c_Kernel[R - j] * in[i + j], zero outside, as convolutionSeparable's rows.
+__global__ void convolve(const float *in, float *out, int n)
+{
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) {
+        return;
+    }
+    float sum = 0;
+    for (int j = -KERNEL_RADIUS; j <= KERNEL_RADIUS; j++) {
+        const int k = i + j;
+        sum += c_Kernel[KERNEL_RADIUS - j] * (k >= 0 && k < n ? in[k] : 0.0f);
+    }
+    out[i] = sum;
+    atomicAdd(&count, 1u);
+}
+
+__global__ void child(const float *in, float *out, int n)
+{
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        out[i] = 2.0f * in[i];
+    }
+}
+
+__global__ void parent(const float *in, float *out, int n)
+{
+    if (threadIdx.x == 0) {
+        child<<<(n + 255) / 256, 256>>>(in, out, n);
+    }
+}
+)";
+
+template<typename T> std::vector<T> contents(const HostBuffer *b)
+{
+    std::vector<T> v(size_t(b->byteSize() / qint64(sizeof(T))));
+    std::memcpy(v.data(), b->memory.data(), size_t(b->byteSize()));
+    return v;
+}
+
+} // namespace
+
+class TestGpuGlobals : public QObject
+{
+    Q_OBJECT
+
+private:
+    std::unique_ptr<EngineClient> m_client;
+    std::unique_ptr<Runner> m_runner;
+    std::unique_ptr<Compiler> m_compiler;
+    DeviceInfo m_device;
+
+    RunResult run(const QJsonObject &json, HostBuffers &buffers, CompileResult *compiled = nullptr)
+    {
+        RunResult failed;
+        auto p = parseProject(QJsonDocument(json));
+        if (!p) {
+            failed.error = p.error();
+            return failed;
+        }
+        auto c = m_compiler->compile(compileRequestFor(*p, m_device.ccMajor, m_device.ccMinor));
+        if (!c || !c->ok) {
+            failed.error = c ? Error{"test", Error::Code::CompileError, {}, c->log} : c.error();
+            return failed;
+        }
+        if (compiled) {
+            *compiled = *c;
+        }
+        if (Status s = buffers.materialize(*p); !s) {
+            failed.error = s.error();
+            return failed;
+        }
+        auto prepared = prepareRun(*p, *c, buffers, 0);
+        if (!prepared) {
+            failed.error = prepared.error();
+            return failed;
+        }
+        if (!prepared->warnings.isEmpty()) {
+            failed.error = Error{"test", Error::Code::Internal, {}, prepared->warnings.join('\n')};
+            return failed;
+        }
+        return m_runner->runSync(*prepared, &buffers);
+    }
+
+    static QJsonObject project(const QJsonArray &buffers, const QJsonArray &launches, int n)
+    {
+        return QJsonObject{{"format", "kernel-playground-project"},
+                           {"version", 1},
+                           {"title", "device globals"},
+                           {"source", QJsonObject{{"inline", QString::fromLatin1(kSource)}}},
+                           {"scalars", QJsonArray{QJsonObject{{"name", "n"}, {"type", "int32"}, {"value", n}}}},
+                           {"buffers", buffers},
+                           {"launches", launches},
+                           {"timing", QJsonObject{{"enabled", false}}}};
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        m_client = std::make_unique<EngineClient>();
+        const Reply r = m_client->requestSync(Protocol::Type::ListDevices);
+        if (!r) {
+            if (r.error().code == Error::Code::NoDriver || r.error().code == Error::Code::NoDevice) {
+                QSKIP(qPrintable(QStringLiteral("no GPU: %1").arg(r.error().message)));
+            }
+            QFAIL(qPrintable(r.error().toString()));
+        }
+        m_device = DeviceList::fromVariant(r.value()).devices.first();
+        m_runner = std::make_unique<Runner>(m_client.get());
+        m_compiler = std::make_unique<Compiler>(Compiler::Config{QStringLiteral("-"), 0});
+    }
+
+    // Random taps in __constant__ memory and a __device__ counter that
+    // starts at 5: the convolution matches the CPU, and the counter reads
+    // back as 5 + n.
+    void constantConvolutionMatchesCpu_data()
+    {
+        QTest::addColumn<int>("n");
+        QTest::addColumn<int>("seed");
+        QTest::newRow("one block") << 200 << 1;
+        QTest::newRow("a million and some") << (1 << 20) + 13 << 2;
+    }
+    void constantConvolutionMatchesCpu()
+    {
+        QFETCH(int, n);
+        QFETCH(int, seed);
+        const QJsonObject json = project(
+            QJsonArray{QJsonObject{{"name", "in"},
+                                   {"dtype", "float32"},
+                                   {"shape", n},
+                                   {"init", QJsonObject{{"kind", "random"}, {"min", -1}, {"max", 1}, {"seed", seed}}}},
+                       QJsonObject{{"name", "out"}, {"dtype", "float32"}, {"shape", n}},
+                       QJsonObject{{"name", "taps"},
+                                   {"dtype", "float32"},
+                                   {"shape", 17},
+                                   {"symbol", "c_Kernel"},
+                                   {"init", QJsonObject{{"kind", "random"}, {"seed", seed + 100}}}},
+                       QJsonObject{{"name", "hits"},
+                                   {"dtype", "uint32"},
+                                   {"shape", 1},
+                                   {"symbol", "count"},
+                                   {"init", QJsonObject{{"kind", "constant"}, {"value", 5}}}}},
+            QJsonArray{QJsonObject{{"kernel", "convolve"},
+                                   {"grid", QJsonArray{"ceil_div(n, block.x)"}},
+                                   {"block", QJsonArray{256}},
+                                   {"args", QJsonArray{"in", "out", "n"}}}},
+            n);
+        HostBuffers buffers;
+        const RunResult r = run(json, buffers);
+        QVERIFY2(!r.error, qPrintable(r.error ? r.error->toString() : QString()));
+        const std::vector<float> in = contents<float>(buffers.find("in"));
+        const std::vector<float> out = contents<float>(buffers.find("out"));
+        const std::vector<float> taps = contents<float>(buffers.find("taps"));
+        QCOMPARE(int(taps.size()), 17);
+        QVERIFY(taps[0] != taps[16]); // random, so a flipped filter would show
+        for (int i = 0; i < n; ++i) {
+            double sum = 0;
+            for (int j = -8; j <= 8; ++j) {
+                const int k = i + j;
+                sum += double(taps[size_t(8 - j)]) * (k >= 0 && k < n ? double(in[size_t(k)]) : 0.0);
+            }
+            if (std::fabs(out[size_t(i)] - sum) > 1e-5 + 1e-5 * std::fabs(sum)) {
+                QFAIL(qPrintable(QStringLiteral("out[%1] = %2, the CPU gives %3").arg(i).arg(out[size_t(i)]).arg(sum)));
+            }
+        }
+        QCOMPARE(contents<quint32>(buffers.find("hits")).at(0), quint32(5 + n));
+    }
+
+    // Dynamic parallelism: the linked cubin loads, the parent's child runs.
+    void parentLaunchesChild()
+    {
+        const int n = 100000;
+        const QJsonObject json = project(
+            QJsonArray{QJsonObject{{"name", "in"},
+                                   {"dtype", "float32"},
+                                   {"shape", n},
+                                   {"init", QJsonObject{{"kind", "random"}, {"seed", 3}}}},
+                       QJsonObject{{"name", "out"}, {"dtype", "float32"}, {"shape", n}},
+                       QJsonObject{{"name", "taps"}, {"dtype", "float32"}, {"shape", 17}, {"symbol", "c_Kernel"}},
+                       QJsonObject{{"name", "hits"}, {"dtype", "uint32"}, {"shape", 1}, {"symbol", "count"}}},
+            QJsonArray{QJsonObject{{"kernel", "parent"},
+                                   {"grid", QJsonArray{1}},
+                                   {"block", QJsonArray{32}},
+                                   {"args", QJsonArray{"in", "out", "n"}}}},
+            n);
+        HostBuffers buffers;
+        CompileResult compiled;
+        const RunResult r = run(json, buffers, &compiled);
+        QVERIFY2(!r.error, qPrintable(r.error ? r.error->toString() : QString()));
+        QVERIFY(compiled.nvrtcOptions.contains("-rdc=true"));
+        const std::vector<float> in = contents<float>(buffers.find("in"));
+        const std::vector<float> out = contents<float>(buffers.find("out"));
+        for (int i = 0; i < n; ++i) {
+            QCOMPARE(out[size_t(i)], 2.0f * in[size_t(i)]);
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestGpuGlobals)
+#include "tst_gpu_globals.moc"
