@@ -43,6 +43,7 @@ enum class PanelId {
     Occupancy,
     Compare,
     Memory,
+    Project, ///< title, description, throughput, checks and lab fields (panels/project)
 };
 
 /**

@@ -159,7 +159,7 @@ private Q_SLOTS:
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
         const QList<QDockWidget *> docks = w.docks().all();
-        QCOMPARE(docks.size(), 15);
+        QCOMPARE(docks.size(), 16);
         for (QDockWidget *dock : docks) {
             dock->show();
             dock->raise();

@@ -379,11 +379,14 @@ StartPage::StartPage(QWidget *parent)
 {
     setObjectName(QStringLiteral("startPage"));
     auto *title = new QLabel(tr("<h1>Kernel Playground</h1>"), this);
-    auto *intro = new QLabel(tr("Write CUDA C kernels and run them visually. Start from a preset, or from an "
-                                "empty project. Arrow keys choose a card, Enter opens it."),
+    auto *intro = new QLabel(tr("Write CUDA C kernels and run them visually. Start from a preset (a template with "
+                                "buffers, launches and checks set up), or from an empty project. Arrow keys choose a "
+                                "card, Enter opens it."),
                              this);
     intro->setWordWrap(true);
     auto *newButton = new QPushButton(tr("&New Project"), this);
+    newButton->setToolTip(tr("An empty project: one kernel stub, no buffers, steps or checks. The presets below "
+                             "are the templates."));
     auto *openButton = new QPushButton(tr("&Open…"), this);
     auto *buttons = new QHBoxLayout;
     buttons->addWidget(newButton);
