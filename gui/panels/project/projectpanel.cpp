@@ -1,8 +1,10 @@
 #include "projectpanel.h"
 
 #include "checkseditor.h"
+#include "core/expression.h"
 #include "project/orderedjson.h"
 #include "project/project.h"
+#include "run/runner.h"
 #include "workbench/fieldplace.h"
 #include "workbench/projectdocument.h"
 #include "workbench/workbench.h"
@@ -133,16 +135,29 @@ ProjectPanel::ProjectPanel(Workbench &wb, QWidget *parent)
 
     connect(m_title, &QLineEdit::editingFinished, this,
             [this] { commitTop(QStringLiteral("title"), m_title->text().trimmed(), tr("Set title")); });
-    connect(m_bytes, &QLineEdit::editingFinished, this, [this] {
-        const QString t = m_bytes->text().trimmed();
-        commitSection(QStringLiteral("throughput"), QStringLiteral("bytes"), t.isEmpty() ? QJsonValue() : t,
-                      tr("Set bytes moved"));
-    });
-    connect(m_flops, &QLineEdit::editingFinished, this, [this] {
-        const QString t = m_flops->text().trimmed();
-        commitSection(QStringLiteral("throughput"), QStringLiteral("flops"), t.isEmpty() ? QJsonValue() : t,
-                      tr("Set FLOPs"));
-    });
+    const auto throughput = [this](QLineEdit *edit, const QString &key, const QString &label) {
+        const QString t = edit->text().trimmed();
+        // The reader takes any text; a run evaluates it over the scalars.
+        // Evaluated now, a typo is refused where it was typed, in the run's words.
+        if (!t.isEmpty()) {
+            Expression ex;
+            const QMap<QString, double> vars = expressionVariables(m_doc.project(), m_doc.hostBuffers());
+            for (auto it = vars.cbegin(); it != vars.cend(); ++it) {
+                ex.set(it.key(), it.value());
+            }
+            if (const Result<double> v = ex.evaluate(t, QStringLiteral("throughput.") + key); !v) {
+                Error e = v.error();
+                e.path = QStringLiteral("throughput.") + key;
+                showStatus(e);
+                return;
+            }
+        }
+        commitSection(QStringLiteral("throughput"), key, t.isEmpty() ? QJsonValue() : t, label);
+    };
+    connect(m_bytes, &QLineEdit::editingFinished, this,
+            [this, throughput] { throughput(m_bytes, QStringLiteral("bytes"), tr("Set bytes moved")); });
+    connect(m_flops, &QLineEdit::editingFinished, this,
+            [this, throughput] { throughput(m_flops, QStringLiteral("flops"), tr("Set FLOPs")); });
     connect(m_reference, &QLineEdit::editingFinished, this, [this] {
         const QString t = m_reference->text().trimmed();
         commitSection(QStringLiteral("reference"), QStringLiteral("source"), t.isEmpty() ? QJsonValue() : t,

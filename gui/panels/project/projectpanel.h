@@ -39,6 +39,8 @@ public:
     QLineEdit *titleField() const { return m_title; }
     QPlainTextEdit *descriptionField() const { return m_description; }
     QTextBrowser *preview() const { return m_preview; }
+    /** Write and Preview of the description. */
+    QTabWidget *descriptionTabs() const { return m_descriptionTabs; }
     QLineEdit *bytesField() const { return m_bytes; }
     QLineEdit *flopsField() const { return m_flops; }
     QLineEdit *referenceField() const { return m_reference; }
