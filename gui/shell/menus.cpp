@@ -165,15 +165,14 @@ void MainWindow::buildMenus()
     }
     view->addSeparator();
     // The editor's text size: the standard keys, and the keypad's (which QScintilla knows itself).
+    // One sequence per key press: Ctrl+Shift+= also reads as Ctrl++ and Ctrl+Shift++,
+    // and two of those on the action made the press ambiguous, so Ctrl++ did nothing.
     QAction *zoomIn = view->addAction(tr("Zoom &In"), this, [this] { m_editor->zoomIn(); });
     zoomIn->setObjectName(QStringLiteral("zoomInAction"));
-    zoomIn->setShortcuts({QKeySequence(Qt::CTRL | Qt::Key_Equal), QKeySequence(Qt::CTRL | Qt::Key_Plus),
-                          QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Plus),
-                          QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Equal)});
+    zoomIn->setShortcuts({QKeySequence(Qt::CTRL | Qt::Key_Equal), QKeySequence(Qt::CTRL | Qt::Key_Plus)});
     QAction *zoomOut = view->addAction(tr("Zoom &Out"), this, [this] { m_editor->zoomOut(); });
     zoomOut->setObjectName(QStringLiteral("zoomOutAction"));
-    zoomOut->setShortcuts({QKeySequence(Qt::CTRL | Qt::Key_Minus), QKeySequence(Qt::CTRL | Qt::Key_Underscore),
-                           QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Minus)});
+    zoomOut->setShortcuts({QKeySequence(Qt::CTRL | Qt::Key_Minus), QKeySequence(Qt::CTRL | Qt::Key_Underscore)});
     QAction *zoomReset = view->addAction(tr("&Reset Zoom"), this, [this] { m_editor->zoomTo(0); });
     zoomReset->setObjectName(QStringLiteral("zoomResetAction"));
     zoomReset->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_0));

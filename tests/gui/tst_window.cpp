@@ -18,9 +18,10 @@
 #include "workbench/projectdocument.h"
 #include "workbench/runhistory.h"
 
-#include <QAction>
 #include <QComboBox>
+#include <QAction>
 #include <QDockWidget>
+#include <QHash>
 #include <QInputDialog>
 #include <QLabel>
 #include <QLineEdit>
@@ -162,7 +163,7 @@ private Q_SLOTS:
         QVERIFY(args->viewport()->rect().contains(args->visualItemRect(args->item(4, 0))));
     }
 
-    // 6. Ctrl+=, Ctrl++, Ctrl+- and Ctrl+0 zoom; none types into the source.
+    // 6. Ctrl+=, Ctrl++, Ctrl+- and Ctrl+0 zoom; none types into the source, and no key press is bound twice.
     void zoomKeysZoomAndTypeNothing()
     {
         EngineClient engine;
@@ -178,7 +179,7 @@ private Q_SLOTS:
         const auto zoom = [e] { return int(e->SendScintilla(QsciScintilla::SCI_GETZOOM)); };
         QTest::keyClick(e, Qt::Key_Equal, Qt::ControlModifier);
         QCOMPARE(zoom(), 1);
-        QTest::keyClick(e, Qt::Key_Plus, Qt::ControlModifier | Qt::ShiftModifier);
+        QTest::keyClick(e, Qt::Key_Plus, Qt::ControlModifier);
         QCOMPARE(zoom(), 2);
         QTest::keyClick(e, Qt::Key_Minus, Qt::ControlModifier);
         QCOMPARE(zoom(), 1);
@@ -189,6 +190,31 @@ private Q_SLOTS:
         auto *zoomIn = w.findChild<QAction *>("zoomInAction");
         QVERIFY(zoomIn);
         QVERIFY(zoomIn->shortcuts().contains(QKeySequence("Ctrl+=")));
+        // One press, one sequence: X11 reads Ctrl+Shift+= as Ctrl+Shift+=, Ctrl++
+        // and Ctrl+Shift++ at once, and two of them on the window's actions
+        // made it ambiguous (Ctrl++ did nothing). Shift+= is + and Shift+- is _
+        // on the layouts the menus assume.
+        const auto press = [](QKeySequence k) {
+            QKeyCombination c = k[0];
+            Qt::Key key = c.key();
+            Qt::KeyboardModifiers mods = c.keyboardModifiers();
+            if (mods & Qt::ShiftModifier) {
+                key = key == Qt::Key_Equal ? Qt::Key_Plus : key == Qt::Key_Minus ? Qt::Key_Underscore : key;
+                if (key == Qt::Key_Plus || key == Qt::Key_Underscore) {
+                    mods &= ~Qt::ShiftModifier;
+                }
+            }
+            return QKeySequence(QKeyCombination(mods, key)).toString();
+        };
+        QHash<QString, QString> owner;
+        for (QAction *a : w.findChildren<QAction *>()) {
+            for (const QKeySequence &k : a->shortcuts()) {
+                const QString p = press(k);
+                QVERIFY2(!owner.contains(p), qPrintable(QStringLiteral("%1 (%2) and %3 take the same key press %4")
+                                                            .arg(a->text(), k.toString(), owner.value(p), p)));
+                owner.insert(p, QStringLiteral("%1 (%2)").arg(a->text(), k.toString()));
+            }
+        }
     }
 
     // 8. Edit > Find, Replace, Go to Line and Redo on their usual keys.

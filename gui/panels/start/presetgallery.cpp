@@ -395,7 +395,7 @@ StartPage::StartPage(QWidget *parent)
     auto *presetsLabel = new QLabel(tr("<h3>Presets</h3>"), this);
     m_gallery = new PresetGallery(this);
     auto *layout = new QVBoxLayout(this);
-    layout->setContentsMargins(24, 16, 24, 16);
+    layout->setContentsMargins(12, 12, 12, 12); // the window fits 1024 px beside the side docks
     layout->addWidget(title);
     layout->addWidget(intro);
     layout->addLayout(buttons);
