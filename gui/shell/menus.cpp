@@ -8,6 +8,7 @@
 #include "editor/codeeditor.h"
 #include "editor/findbar.h"
 #include "exportdialog.h"
+#include "panels/results/resultspanel.h"
 #include "theme.h"
 #include "workbench/devices.h"
 #include "workbench/projectdocument.h"
@@ -31,6 +32,7 @@
 #include <QUrl>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <tuple>
 
 namespace Kp {
@@ -160,9 +162,26 @@ void MainWindow::buildMenus()
     abortAction->setShortcutContext(Qt::ApplicationShortcut);
 
     QMenu *view = menuBar()->addMenu(tr("&View"));
+    view->setObjectName(QStringLiteral("viewMenu"));
+    // By name, so a panel is found where one looks for it; the Timeline is
+    // a tab of Results, listed under its own name (docs/streams.md).
+    QList<QAction *> panels;
     for (QDockWidget *d : m_docks->all()) {
-        view->addAction(d->toggleViewAction());
+        panels << d->toggleViewAction();
     }
+    QAction *timeline = new QAction(tr("Timeline"), view);
+    timeline->setObjectName(QStringLiteral("timelineAction"));
+    connect(timeline, &QAction::triggered, this, [this] {
+        if (auto *results = m_docks->panel<ResultsPanel>(PanelId::Results)) {
+            results->setCurrentTab(ResultsPanel::Tab::Timeline);
+        }
+        m_wb->requestAttention(PanelId::Results, Attention::UserAsked);
+    });
+    panels << timeline;
+    std::sort(panels.begin(), panels.end(), [](const QAction *a, const QAction *b) {
+        return QString::localeAwareCompare(a->text().remove(QLatin1Char('&')), b->text().remove(QLatin1Char('&'))) < 0;
+    });
+    view->addActions(panels);
     view->addSeparator();
     // The editor's text size: the standard keys, and the keypad's (which QScintilla knows itself).
     // One sequence per key press: Ctrl+Shift+= also reads as Ctrl++ and Ctrl+Shift++,

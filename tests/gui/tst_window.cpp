@@ -13,18 +13,20 @@
 #include "panels/launch/launchpanel.h"
 #include "panels/problems/problemspanel.h"
 #include "panels/results/resultspanel.h"
+#include "shell/docks.h"
 #include "shell/mainwindow.h"
 #include "testutil.h"
 #include "workbench/projectdocument.h"
 #include "workbench/runhistory.h"
 
-#include <QComboBox>
 #include <QAction>
+#include <QComboBox>
 #include <QDockWidget>
 #include <QHash>
 #include <QInputDialog>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QPlainTextEdit>
@@ -35,6 +37,8 @@
 #include <QToolButton>
 #include <QTreeWidget>
 #include <QtTest>
+
+#include <algorithm>
 
 using namespace Kp;
 using KpTest::chooseByKeys;
@@ -215,6 +219,39 @@ private Q_SLOTS:
                 owner.insert(p, QStringLiteral("%1 (%2)").arg(a->text(), k.toString()));
             }
         }
+    }
+
+    // 7. The View menu lists the panels by name, the Timeline among them (it
+    // was in build order, without the Timeline); choosing it shows Results'
+    // Timeline tab.
+    void viewMenuInOrderWithTimeline()
+    {
+        EngineClient engine;
+        MainWindow w(&engine);
+        KP_VERIFY_RESULT(w.openProject(":/presets/heat/heat.kpg"));
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        auto *view = w.findChild<QMenu *>("viewMenu");
+        QVERIFY(view);
+        QStringList names;
+        for (QAction *a : view->actions()) {
+            if (a->isSeparator()) {
+                break;
+            }
+            names << a->text().remove(QLatin1Char('&'));
+        }
+        QStringList sorted = names;
+        std::sort(sorted.begin(), sorted.end(),
+                  [](const QString &a, const QString &b) { return QString::localeAwareCompare(a, b) < 0; });
+        QCOMPARE(names, sorted);
+        QCOMPARE(names.size(), int(w.docks().all().size()) + 1);
+        QVERIFY(names.contains("Timeline"));
+        w.docks().dock(PanelId::Log)->raise();
+        w.findChild<QAction *>("timelineAction")->trigger();
+        auto *results = w.docks().panel<ResultsPanel>(PanelId::Results);
+        QVERIFY(results);
+        QCOMPARE(results->currentTab(), ResultsPanel::Tab::Timeline);
+        QTRY_VERIFY(!w.docks().dock(PanelId::Results)->visibleRegion().isEmpty());
     }
 
     // 8. Edit > Find, Replace, Go to Line and Redo on their usual keys.
