@@ -383,6 +383,12 @@ private Q_SLOTS:
         typeAndEnter(lp->bindingEditor(2)->lineEdit(), "zz");
         QTRY_VERIFY(lp->messageLabel()->text().contains("'zz'"));
         QCOMPARE(lp->resolvedLabel()->text(), QString("grid (8192, 1, 1) × block (128, 1, 1) = 1,048,576 threads"));
+        // A wrong grid field leaves no stale numbers beside it; fixed, they come back.
+        typeAndEnter(lp->gridField(1), "ceil_div(n,");
+        QTRY_VERIFY(lp->messageLabel()->text().contains("grid y"));
+        QCOMPARE(lp->resolvedLabel()->text(), QString("— (fix the marked field)"));
+        typeAndEnter(lp->gridField(1), "2");
+        QTRY_COMPARE(lp->resolvedLabel()->text(), QString("grid (8192, 2, 1) × block (128, 1, 1) = 2,097,152 threads"));
     }
 
     // 14. New Project is empty: no title, description, throughput, buffers,

@@ -1335,7 +1335,11 @@ void LaunchPanel::setValidation(const QString &error, const QString &errorPath, 
     }
     m_message->setText(text);
     m_message->setStyleSheet(error.isEmpty() ? QString() : QStringLiteral("color: #d73a49;"));
-    m_resolved->setText(resolved);
+    // While a grid or block field of this step is wrong, the numbers from
+    // before it are not what the fields say: nothing is shown rather than stale values.
+    const bool shapeWrong = !error.isEmpty() && (errorPath.startsWith(prefix + QStringLiteral(".grid")) ||
+                                                 errorPath.startsWith(prefix + QStringLiteral(".block")));
+    m_resolved->setText(shapeWrong ? tr("— (fix the marked field)") : resolved);
     fitWrappedHeight(m_resolved);
     m_valid = error.isEmpty();
     setRunning(m_running);
