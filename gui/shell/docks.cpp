@@ -73,7 +73,7 @@ const std::vector<DockRow> &table()
          make<LaunchPanel>,
          "launchPanel"},
         {PanelId::Buffers, QT_TRANSLATE_NOOP("Docks", "Buffers"), "buffers", Qt::BottomDockWidgetArea, PanelId::Kernels,
-         make<BuffersPanel>, nullptr, true},
+         make<BuffersPanel>},
         {PanelId::Inspector, QT_TRANSLATE_NOOP("Docks", "Inspector"), "inspector", Qt::RightDockWidgetArea,
          PanelId::Sass, make<BufferInspector>, "inspector"},
         {PanelId::Results, QT_TRANSLATE_NOOP("Docks", "Results"), "results", Qt::BottomDockWidgetArea, PanelId::Buffers,

@@ -23,17 +23,16 @@ namespace {
  * launch panel's first step work at once; the comment says where the
  * complete examples are (a preset brings its buffers, launch and checks).
  */
-const QString kNewKernel =
-    QStringLiteral("// A new kernel: write it here. Once it compiles, choose it in the Launch\n"
-                   "// panel for a first step; \"Create missing\" adds its buffers and scalars.\n"
-                   "// Templates with buffers, launches and checks set up: File > New from Preset.\n"
-                   "__global__ void kernel(float *out, int n)\n"
-                   "{\n"
-                   "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-                   "    if (i < n) {\n"
-                   "        out[i] = 0.0f;\n"
-                   "    }\n"
-                   "}\n");
+const QString kNewKernel = QStringLiteral("// A new kernel: write it here. Once it compiles, choose it in\n"
+                                          "// the Launch panel; \"Create and bind\" adds its buffers.\n"
+                                          "// Templates with buffers, steps and checks: File > New from Preset.\n"
+                                          "__global__ void kernel(float *out, int n)\n"
+                                          "{\n"
+                                          "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                                          "    if (i < n) {\n"
+                                          "        out[i] = 0.0f;\n"
+                                          "    }\n"
+                                          "}\n");
 constexpr int kMaxRecent = 10;
 /** Sources larger than this are refused on open, as the compiler refuses them. */
 constexpr qint64 kMaxSourceBytes = Compiler::kMaxSourceBytes;

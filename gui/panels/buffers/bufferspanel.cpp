@@ -106,7 +106,9 @@ BuffersPanel::BuffersPanel(QWidget *parent)
     m_table->setObjectName(QStringLiteral("buffers"));
     m_table->setHorizontalHeaderLabels(
         {tr("Name"), tr("DType"), tr("Shape"), tr("Initial contents"), tr("Elements"), tr("Bytes")});
-    m_table->horizontalHeader()->setSectionResizeMode(Init, QHeaderView::Stretch);
+    // Columns as wide as their contents, the last one taking what is left: a
+    // stretched "Initial contents" was squeezed to "co…" when the others were wide.
+    m_table->horizontalHeader()->setStretchLastSection(true);
     m_table->verticalHeader()->hide();
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setSelectionMode(QAbstractItemView::SingleSelection);
