@@ -24,6 +24,7 @@
 #include <QTextDocument>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -95,7 +96,9 @@ public:
         const QRectF titleRect(card.left() + 9, thumbRect.bottom() + 6, card.width() - 18,
                                QFontMetricsF(titleFont).height());
         p->drawText(titleRect, Qt::AlignLeft | Qt::AlignVCenter,
-                    QFontMetricsF(titleFont).elidedText(index.data(Qt::DisplayRole).toString(), Qt::ElideRight,
+                    // In the middle: "Matrix transpose through a padded tile" and "... shared memory"
+                    // were both "Matrix transpose through…" elided at the end.
+                    QFontMetricsF(titleFont).elidedText(index.data(Qt::DisplayRole).toString(), Qt::ElideMiddle,
                                                         titleRect.width()));
         p->setFont(option.font);
         const QString error = index.data(kErrorRole).toString();
@@ -189,6 +192,10 @@ QList<PresetInfo> listPresets(const QString &root)
         }
         out << info;
     }
+    // By title, as the cards read ("Game of Life" came first by its folder name).
+    std::stable_sort(out.begin(), out.end(), [](const PresetInfo &a, const PresetInfo &b) {
+        return QString::compare(a.title, b.title, Qt::CaseInsensitive) < 0;
+    });
     return out;
 }
 
