@@ -198,8 +198,10 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(w.lastCompile().ok, 60000);
         auto *view = w.findChild<OccupancyView *>("occupancy");
         QVERIFY(view);
-        QTRY_VERIFY(view->currentUse().regsPerThread > 0);
-        const int regs = view->currentUse().regsPerThread;
+        QCOMPARE(w.lastCompile().kernels.size(), 1);
+        const int regs = w.lastCompile().kernels[0].resources.registers;
+        QVERIFY(regs > 0);
+        QTRY_COMPARE(view->currentUse().regsPerThread, regs); // the compile's, not the default's
         QVERIFY(!view->summaryText().startsWith("Stale"));
         const QString good = w.editor()->text();
         w.editor()->setText(good + "\nthis does not compile\n");
