@@ -13,6 +13,7 @@
 #include "panels/memory/memorypanel.h"
 #include "panels/occupancy/occupancyview.h"
 #include "panels/problems/problemspanel.h"
+#include "panels/project/projectpanel.h"
 #include "panels/ptx/ptxdocks.h"
 #include "panels/results/resultspanel.h"
 #include "panels/sweep/sweeppanel.h"
@@ -84,6 +85,8 @@ const std::vector<DockRow> &table()
          make<ChecksPanel>, "checks"},
         {PanelId::Description, QT_TRANSLATE_NOOP("Docks", "Description"), "description", Qt::LeftDockWidgetArea,
          PanelId::Launch, make<DescriptionView>},
+        {PanelId::Project, QT_TRANSLATE_NOOP("Docks", "Project"), "project", Qt::LeftDockWidgetArea,
+         PanelId::Description, make<ProjectPanel>, "projectPanel", true},
         {PanelId::Sweep, QT_TRANSLATE_NOOP("Docks", "Sweep"), "sweep", Qt::BottomDockWidgetArea, PanelId::Log,
          make<SweepPanel>, nullptr, true},
         {PanelId::Occupancy, QT_TRANSLATE_NOOP("Docks", "Occupancy"), "occupancy", Qt::RightDockWidgetArea,

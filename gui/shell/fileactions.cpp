@@ -161,7 +161,10 @@ void MainWindow::newProject()
     }
     if (Status s = document()->newProject(); !s) {
         QMessageBox::warning(this, tr("New Project"), s.error().message);
+        return;
     }
+    m_wb->log(tr("New project: one kernel, no buffers, steps or checks yet. Templates with all of those set up "
+                 "are in File > New from Preset."));
 }
 
 void MainWindow::rebuildRecentMenu()

@@ -2,6 +2,7 @@
 
 #include "client/engineclient.h"
 #include "client/remotecompile.h"
+#include "docks.h"
 #include "editor/codeeditor.h"
 #include "exitcodes.h"
 #include "mainwindow.h"
@@ -29,12 +30,6 @@
 using namespace Kp;
 
 namespace {
-// The panels --show brings forward: the name on the command line, the dock's object name.
-const QStringList kPanels = {
-    QStringLiteral("problems"), QStringLiteral("kernels"),   QStringLiteral("ptx"),         QStringLiteral("sass"),
-    QStringLiteral("launch"),   QStringLiteral("buffers"),   QStringLiteral("inspector"),   QStringLiteral("results"),
-    QStringLiteral("log"),      QStringLiteral("checks"),    QStringLiteral("description"), QStringLiteral("timeline"),
-    QStringLiteral("sweep"),    QStringLiteral("occupancy"), QStringLiteral("compare"),     QStringLiteral("memory")};
 const QStringList kViews = {QStringLiteral("grid"), QStringLiteral("image"), QStringLiteral("diff")};
 
 int usageError(const QString &message)
@@ -109,7 +104,7 @@ int main(int argc, char **argv)
                                          QStringLiteral("range"));
     const QCommandLineOption showDock(
         QStringLiteral("show"),
-        QStringLiteral("Bring a panel to the front: %1.").arg(kPanels.join(QStringLiteral(", "))),
+        QStringLiteral("Bring a panel to the front: %1.").arg(Docks::names().join(QStringLiteral(", "))),
         QStringLiteral("panel"));
     parser.addOption(showDock);
     const QCommandLineOption sweepAxis(QStringLiteral("sweep"),
@@ -154,9 +149,9 @@ int main(int argc, char **argv)
         }
         checkTool = *tool;
     }
-    if (parser.isSet(showDock) && !kPanels.contains(parser.value(showDock))) {
+    if (parser.isSet(showDock) && !Docks::names().contains(parser.value(showDock))) {
         return usageError(QStringLiteral("--show: no panel '%1'; panels: %2")
-                              .arg(parser.value(showDock), kPanels.join(QStringLiteral(", "))));
+                              .arg(parser.value(showDock), Docks::names().join(QStringLiteral(", "))));
     }
     const QStringList plotKinds{QStringLiteral("time"), QStringLiteral("throughput"), QStringLiteral("heatmap"),
                                 QStringLiteral("roofline")};

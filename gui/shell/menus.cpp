@@ -10,6 +10,7 @@
 #include "editor/findbar.h"
 #include "exportdialog.h"
 #include "statusbar.h"
+#include "panels/results/resultspanel.h"
 #include "theme.h"
 #include "workbench/devices.h"
 #include "workbench/projectdocument.h"
@@ -33,6 +34,7 @@
 #include <QUrl>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <tuple>
 
 namespace Kp {
@@ -167,20 +169,36 @@ void MainWindow::buildMenus()
     abortAction->setShortcutContext(Qt::ApplicationShortcut);
 
     QMenu *view = menuBar()->addMenu(tr("&View"));
+    view->setObjectName(QStringLiteral("viewMenu"));
+    // By name, so a panel is found where one looks for it; the Timeline is
+    // a tab of Results, listed under its own name (docs/streams.md).
+    QList<QAction *> panels;
     for (QDockWidget *d : m_docks->all()) {
-        view->addAction(d->toggleViewAction());
+        panels << d->toggleViewAction();
     }
+    QAction *timeline = new QAction(tr("Timeline"), view);
+    timeline->setObjectName(QStringLiteral("timelineAction"));
+    connect(timeline, &QAction::triggered, this, [this] {
+        if (auto *results = m_docks->panel<ResultsPanel>(PanelId::Results)) {
+            results->setCurrentTab(ResultsPanel::Tab::Timeline);
+        }
+        m_wb->requestAttention(PanelId::Results, Attention::UserAsked);
+    });
+    panels << timeline;
+    std::sort(panels.begin(), panels.end(), [](const QAction *a, const QAction *b) {
+        return QString::localeAwareCompare(a->text().remove(QLatin1Char('&')), b->text().remove(QLatin1Char('&'))) < 0;
+    });
+    view->addActions(panels);
     view->addSeparator();
     // The editor's text size: the standard keys, and the keypad's (which QScintilla knows itself).
+    // One sequence per key press: Ctrl+Shift+= also reads as Ctrl++ and Ctrl+Shift++,
+    // and two of those on the action made the press ambiguous, so Ctrl++ did nothing.
     QAction *zoomIn = view->addAction(tr("Zoom &In"), this, [this] { m_editor->zoomIn(); });
     zoomIn->setObjectName(QStringLiteral("zoomInAction"));
-    zoomIn->setShortcuts({QKeySequence(Qt::CTRL | Qt::Key_Equal), QKeySequence(Qt::CTRL | Qt::Key_Plus),
-                          QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Plus),
-                          QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Equal)});
+    zoomIn->setShortcuts({QKeySequence(Qt::CTRL | Qt::Key_Equal), QKeySequence(Qt::CTRL | Qt::Key_Plus)});
     QAction *zoomOut = view->addAction(tr("Zoom &Out"), this, [this] { m_editor->zoomOut(); });
     zoomOut->setObjectName(QStringLiteral("zoomOutAction"));
-    zoomOut->setShortcuts({QKeySequence(Qt::CTRL | Qt::Key_Minus), QKeySequence(Qt::CTRL | Qt::Key_Underscore),
-                           QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Minus)});
+    zoomOut->setShortcuts({QKeySequence(Qt::CTRL | Qt::Key_Minus), QKeySequence(Qt::CTRL | Qt::Key_Underscore)});
     QAction *zoomReset = view->addAction(tr("&Reset Zoom"), this, [this] { m_editor->zoomTo(0); });
     zoomReset->setObjectName(QStringLiteral("zoomResetAction"));
     zoomReset->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_0));

@@ -18,7 +18,21 @@
 namespace Kp {
 
 namespace {
-const QString kNewProjectPreset = QStringLiteral(":/presets/vector_add/vector_add.kpg");
+/**
+ * New Project's kernel: a stub that compiles, so the Kernels panel and the
+ * launch panel's first step work at once; the comment says where the
+ * complete examples are (a preset brings its buffers, launch and checks).
+ */
+const QString kNewKernel = QStringLiteral("// A new kernel: write it here. Once it compiles, choose it in\n"
+                                          "// the Launch panel; \"Create and bind\" adds its buffers.\n"
+                                          "// Templates with buffers, steps and checks: File > New from Preset.\n"
+                                          "__global__ void kernel(float *out, int n)\n"
+                                          "{\n"
+                                          "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                                          "    if (i < n) {\n"
+                                          "        out[i] = 0.0f;\n"
+                                          "    }\n"
+                                          "}\n");
 constexpr int kMaxRecent = 10;
 /** Sources larger than this are refused on open, as the compiler refuses them. */
 constexpr qint64 kMaxSourceBytes = Compiler::kMaxSourceBytes;
@@ -126,7 +140,14 @@ Status ProjectDocument::openSource(const QString &path)
 
 Status ProjectDocument::newProject()
 {
-    return openProject(kNewProjectPreset);
+    // Empty, not a preset in disguise: no title, description, throughput,
+    // buffers, steps or checks of another project end up in the user's own.
+    Project p;
+    p.sourceFile = QStringLiteral("kernel.cu"); // Save As writes NAME.cu beside NAME.kpg
+    p.sourceText = kNewKernel;
+    m_presetName.clear();
+    setLoaded(std::move(p), {}, {});
+    return Unit{};
 }
 
 void ProjectDocument::setLoaded(Project project, const QString &kpgPath, const QString &sourcePath)
@@ -426,12 +447,37 @@ QStringList ProjectDocument::usesOf(const QString &name, bool buffer) const
     return uses;
 }
 
+QStringList ProjectDocument::checksUsing(const QString &buffer) const
+{
+    QStringList out;
+    for (qsizetype i = 0; i < m_project.checks.size(); ++i) {
+        const CheckSpec &c = m_project.checks[i];
+        if (c.buffer == buffer || (c.kind == CheckSpec::Kind::Reference && c.reference == buffer) ||
+            (c.isCollection() && c.other == buffer)) {
+            out << QStringLiteral("checks[%1] (%2)").arg(i).arg(c.displayName());
+        }
+    }
+    return out;
+}
+
 Status ProjectDocument::removeListItem(const QString &list, int index)
 {
     const bool buffers = list == QLatin1String("buffers");
     const QString name = buffers ? m_project.buffers.value(index).name : m_project.scalars.value(index).name;
     // Refused before anything changes, in words that say so: deleting what a
     // step still uses would leave a project that cannot run.
+    // A check that names the buffer is the reason, in the check's own words:
+    // the reader's "checks[0].buffer: unknown buffer 'c'" would not say so.
+    if (const QStringList checks = buffers ? checksUsing(name) : QStringList(); !checks.isEmpty()) {
+        Error e{QStringLiteral("project"),
+                Error::Code::BadInput,
+                {},
+                tr("%1 %2 buffer %3: remove or edit %4 first.")
+                    .arg(checks.join(QStringLiteral(", ")), checks.size() == 1 ? tr("uses") : tr("use"), name,
+                         checks.size() == 1 ? tr("that check") : tr("those checks"))};
+        e.path = QStringLiteral("%1[%2]").arg(list).arg(index);
+        return e;
+    }
     if (const QStringList uses = usesOf(name, buffers); !uses.isEmpty()) {
         const QString field = QStringLiteral("%1[%2]").arg(list).arg(index);
         Error e{QStringLiteral("project"),

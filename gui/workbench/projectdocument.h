@@ -61,7 +61,10 @@ public:
     Status openProject(const QString &path);
     /** Opens a bare kernel source: a project around it with no buffers and no launch steps yet. */
     Status openSource(const QString &path);
-    /** Starts a new project from the vector_add preset. */
+    /**
+     * Starts an empty project: a kernel stub (written as NAME.cu by Save As), no
+     * buffers, launch steps or checks. Templates are the presets.
+     */
     Status newProject();
 
     /**
@@ -118,10 +121,16 @@ public:
     /** Sets `field` of item `index` of the "buffers" or "scalars" list. */
     Status editListItem(const QString &list, int index, const QString &field, const QJsonValue &value);
     Status appendListItem(const QString &list, const QJsonObject &item);
-    /** Removes item index of "buffers" or "scalars"; refused while a launch step or a swap still uses it. */
+    /**
+     * Removes item index of "buffers" or "scalars"; refused while a check, a
+     * launch step or a swap still uses it (the message names the check).
+     */
     Status removeListItem(const QString &list, int index);
     /** Where the project uses buffer (or scalar) name: "step 2, parameter t_next", "the repeat swap t ↔ t_next". */
     QStringList usesOf(const QString &name, bool buffer) const;
+
+    /** The checks that read buffer: "checks[0] (c = a + b)". */
+    QStringList checksUsing(const QString &buffer) const;
 
     QUndoStack *undoStack() { return &m_undo; }
 

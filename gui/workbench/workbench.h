@@ -46,6 +46,7 @@ enum class PanelId {
     Compare,
     Memory,
     MemoryAccess,
+    Project, ///< title, description, throughput, checks and lab fields (panels/project)
 };
 
 /**

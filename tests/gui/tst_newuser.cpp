@@ -20,6 +20,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
+#include <QPlainTextEdit>
 #include <QPointer>
 #include <QPushButton>
 #include <QSignalSpy>
@@ -382,6 +383,63 @@ private Q_SLOTS:
         typeAndEnter(lp->bindingEditor(2)->lineEdit(), "zz");
         QTRY_VERIFY(lp->messageLabel()->text().contains("'zz'"));
         QCOMPARE(lp->resolvedLabel()->text(), QString("grid (8192, 1, 1) × block (128, 1, 1) = 1,048,576 threads"));
+        // A wrong grid field leaves no stale numbers beside it; fixed, they come back.
+        typeAndEnter(lp->gridField(1), "ceil_div(n,");
+        QTRY_VERIFY(lp->messageLabel()->text().contains("grid y"));
+        QCOMPARE(lp->resolvedLabel()->text(), QString("— (fix the marked field)"));
+        typeAndEnter(lp->gridField(1), "2");
+        QTRY_COMPARE(lp->resolvedLabel()->text(), QString("grid (8192, 2, 1) × block (128, 1, 1) = 2,097,152 threads"));
+    }
+
+    // 14. New Project is empty: no title, description, throughput, buffers,
+    // steps or checks of vector_add end up in the user's own project; its
+    // kernel stub compiles, and the Log says where the templates are.
+    void newProjectIsEmpty()
+    {
+        QTemporaryDir dir;
+        EngineClient engine;
+        MainWindow w(&engine);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QTest::keySequence(&w, QKeySequence::New);
+        QTRY_VERIFY_WITH_TIMEOUT(w.lastCompile().ok, 60000);
+        const Project &p = w.project();
+        QVERIFY(p.title.isEmpty());
+        QVERIFY(p.description.isEmpty());
+        QVERIFY(p.throughput.bytes.isEmpty() && p.throughput.flops.isEmpty());
+        QVERIFY(p.buffers.isEmpty() && p.scalars.isEmpty() && p.launches.isEmpty() && p.checks.isEmpty());
+        QCOMPARE(w.lastCompile().kernels.size(), 1);
+        QVERIFY(!w.isProjectModified());
+        QVERIFY(w.logView()->toPlainText().contains("File > New from Preset"));
+        // Saved, it keeps nothing it did not have: the kernel beside it, no checks.
+        KP_VERIFY_RESULT(w.saveProjectTo(dir.filePath("mine.kpg")));
+        QVERIFY(QFileInfo::exists(dir.filePath("mine.cu")));
+        QFile f(dir.filePath("mine.kpg"));
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QByteArray saved = f.readAll();
+        QVERIFY2(!saved.contains("checks") && !saved.contains("12*n") && !saved.contains("Vector"), saved.constData());
+    }
+
+    // 15. Deleting a buffer that a check names says the check is the reason
+    // (it said "checks[0].buffer: unknown buffer 'c'").
+    void deletingABufferACheckNamesSaysTheCheck()
+    {
+        EngineClient engine;
+        MainWindow w(&engine);
+        KP_VERIFY_RESULT(w.openProject(":/presets/vector_add/vector_add.kpg"));
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(waitCompiled(w));
+        const int c = 2;
+        QCOMPARE(w.project().buffers[c].name, QString("c"));
+        const QString check = w.project().checks.value(0).displayName();
+        BuffersPanel *bp = w.buffersPanel();
+        bp->selectBuffer(c);
+        QTest::mouseClick(bp->findChild<QToolButton *>("deleteBuffer"), Qt::LeftButton);
+        QTRY_COMPARE(bp->messageLabel()->text(),
+                     QString("checks[0] (%1) uses buffer c: remove or edit that check first.").arg(check));
+        QCOMPARE(w.project().buffers.size(), 3);
+        QVERIFY(!w.isProjectModified());
     }
 };
 

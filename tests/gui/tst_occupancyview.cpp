@@ -4,6 +4,7 @@
 // main window following a real compile of a preset.
 
 #include "client/engineclient.h"
+#include "editor/codeeditor.h"
 #include "panels/occupancy/occupancyview.h"
 #include "plots/occupancychart.h"
 #include "shell/mainwindow.h"
@@ -182,6 +183,37 @@ private Q_SLOTS:
         if (const QString dir = qEnvironmentVariable("KPG_SCREENSHOT_DIR"); !dir.isEmpty()) {
             QVERIFY(w.grab().save(dir + "/occupancy.png"));
         }
+    }
+
+    // The user breaks the source: Occupancy keeps the last good compile's
+    // numbers and says they are stale (it showed a default kernel's invented
+    // 32 registers, 0 B and "100 %"); fixed, the mark goes.
+    void staleAfterAFailedCompile()
+    {
+        EngineClient engine;
+        MainWindow w(&engine);
+        KP_VERIFY_RESULT(w.openProject(":/presets/vector_add/vector_add.kpg"));
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QTRY_VERIFY_WITH_TIMEOUT(w.lastCompile().ok, 60000);
+        auto *view = w.findChild<OccupancyView *>("occupancy");
+        QVERIFY(view);
+        QCOMPARE(w.lastCompile().kernels.size(), 1);
+        const int regs = w.lastCompile().kernels[0].resources.registers;
+        QVERIFY(regs > 0);
+        QTRY_COMPARE(view->currentUse().regsPerThread, regs); // the compile's, not the default's
+        QVERIFY(!view->summaryText().startsWith("Stale"));
+        const QString good = w.editor()->text();
+        w.editor()->setText(good + "\nthis does not compile\n");
+        w.compileNow();
+        QTRY_VERIFY_WITH_TIMEOUT(!w.lastCompile().ok && w.lastCompile().errorCount() > 0, 60000);
+        QTRY_VERIFY2(view->summaryText().startsWith("Stale, from the last compile that succeeded: "),
+                     qPrintable(view->summaryText()));
+        QCOMPARE(view->currentUse().regsPerThread, regs);
+        w.editor()->setText(good);
+        w.compileNow();
+        QTRY_VERIFY_WITH_TIMEOUT(w.lastCompile().ok, 60000);
+        QTRY_VERIFY2(!view->summaryText().startsWith("Stale"), qPrintable(view->summaryText()));
     }
 };
 

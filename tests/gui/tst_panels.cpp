@@ -15,8 +15,12 @@
 #include "shell/mainwindow.h"
 #include "workbench/selection.h"
 
+#include <QAbstractScrollArea>
+#include <QAbstractSpinBox>
+#include <QApplication>
 #include <QComboBox>
 #include <QDockWidget>
+#include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMainWindow>
@@ -24,12 +28,119 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QScrollArea>
+#include <QScrollBar>
+#include <QTabBar>
+#include <QTableView>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTimer>
 
 using namespace Kp;
 using namespace KpTest;
+
+namespace {
+
+/** A field's text up to this long (a number, a name) must show whole; a longer expression scrolls in its field. */
+constexpr int kShortText = 16;
+
+/** Where w sits inside the scroll area that holds it, if any: a widget outside the viewport is behind a scroll bar. */
+bool hiddenByScrolling(QWidget *w, QWidget *dock)
+{
+    for (QWidget *p = w->parentWidget(); p && p != dock; p = p->parentWidget()) {
+        if (auto *area = qobject_cast<QAbstractScrollArea *>(p)) {
+            const QRect r(w->mapTo(area->viewport(), QPoint(0, 0)), w->size());
+            return !area->viewport()->rect().contains(r);
+        }
+    }
+    return false;
+}
+
+/**
+ * The widgets of dock that show less than their whole text: a label or a
+ * button narrower (or, wrapping, shorter) than its text, a field narrower
+ * than its text, a table column narrower than its header or its cells, or
+ * any of them behind a scroll bar. Empty when everything reads.
+ */
+QStringList cutTexts(QDockWidget *dock)
+{
+    QStringList out;
+    const QString where = dock->objectName() + QStringLiteral(": ");
+    const auto name = [](QWidget *w, const QString &text) {
+        return QStringLiteral("%1 '%2'").arg(
+            w->objectName().isEmpty() ? QString::fromLatin1(w->metaObject()->className()) : w->objectName(),
+            text.left(40));
+    };
+    // A panel in a scroll area fits its width: nothing of it hides behind a horizontal scroll bar.
+    if (auto *scroll = qobject_cast<QScrollArea *>(dock->widget());
+        scroll && scroll->horizontalScrollBar()->maximum() > 0) {
+        out << where + QStringLiteral("scrolls sideways: %1 wide, needs %2")
+                           .arg(scroll->viewport()->width())
+                           .arg(scroll->widget()->minimumSizeHint().width());
+    }
+    for (QWidget *w : dock->findChildren<QWidget *>()) {
+        if (!w->isVisibleTo(dock) || w->visibleRegion().isEmpty() || qobject_cast<QTabBar *>(w->parentWidget())) {
+            continue;
+        }
+        if (auto *label = qobject_cast<QLabel *>(w); label && !label->text().isEmpty()) {
+            const bool fits = label->wordWrap() ? label->heightForWidth(label->width()) <= label->height() + 1
+                                                : label->sizeHint().width() <= label->width() + 1;
+            if (!fits || hiddenByScrolling(label, dock)) {
+                out << where + name(label, label->text()) +
+                           QStringLiteral(" %1x%2, needs %3x%4")
+                               .arg(label->width())
+                               .arg(label->height())
+                               .arg(label->sizeHint().width())
+                               .arg(label->wordWrap() ? label->heightForWidth(label->width())
+                                                      : label->sizeHint().height());
+            }
+        } else if (auto *button = qobject_cast<QAbstractButton *>(w); button && !button->text().isEmpty()) {
+            if (button->sizeHint().width() > button->width() + 1 || hiddenByScrolling(button, dock)) {
+                out << where + name(button, button->text()) +
+                           QStringLiteral(" %1 wide, needs %2").arg(button->width()).arg(button->sizeHint().width());
+            }
+        } else if (auto *edit = qobject_cast<QLineEdit *>(w); edit && !edit->text().isEmpty() &&
+                                                              edit->text().size() <= kShortText &&
+                                                              !qobject_cast<QComboBox *>(edit->parentWidget()) &&
+                                                              !qobject_cast<QAbstractSpinBox *>(edit->parentWidget())) {
+            const int room = edit->width() - 12; // the frame and the text margins
+            if (edit->fontMetrics().horizontalAdvance(edit->text()) > room) {
+                out << where + name(edit, edit->text()) + QStringLiteral(" %1 wide").arg(edit->width());
+            }
+        } else if (auto *table = qobject_cast<QTableView *>(w); table && table->model()) {
+            QHeaderView *h = table->horizontalHeader();
+            for (int c = 0; c < table->model()->columnCount(); ++c) {
+                if (h->isSectionHidden(c)) {
+                    continue;
+                }
+                int need = h->sectionSizeHint(c);
+                for (int r = 0; r < qMin(50, table->model()->rowCount()); ++r) {
+                    const QModelIndex i = table->model()->index(r, c);
+                    const bool wraps = table->wordWrap() &&
+                                       table->verticalHeader()->sectionResizeMode(0) == QHeaderView::ResizeToContents;
+                    if (!table->indexWidget(i) && !wraps) {
+                        need = qMax(need, table->fontMetrics().horizontalAdvance(i.data().toString()) + 8);
+                    }
+                }
+                const bool inView = table->columnViewportPosition(c) + h->sectionSize(c) <= table->viewport()->width();
+                const bool shown = table->columnViewportPosition(c) < table->viewport()->width();
+                // Data wider than the view scrolls, as in any table; what shows must read.
+                // The scalars table is three short columns beside the buffers: all of it in view.
+                const bool fits = table->objectName() == QLatin1String("scalars");
+                if ((shown && h->sectionSize(c) + 2 < need) || (!inView && (c == 0 || fits))) {
+                    out << where + name(table, table->model()->headerData(c, Qt::Horizontal).toString()) +
+                               QStringLiteral(" column %1 wide, needs %2%3")
+                                   .arg(h->sectionSize(c))
+                                   .arg(need)
+                                   .arg(inView ? QString() : QStringLiteral(", out of view"));
+                }
+            }
+        }
+    }
+    return out;
+}
+
+} // namespace
 
 class TestPanels : public QObject
 {
@@ -142,24 +253,47 @@ private Q_SLOTS:
     }
 
     // Every dock of the table comes forward and has room at a lab laptop's
-    // and a projector's size.
+    // and a projector's size, and its widgets show their whole text: labels,
+    // buttons, fields and table headers are neither cut nor behind a scroll
+    // bar (Launch's "Resolves to", Buffers' Seed and Max, the scalars'
+    // values, Sweep's buttons and the Inspector's stats line were).
     void everyDockOfTheTableShows_data()
     {
         QTest::addColumn<QSize>("size");
-        QTest::newRow("1280x800") << QSize(1280, 800);
-        QTest::newRow("1024x700") << QSize(1024, 700);
+        QTest::addColumn<QString>("project");
+        // heat: a 2-D expression init and a repeat; vector_add: random inits, a check, a throughput.
+        for (const char *preset : {"heat", "vector_add"}) {
+            const QString path = QStringLiteral(":/presets/%1/%1.kpg").arg(QLatin1String(preset));
+            QTest::newRow(qPrintable(QStringLiteral("1280x800 %1").arg(QLatin1String(preset))))
+                << QSize(1280, 800) << path;
+            QTest::newRow(qPrintable(QStringLiteral("1024x700 %1").arg(QLatin1String(preset))))
+                << QSize(1024, 700) << path;
+        }
     }
     void everyDockOfTheTableShows()
     {
         QFETCH(QSize, size);
+        QFETCH(QString, project);
         EngineClient engine;
         MainWindow w(&engine);
-        KP_VERIFY_RESULT(w.openProject(QStringLiteral(":/presets/heat/heat.kpg")));
+        KP_VERIFY_RESULT(w.openProject(project));
         w.resize(size);
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QTRY_VERIFY_WITH_TIMEOUT(w.lastCompile().ok, 60000); // the kernels' rows are filled
+        // The window itself fits: no dock's minimum makes it wider or taller than the screen.
+        QString mins; // which dock's minimum widened the window, when one did
+        for (QDockWidget *d : w.docks().all()) {
+            mins += QStringLiteral(" %1 %2x%3")
+                        .arg(d->objectName())
+                        .arg(d->minimumSizeHint().width())
+                        .arg(d->minimumSizeHint().height());
+        }
+        QTRY_VERIFY2(w.width() <= size.width() && w.height() <= size.height(),
+                     qPrintable(QStringLiteral("%1x%2").arg(w.width()).arg(w.height()) + mins));
         const QList<QDockWidget *> docks = w.docks().all();
-        QCOMPARE(docks.size(), 15);
+        QCOMPARE(docks.size(), 16);
+        QStringList cut;
         for (QDockWidget *dock : docks) {
             dock->show();
             dock->raise();
@@ -170,7 +304,20 @@ private Q_SLOTS:
                          QStringLiteral("%1: %2x%3").arg(dock->objectName()).arg(panel->width()).arg(panel->height())));
             QVERIFY2(dock->geometry().right() <= w.width() && dock->geometry().bottom() <= w.height(),
                      qPrintable(dock->objectName()));
+            QApplication::processEvents();
+            // Every dock in view, not only the one raised: raising a bottom
+            // dock once squeezed the launch panel's "Resolves to".
+            for (QDockWidget *shown : docks) {
+                if (!shown->visibleRegion().isEmpty()) {
+                    for (const QString &c : cutTexts(shown)) {
+                        if (!cut.contains(c)) {
+                            cut << c;
+                        }
+                    }
+                }
+            }
         }
+        QVERIFY2(cut.isEmpty(), qPrintable(cut.join(QLatin1Char('\n'))));
     }
 
     // Opening another project asks about unsaved edits first, as New and Quit

@@ -25,6 +25,7 @@
 #include <QMenu>
 #include <QPushButton>
 #include <QRegularExpression>
+#include <QScrollBar>
 #include <QStyledItemDelegate>
 #include <QTableWidget>
 #include <QTimer>
@@ -97,6 +98,7 @@ BuffersPanel::BuffersPanel(QWidget *parent)
 {
     auto *layout = new QVBoxLayout(this);
     auto *columns = new QHBoxLayout;
+    columns->setSpacing(4);
     auto *left = new QVBoxLayout;
     columns->addLayout(left, 3);
     layout->addLayout(columns, 1);
@@ -104,7 +106,9 @@ BuffersPanel::BuffersPanel(QWidget *parent)
     m_table->setObjectName(QStringLiteral("buffers"));
     m_table->setHorizontalHeaderLabels(
         {tr("Name"), tr("DType"), tr("Shape"), tr("Initial contents"), tr("Elements"), tr("Bytes")});
-    m_table->horizontalHeader()->setSectionResizeMode(Init, QHeaderView::Stretch);
+    // Columns as wide as their contents, the last one taking what is left: a
+    // stretched "Initial contents" was squeezed to "co…" when the others were wide.
+    m_table->horizontalHeader()->setStretchLastSection(true);
     m_table->verticalHeader()->hide();
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setSelectionMode(QAbstractItemView::SingleSelection);
@@ -126,11 +130,12 @@ BuffersPanel::BuffersPanel(QWidget *parent)
     m_initBox = new QGroupBox(tr("Initial contents"), this);
     m_initBox->setObjectName(QStringLiteral("initBox"));
     auto *initLayout = new QVBoxLayout(m_initBox);
+    initLayout->setContentsMargins(4, 4, 4, 4);
     m_initEditor = new InitEditor(m_initBox);
     m_initEditor->setObjectName(QStringLiteral("initEditor"));
     initLayout->addWidget(m_initEditor);
     initLayout->addStretch(1);
-    m_initBox->setMinimumWidth(240);
+    m_initBox->setMinimumWidth(190); // beside the launch panel at 1024 px wide
     m_initBox->setMaximumWidth(320);
     // Scalars in their own column, so the panel stays short (a bottom dock) and every table shows rows.
     auto *middle = new QVBoxLayout;
@@ -210,7 +215,8 @@ BuffersPanel::BuffersPanel(QWidget *parent)
             m_table->editItem(m_table->item(last, Name));
         }
     });
-    button(QStringLiteral("duplicateBuffer"), tr("Duplicate"), [this] {
+    // "Copy", not "Duplicate": the row of buttons fits beside the launch panel at 1024 px.
+    button(QStringLiteral("duplicateBuffer"), tr("Copy"), [this] {
         const int i = currentBuffer();
         if (i < 0) {
             return;
@@ -366,6 +372,13 @@ void BuffersPanel::setProject(const Project &project, const HostBuffers *host)
     }
     m_scalars->resizeColumnToContents(0);
     m_scalars->resizeColumnToContents(1);
+    m_scalars->resizeColumnToContents(2);
+    // Every column in view: the values were cut to "10", "64" beside a wide buffers table.
+    int width = 2 * m_scalars->frameWidth();
+    for (int c = 0; c < m_scalars->columnCount(); ++c) {
+        width += m_scalars->columnWidth(c);
+    }
+    m_scalars->setMinimumWidth(qMin(width, 320));
     m_updating = false;
     showInit();
 }

@@ -109,14 +109,16 @@ InitEditor::InitEditor(QWidget *parent)
         m_randomGrid->addWidget(l, row, column);
         m_randomGrid->addWidget(e, row, column + 1);
     };
-    m_randomGrid->addWidget(new QLabel(tr("Distribution"), this), 0, 0);
-    m_randomGrid->addWidget(m_distribution, 0, 1);
-    pair(0, 2, QStringLiteral("seed"), tr("Seed"),
-         tr("A non-negative integer: the same seed gives the same values on every machine"));
+    // The distribution over the whole row: beside the seed, "Distribution"
+    // and its choice were cut in a form narrow enough for 1024 px.
+    m_randomGrid->addWidget(new QLabel(tr("Distribution"), this), 0, 0, 1, 2);
+    m_randomGrid->addWidget(m_distribution, 0, 2, 1, 2);
     pair(1, 0, QStringLiteral("min"), tr("Min"), tr("Uniform values are in [min, max)"));
     pair(1, 2, QStringLiteral("max"), tr("Max"), tr("Uniform values are in [min, max)"));
     pair(2, 0, QStringLiteral("mean"), tr("Mean"), tr("Of the normal distribution"));
     pair(2, 2, QStringLiteral("stddev"), tr("Stddev"), tr("Of the normal distribution, ≥ 0"));
+    pair(3, 0, QStringLiteral("seed"), tr("Seed"),
+         tr("A non-negative integer: the same seed gives the same values on every machine"));
     m_randomGrid->setColumnStretch(1, 1);
     m_randomGrid->setColumnStretch(3, 1);
     connect(m_distribution, &QComboBox::activated, this, [this] {

@@ -14,6 +14,9 @@ KernelsTable::KernelsTable(QWidget *parent)
     setHorizontalHeaderLabels({tr("Kernel"), tr("Registers"), tr("Shared"), tr("Constant"), tr("Stack"),
                                tr("Spill st/ld"), tr("Lowered name"), tr("Parameters")});
     horizontalHeader()->setStretchLastSection(true);
+    // A long parameter list wraps in its row rather than being cut at the dock's edge.
+    setWordWrap(true);
+    verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     verticalHeader()->hide();
     setEditTriggers(QAbstractItemView::NoEditTriggers);
 }

@@ -13,6 +13,7 @@
 #include "workbench/workbench.h"
 
 #include <QComboBox>
+#include <QEvent>
 #include <QFormLayout>
 #include <QGridLayout>
 #include <QHBoxLayout>
@@ -38,6 +39,43 @@
 namespace Kp {
 
 namespace {
+
+/**
+ * A wrapping label's height for its width, as its minimum: the dock's
+ * layout does not ask labels for their height for a width, so in a short
+ * window "Resolves to" was squeezed to one overlapping line.
+ */
+void fitWrappedHeight(QLabel *label)
+{
+    if (!label->isVisible() || label->width() < 80) {
+        return; // not laid out yet: a narrow width's height would make the window tall
+    }
+    // At most three lines: the label never makes the panel taller than the window.
+    const int h = qMin(label->heightForWidth(label->width()), 3 * label->fontMetrics().lineSpacing() + 4);
+    if (h > 0 && label->minimumHeight() != h) {
+        label->setMinimumHeight(h);
+    }
+}
+
+/** Refits the label whenever its width changes. */
+class WrappedHeight : public QObject
+{
+public:
+    using QObject::QObject;
+    bool eventFilter(QObject *watched, QEvent *event) override
+    {
+        if (event->type() == QEvent::Resize) {
+            fitWrappedHeight(static_cast<QLabel *>(watched));
+        }
+        return false;
+    }
+};
+
+void keepWrappedHeight(QLabel *label)
+{
+    label->installEventFilter(new WrappedHeight(label));
+}
+
 const char *kAxis[3] = {"x", "y", "z"};
 
 void markField(QWidget *w, const QString &error)
@@ -419,9 +457,11 @@ LaunchPanel::LaunchPanel(QWidget *parent)
     m_resolved->setWordWrap(true);
     m_resolved->setToolTip(tr("What the grid and block expressions give with the current scalars and buffers"));
     form->addRow(tr("Resolves to"), m_resolved);
+    keepWrappedHeight(m_resolved);
     m_occupancy = new QLabel(tr("run once to see occupancy"), this);
     m_occupancy->setObjectName(QStringLiteral("occupancy"));
     m_occupancy->setWordWrap(true);
+    keepWrappedHeight(m_occupancy);
     m_occupancy->setToolTip(tr("Resident warps per multiprocessor for this block size, from the kernel's "
                                "registers and shared memory on the GPU of the last run, and what limits it"));
     form->addRow(tr("Occupancy"), m_occupancy);
@@ -1295,7 +1335,12 @@ void LaunchPanel::setValidation(const QString &error, const QString &errorPath, 
     }
     m_message->setText(text);
     m_message->setStyleSheet(error.isEmpty() ? QString() : QStringLiteral("color: #d73a49;"));
-    m_resolved->setText(resolved);
+    // While a grid or block field of this step is wrong, the numbers from
+    // before it are not what the fields say: nothing is shown rather than stale values.
+    const bool shapeWrong = !error.isEmpty() && (errorPath.startsWith(prefix + QStringLiteral(".grid")) ||
+                                                 errorPath.startsWith(prefix + QStringLiteral(".block")));
+    m_resolved->setText(shapeWrong ? tr("— (fix the marked field)") : resolved);
+    fitWrappedHeight(m_resolved);
     m_valid = error.isEmpty();
     setRunning(m_running);
 }
@@ -1303,6 +1348,7 @@ void LaunchPanel::setValidation(const QString &error, const QString &errorPath, 
 void LaunchPanel::setOccupancy(const QString &text)
 {
     m_occupancy->setText(text);
+    fitWrappedHeight(m_occupancy);
 }
 
 void LaunchPanel::setRunning(bool running)

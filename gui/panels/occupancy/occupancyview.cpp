@@ -182,7 +182,13 @@ const KernelInfo *OccupancyView::kernelInfo(const QString &name) const
 void OccupancyView::setCompile(const CompileResult &result)
 {
     const QString arch = architecture();
-    m_compile = result;
+    // A compile that ran and failed has no kernels: the last good compile's
+    // numbers stay, marked stale, rather than a default kernel's invented
+    // ones (32 registers, 0 B, "100 %").
+    m_stale = !result.ok && (result.errorCount() > 0 || !result.log.isEmpty());
+    if (!m_stale || m_compile.kernels.isEmpty()) {
+        m_compile = result;
+    }
     QStringList names;
     for (const KernelInfo &k : result.kernels) {
         names << k.name;
@@ -373,14 +379,19 @@ void OccupancyView::setSharedBytes(int bytes)
 QString OccupancyView::summaryText() const
 {
     const OccupancyResult &r = m_result;
-    if (r.blocksPerSm == 0) {
-        return tr("Cannot run: %1").arg(r.problem);
+    if (m_stale && m_compile.kernels.isEmpty()) {
+        return tr("No kernel: the source does not compile (see Problems).");
     }
-    return tr("%1 blocks/SM, %2 of %3 warps: %4 % occupancy")
-        .arg(r.blocksPerSm)
-        .arg(r.activeWarps)
-        .arg(r.maxWarps)
-        .arg(QString::number(r.occupancy * 100, 'f', r.occupancy * 100 == std::floor(r.occupancy * 100) ? 0 : 1));
+    const QString stale = m_stale ? tr("Stale, from the last compile that succeeded: ") : QString();
+    if (r.blocksPerSm == 0) {
+        return stale + tr("Cannot run: %1").arg(r.problem);
+    }
+    return stale + tr("%1 blocks/SM, %2 of %3 warps: %4 % occupancy")
+                       .arg(r.blocksPerSm)
+                       .arg(r.activeWarps)
+                       .arg(r.maxWarps)
+                       .arg(QString::number(r.occupancy * 100, 'f',
+                                            r.occupancy * 100 == std::floor(r.occupancy * 100) ? 0 : 1));
 }
 
 QString OccupancyView::limiterText() const
@@ -501,6 +512,8 @@ OccupancyView::OccupancyView(Workbench &wb, QWidget *parent)
             setLaunch(v.steps[step].kernel, v.steps[step].threadsPerBlock, v.steps[step].sharedBytes);
         }
     };
+    // Another project: the last good compile was another source's.
+    connect(&doc, &ProjectDocument::loaded, this, [this] { m_compile = CompileResult{}; });
     connect(&doc, &ProjectDocument::validationChanged, this, fromDocument);
     connect(&selection, &Selection::stepChanged, this, fromDocument);
     connect(&wb, &Workbench::runFinished, this, [this](const RunResult &r) { setRun(r); });

@@ -116,6 +116,8 @@ private:
     OccupancyResult m_result;
     bool m_updating = false;
     bool m_userArch = false; ///< the limits were chosen by hand: compiles and runs do not change them
+    /** The source does not compile now: the numbers are the last good compile's (or none). */
+    bool m_stale = false;
 
     QComboBox *m_kernelChooser = nullptr;
     QComboBox *m_archChooser = nullptr;

@@ -24,6 +24,7 @@
 #include <QTextDocument>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -95,7 +96,9 @@ public:
         const QRectF titleRect(card.left() + 9, thumbRect.bottom() + 6, card.width() - 18,
                                QFontMetricsF(titleFont).height());
         p->drawText(titleRect, Qt::AlignLeft | Qt::AlignVCenter,
-                    QFontMetricsF(titleFont).elidedText(index.data(Qt::DisplayRole).toString(), Qt::ElideRight,
+                    // In the middle: "Matrix transpose through a padded tile" and "... shared memory"
+                    // were both "Matrix transpose through…" elided at the end.
+                    QFontMetricsF(titleFont).elidedText(index.data(Qt::DisplayRole).toString(), Qt::ElideMiddle,
                                                         titleRect.width()));
         p->setFont(option.font);
         const QString error = index.data(kErrorRole).toString();
@@ -189,6 +192,10 @@ QList<PresetInfo> listPresets(const QString &root)
         }
         out << info;
     }
+    // By title, as the cards read ("Game of Life" came first by its folder name).
+    std::stable_sort(out.begin(), out.end(), [](const PresetInfo &a, const PresetInfo &b) {
+        return QString::compare(a.title, b.title, Qt::CaseInsensitive) < 0;
+    });
     return out;
 }
 
@@ -379,11 +386,14 @@ StartPage::StartPage(QWidget *parent)
 {
     setObjectName(QStringLiteral("startPage"));
     auto *title = new QLabel(tr("<h1>Kernel Playground</h1>"), this);
-    auto *intro = new QLabel(tr("Write CUDA C kernels and run them visually. Start from a preset, or from an "
-                                "empty project. Arrow keys choose a card, Enter opens it."),
+    auto *intro = new QLabel(tr("Write CUDA C kernels and run them visually. Start from a preset (a template with "
+                                "buffers, launches and checks set up), or from an empty project. Arrow keys choose a "
+                                "card, Enter opens it."),
                              this);
     intro->setWordWrap(true);
     auto *newButton = new QPushButton(tr("&New Project"), this);
+    newButton->setToolTip(tr("An empty project: one kernel stub, no buffers, steps or checks. The presets below "
+                             "are the templates."));
     auto *openButton = new QPushButton(tr("&Open…"), this);
     auto *buttons = new QHBoxLayout;
     buttons->addWidget(newButton);
@@ -392,7 +402,7 @@ StartPage::StartPage(QWidget *parent)
     auto *presetsLabel = new QLabel(tr("<h3>Presets</h3>"), this);
     m_gallery = new PresetGallery(this);
     auto *layout = new QVBoxLayout(this);
-    layout->setContentsMargins(24, 16, 24, 16);
+    layout->setContentsMargins(12, 12, 12, 12); // the window fits 1024 px beside the side docks
     layout->addWidget(title);
     layout->addWidget(intro);
     layout->addLayout(buttons);

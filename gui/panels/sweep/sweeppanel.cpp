@@ -75,16 +75,19 @@ SweepPanel::SweepPanel(QWidget *parent)
     axesButtons->addWidget(remove);
     axesButtons->addWidget(m_mode);
     axesButtons->addStretch();
-    axesButtons->addWidget(m_run);
-    axesButtons->addWidget(m_abort);
-    axesButtons->addWidget(m_csv);
-    axesButtons->addWidget(m_json);
+    // The actions start the row of the progress: one row of every button was
+    // wider than the dock beside the launch panel at 1024 px, behind a scroll bar.
+    auto *actions = new QHBoxLayout;
+    actions->addWidget(m_run);
+    actions->addWidget(m_abort);
+    actions->addWidget(m_csv);
+    actions->addWidget(m_json);
     m_measure = new QPushButton(tr("Ceilings"), this);
     m_measure->setObjectName(QStringLiteral("sweepCeilings"));
     m_measure->setToolTip(tr("Measure GPU 0's copy bandwidth and FP32/FP64 rates (once; cached), drawn on the "
                              "throughput plot and the roofline"));
     connect(m_measure, &QPushButton::clicked, this, [this] { measureCeilings(false); });
-    axesButtons->addWidget(m_measure);
+    actions->addWidget(m_measure);
     connect(m_run, &QPushButton::clicked, this, [this] { (void)start(); });
     connect(m_abort, &QPushButton::clicked, this, &SweepPanel::abort);
     connect(m_csv, &QPushButton::clicked, this, [this] {
@@ -113,6 +116,7 @@ SweepPanel::SweepPanel(QWidget *parent)
     m_status = new QLabel(tr("Add axes and press Run Sweep."), this);
     m_status->setObjectName(QStringLiteral("sweepStatus"));
     m_status->setWordWrap(true);
+    progressRow->addLayout(actions);
     progressRow->addWidget(m_progress, 1);
     progressRow->addWidget(m_status, 2);
 
@@ -133,6 +137,17 @@ SweepPanel::SweepPanel(QWidget *parent)
     m_table->horizontalHeader()->setDefaultSectionSize(
         m_table->fontMetrics().horizontalAdvance(QStringLiteral("check-failed")) + 16);
     m_table->horizontalHeader()->setStretchLastSection(true);
+    // ...but each as wide as its header ("median (us)" was cut), set when the columns change.
+    const auto fitHeaders = [this] {
+        QHeaderView *h = m_table->horizontalHeader();
+        for (int c = 0; c < h->count(); ++c) {
+            h->resizeSection(c, qMax(h->defaultSectionSize(), h->sectionSizeHint(c)));
+        }
+    };
+    connect(m_proxy, &QAbstractItemModel::modelReset, this, fitHeaders);
+    connect(m_proxy, &QAbstractItemModel::columnsInserted, this, fitHeaders);
+    connect(m_proxy, &QAbstractItemModel::headerDataChanged, this, fitHeaders);
+    fitHeaders();
 
     auto *plotBox = new QWidget(this);
     auto *plotLayout = new QVBoxLayout(plotBox);
