@@ -2,6 +2,7 @@
 
 #include "client/engineclient.h"
 #include "compile/compiler.h"
+#include "compile/devicelink.h"
 #include "run/projectcompile.h"
 #include "run/runner.h"
 
@@ -92,6 +93,12 @@ Result<AccessReport> runAccessMap(const Project &original, EngineClient *engine,
                                                        .arg(request.fileName)
                                                        .arg(compiled->errorCount())
                                                        .arg(compiled->errorCount() == 1 ? "" : "s"));
+    }
+    if (DeviceLink::optionsUseRdc(compiled->nvrtcOptions)) {
+        // The instrumented PTX would need the device runtime linked in again.
+        return mapError(Error::Code::Usage,
+                        QStringLiteral("the memory-access map does not record relocatable device code yet (a kernel "
+                                       "that launches kernels, or -rdc=true in the options)"));
     }
     const Result<PtxInstrumented> instrumented = instrumentPtx(compiled->ptx);
     if (!instrumented) {

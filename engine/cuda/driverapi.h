@@ -31,7 +31,6 @@ namespace Kp {
     X(cuModuleUnload)                                                                                                  \
     X(cuModuleGetGlobal)                                                                                               \
     X(cuModuleGetFunction)                                                                                             \
-    X(cuModuleGetGlobal)                                                                                               \
     X(cuFuncGetAttribute)                                                                                              \
     X(cuFuncSetAttribute)                                                                                              \
     X(cuMemAlloc)                                                                                                      \
