@@ -113,13 +113,17 @@ private Q_SLOTS:
         QTest::addColumn<QString>("buffer");
         QTest::addColumn<QString>("element");
         QTest::addColumn<QStringList>("first"); // access, block, thread, line; or the message
-        QTest::newRow("read by block 1, thread 5") << "in" << "37" << QStringList{"read", "(1, 0, 0)", "(5, 0, 0)", "3"};
+        QTest::newRow("read by block 1, thread 5") << "in"
+                                                   << "37" << QStringList{"read", "(1, 0, 0)", "(5, 0, 0)", "3"};
         QTest::newRow("written by block 1, thread 2")
-            << "out" << "2049" << QStringList{"written", "(1, 0, 0)", "(2, 0, 0)", "4"};
-        QTest::newRow("untouched") << "out" << "2" << QStringList{"No thread of the recorded launch touched out[2]"};
-        QTest::newRow("not an element") << "in" << "x" << QStringList{"x is not an element of in (0 to 262143)"};
-        QTest::newRow("past the end") << "in" << "262144"
-                                      << QStringList{"262144 is not an element of in (0 to 262143)"};
+            << "out"
+            << "2049" << QStringList{"written", "(1, 0, 0)", "(2, 0, 0)", "4"};
+        QTest::newRow("untouched") << "out"
+                                   << "2" << QStringList{"No thread of the recorded launch touched out[2]"};
+        QTest::newRow("not an element") << "in"
+                                        << "x" << QStringList{"x is not an element of in (0 to 262143)"};
+        QTest::newRow("past the end") << "in"
+                                      << "262144" << QStringList{"262144 is not an element of in (0 to 262143)"};
     }
     void findsWhoTouchedACell()
     {

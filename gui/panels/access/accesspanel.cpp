@@ -58,11 +58,18 @@ AccessPanel::AccessPanel(Workbench &workbench, QWidget *parent)
 
     m_table = new QTableWidget(0, Columns, this);
     m_table->setObjectName(QStringLiteral("accessTable"));
-    m_table->setHorizontalHeaderLabels({tr("Line"), tr("Access"), tr("Requests"), tr("Sectors/req"), tr("Ideal"),
-                                        tr("Wavefronts/req"), tr("Ideal"), tr("Reading")});
-    m_table->horizontalHeaderItem(Sectors)->setToolTip(tr("32-byte sectors a warp's global request touched"));
-    m_table->horizontalHeaderItem(Wavefronts)->setToolTip(
-        tr("Passes a shared-memory request took: more than the ideal is a bank conflict"));
+    m_table->setHorizontalHeaderLabels({tr("Line"), tr("Access"), tr("Requests"), tr("Sectors"), tr("Ideal"),
+                                        tr("Wavefronts"), tr("Ideal"), tr("Reading")});
+    m_table->horizontalHeaderItem(Sectors)->setToolTip(tr("32-byte sectors per global request of a warp"));
+    m_table->horizontalHeaderItem(IdealSectors)->setToolTip(tr("The fewest sectors the bytes asked for fit in"));
+    m_table->horizontalHeaderItem(Wavefronts)
+        ->setToolTip(tr("Passes per shared-memory request of a warp: more than the ideal is a bank conflict"));
+    m_table->horizontalHeaderItem(IdealWavefronts)->setToolTip(tr("One pass per phase of the request"));
+    // The numbers take what they need and the reading the rest, so nothing
+    // hides behind a horizontal scroll bar at 1024 pixels.
+    for (int c = Line; c < Reading; ++c) {
+        m_table->horizontalHeader()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
+    }
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->verticalHeader()->hide();
@@ -126,7 +133,7 @@ void AccessPanel::refreshControls()
     const bool running = m_wb->access().isRunning();
     const bool canRun = m_wb->devices().canRun();
     m_analyze->setEnabled(!running && canRun && steps > 0);
-    m_analyze->setToolTip(!canRun ? m_wb->devices().whyNoRun()
+    m_analyze->setToolTip(!canRun   ? m_wb->devices().whyNoRun()
                           : running ? tr("An analysis is running")
                                     : tr("Record one launch of the step (an instrumented copy of the kernel, run "
                                          "once, untimed) and show its memory accesses per line"));
@@ -183,14 +190,13 @@ void AccessPanel::showReport(std::shared_ptr<const AccessReport> report)
     for (int row = 0; row < sites.size(); ++row) {
         const SiteAccess &s = *sites[row];
         const bool own = s.site.sourcePath.isEmpty() || QFileInfo(s.site.sourcePath).fileName() == r.sourceName;
-        auto *line = new QTableWidgetItem(own ? QString::number(s.site.sourceLine)
-                                              : QStringLiteral("%1:%2")
-                                                    .arg(QFileInfo(s.site.sourcePath).fileName())
-                                                    .arg(s.site.sourceLine));
+        auto *line = new QTableWidgetItem(
+            own ? QString::number(s.site.sourceLine)
+                : QStringLiteral("%1:%2").arg(QFileInfo(s.site.sourcePath).fileName()).arg(s.site.sourceLine));
         line->setData(Qt::UserRole, own ? s.site.sourceLine : 0);
-        line->setToolTip(own ? r.sourceText.section(QLatin1Char('\n'), s.site.sourceLine - 1, s.site.sourceLine - 1)
-                                   .trimmed()
-                             : s.site.sourcePath);
+        line->setToolTip(
+            own ? r.sourceText.section(QLatin1Char('\n'), s.site.sourceLine - 1, s.site.sourceLine - 1).trimmed()
+                : s.site.sourcePath);
         m_table->setItem(row, Line, line);
         const QString space = s.site.space == AccessSpace::Global   ? tr("global")
                               : s.site.space == AccessSpace::Shared ? tr("shared")
@@ -202,7 +208,8 @@ void AccessPanel::showReport(std::shared_ptr<const AccessReport> report)
         access->setToolTip(tr("PTX line %1: %2").arg(s.site.ptxLine).arg(s.site.instruction));
         m_table->setItem(row, Access, access);
         m_table->setItem(row, Requests, new QTableWidgetItem(QString::number(s.requests)));
-        m_table->setItem(row, Sectors, new QTableWidgetItem(s.globalRequests ? number(s.sectorsPerRequest()) : QString()));
+        m_table->setItem(row, Sectors,
+                         new QTableWidgetItem(s.globalRequests ? number(s.sectorsPerRequest()) : QString()));
         m_table->setItem(row, IdealSectors,
                          new QTableWidgetItem(s.globalRequests ? number(s.idealSectorsPerRequest()) : QString()));
         m_table->setItem(row, Wavefronts,
@@ -220,9 +227,6 @@ void AccessPanel::showReport(std::shared_ptr<const AccessReport> report)
                 m_table->item(row, c)->setFont(f);
             }
         }
-    }
-    for (int c = Line; c < Reading; ++c) {
-        m_table->resizeColumnToContents(c);
     }
     for (const TraceBuffer &b : r.summary.bufferList) {
         m_buffer->addItem(b.name);
@@ -250,9 +254,8 @@ void AccessPanel::findTouches()
     const QList<CellTouch> touches =
         touchesOf(m_report->summary, m_report->sites, m_report->trace, name, element, m_report->blockDim());
     if (touches.isEmpty()) {
-        auto *item = new QTreeWidgetItem(m_touches, {tr("No thread of the recorded launch touched %1[%2]")
-                                                         .arg(name)
-                                                         .arg(element)});
+        auto *item = new QTreeWidgetItem(
+            m_touches, {tr("No thread of the recorded launch touched %1[%2]").arg(name).arg(element)});
         item->setFirstColumnSpanned(true);
         return;
     }
@@ -261,9 +264,9 @@ void AccessPanel::findTouches()
                              : t.kind == AccessKind::Store ? tr("written")
                                                            : tr("atomic");
         auto *item = new QTreeWidgetItem(
-            m_touches,
-            {kind, QStringLiteral("(%1, %2, %3)").arg(t.block[0]).arg(t.block[1]).arg(t.block[2]),
-             QStringLiteral("(%1, %2, %3)").arg(t.thread[0]).arg(t.thread[1]).arg(t.thread[2]), QString::number(t.line)});
+            m_touches, {kind, QStringLiteral("(%1, %2, %3)").arg(t.block[0]).arg(t.block[1]).arg(t.block[2]),
+                        QStringLiteral("(%1, %2, %3)").arg(t.thread[0]).arg(t.thread[1]).arg(t.thread[2]),
+                        QString::number(t.line)});
         item->setData(3, Qt::UserRole, t.line);
     }
 }
