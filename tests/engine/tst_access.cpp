@@ -6,6 +6,7 @@
 #include "access/accessstats.h"
 #include "access/ptxinstrument.h"
 #include "compile/compiler.h"
+#include "compile/devicelink.h"
 #include "project/projectio.h"
 #include "run/projectcompile.h"
 #include "run/runrequest.h"
@@ -35,7 +36,7 @@ QString ptxasPath()
 }
 
 /** ptxas's verdict on ptx: empty when it assembled, else its output. */
-QString assemble(const QByteArray &ptx)
+QString assemble(const QByteArray &ptx, bool relocatable = false)
 {
     QTemporaryDir dir;
     QFile f(dir.filePath(QStringLiteral("m.ptx")));
@@ -47,8 +48,12 @@ QString assemble(const QByteArray &ptx)
     const QString arch = target.match(QString::fromUtf8(ptx)).captured(1);
     QProcess p;
     p.setProcessChannelMode(QProcess::MergedChannels);
-    p.start(ptxasPath(), {QStringLiteral("-arch=") + (arch.isEmpty() ? QStringLiteral("sm_90") : arch), f.fileName(),
-                          QStringLiteral("-o"), dir.filePath(QStringLiteral("m.cubin"))});
+    QStringList args{QStringLiteral("-arch=") + (arch.isEmpty() ? QStringLiteral("sm_90") : arch), f.fileName(),
+                     QStringLiteral("-o"), dir.filePath(QStringLiteral("m.cubin"))};
+    if (relocatable) {
+        args << QStringLiteral("-c"); // relocatable device code: calls into the device runtime stay unresolved
+    }
+    p.start(ptxasPath(), args);
     if (!p.waitForFinished(120000)) {
         return QStringLiteral("ptxas did not finish");
     }
@@ -254,7 +259,7 @@ private Q_SLOTS:
             onSource += s.sourcePath.endsWith(source) && s.sourceLine > 0 ? 1 : 0;
         }
         QVERIFY2(onSource > 0, qPrintable(QStringLiteral("no site on a line of %1").arg(source)));
-        const QString asm_ = assemble(r->ptx);
+        const QString asm_ = assemble(r->ptx, DeviceLink::optionsUseRdc(c->nvrtcOptions));
         QVERIFY2(asm_.isEmpty(), qPrintable(asm_));
     }
 
