@@ -96,7 +96,7 @@ const std::vector<DockRow> &table()
         {PanelId::Memory, QT_TRANSLATE_NOOP("Docks", "Memory"), "memory", Qt::BottomDockWidgetArea, PanelId::Log,
          make<MemoryPanel>, "memory"},
         {PanelId::MemoryAccess, QT_TRANSLATE_NOOP("Docks", "Memory Access"), "access", Qt::BottomDockWidgetArea,
-         PanelId::Log, make<AccessPanel>, "access"},
+         PanelId::Log, make<AccessPanel>, "access", true},
     };
     return rows;
 }

@@ -1,9 +1,9 @@
 #include "workbench.h"
 
+#include "accessmap.h"
 #include "checkrunner.h"
 #include "compilecontroller.h"
 #include "devices.h"
-#include "accessmap.h"
 #include "memorycheck.h"
 #include "projectdocument.h"
 #include "runcontroller.h"
