@@ -150,6 +150,10 @@ Docks::Docks(Workbench &wb, QMainWindow *window)
     for (PanelId id : {PanelId::Launch, PanelId::Inspector, PanelId::Log}) {
         m_docks.value(id)->raise();
     }
+    // Memory Access opens when asked for (Build > Analyze Memory Access…, the
+    // View menu): an eleventh tab at the bottom would cut every tab's title at
+    // 1024 pixels. A saved layout that has it open opens it.
+    m_docks.value(PanelId::MemoryAccess)->hide();
     connect(&wb, &Workbench::attention, this, &Docks::attend);
     // Each run's news starts afresh.
     connect(&wb.runs(), &RunController::started, this, [this] { m_rank = 0; });
