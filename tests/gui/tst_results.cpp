@@ -752,7 +752,6 @@ private Q_SLOTS:
         panel->addRun(realisticRun(128, 0.24, 2000, 7));
         panel->addRun(realisticRun(256, 0.23, 2000, 8));
         w.findChild<QDockWidget *>("resultsDock")->raise();
-        QTest::qWait(50);
         const QString dir = qEnvironmentVariable("KPG_SCREENSHOT_DIR");
         const QList<ResultsPanel::Tab> tabs{ResultsPanel::Tab::Samples, ResultsPanel::Tab::Histogram,
                                             ResultsPanel::Tab::Compare};
@@ -761,21 +760,28 @@ private Q_SLOTS:
                 panel->selectRows({0, 1});
             }
             panel->setCurrentTab(tab);
-            QTest::qWait(20);
             auto *chart = qobject_cast<ChartWidget *>(panel->chartTabs()->currentWidget());
             QVERIFY(chart);
+            // The chart lays its axes out once the dock has its size: wait for
+            // that (a fixed pause failed on a busy machine), then every label is whole.
+            const auto cutShort = [chart] {
+                QStringList cut;
+                for (const QString &t : chart->visibleTexts()) {
+                    if (t.endsWith(QLatin1String("...")) || t.endsWith(QChar(0x2026))) {
+                        cut << t;
+                    }
+                }
+                return cut;
+            };
+            QTRY_VERIFY2_WITH_TIMEOUT(chart->visibleTexts().size() > 5 && cutShort().isEmpty(),
+                                      qPrintable(QString("tab %1 at %2x%3: cut short: %4; all texts: %5")
+                                                     .arg(int(tab))
+                                                     .arg(chart->width())
+                                                     .arg(chart->height())
+                                                     .arg(cutShort().join(" | "), chart->visibleTexts().join(" | "))),
+                                      10000);
             if (!dir.isEmpty()) {
                 QVERIFY(w.grab().save(QString("%1/window-results-%2-%3.png").arg(dir, theme).arg(int(tab))));
-            }
-            const QStringList texts = chart->visibleTexts();
-            QVERIFY2(texts.size() > 5, qPrintable(texts.join(" | ")));
-            for (const QString &t : texts) {
-                QVERIFY2(!t.endsWith("...") && !t.endsWith(QChar(0x2026)),
-                         qPrintable(QString("tab %1 at %2x%3: '%4' is cut short; all texts: %5")
-                                        .arg(int(tab))
-                                        .arg(chart->width())
-                                        .arg(chart->height())
-                                        .arg(t, texts.join(" | "))));
             }
             // The chart's background follows the theme: dark in the dark one.
             const QImage image = chart->grab().toImage();
