@@ -644,6 +644,12 @@ int compile(const QStringList &args)
     if (!r.note.isEmpty()) {
         out() << "note: " << r.note << "\n";
     }
+    if (!r.ok && r.arch.isEmpty()) {
+        // The options were refused before NVRTC ran (an architecture it does not have): no time, no arch to name.
+        out() << "failed to compile " << file << ": NVRTC " << r.nvrtcVersion << " did not run; --arch "
+              << printable(req.options.arch) << " was refused (the error above says what is supported)\n";
+        return Exit::CompileError;
+    }
     out() << (r.ok ? "compiled " : "failed to compile ") << file << " for " << r.arch << " with NVRTC "
           << r.nvrtcVersion << " in " << QString::number(r.compileMs, 'f', 1) << " ms" << (r.cached ? " (cached)" : "")
           << ": " << r.errorCount() << " errors, " << r.warningCount() << " warnings\n";

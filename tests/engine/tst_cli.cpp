@@ -203,6 +203,21 @@ private Q_SLOTS:
                                        "ELF"));
     }
 
+    // A refused --arch names itself in the summary line (it read "for  with NVRTC 13.0 in 0.0 ms").
+    void compileRefusedArchSummary()
+    {
+        const KpTest::Run r = KpTest::run(
+            "kpg", {"compile", KPG_SOURCE_DIR "/presets/vector_add/vector_add.cu", "--no-cache", "--arch", "sm_999"},
+            {"KPG_CUDA_DRIVER=/nonexistent/libcuda.so.1"});
+        if (r.exitCode == 69) {
+            QSKIP(qPrintable("no NVRTC: " + r.err));
+        }
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.out.contains("--arch sm_999 was refused"), qPrintable(r.out));
+        QVERIFY2(!r.out.contains(" for  with"), qPrintable(r.out));
+        QVERIFY2(r.err.contains("arch 'sm_999' is not supported by this NVRTC (supported: sm_"), qPrintable(r.err));
+    }
+
     void runExitCodes_data()
     {
         QTest::addColumn<QString>("project");
