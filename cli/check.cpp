@@ -200,6 +200,13 @@ int checkCommand(const QStringList &args)
     if (a.sanitize.options) {
         printSanitizer(o, sanitized, a.sanitize.allFindings);
     }
+    if (c.error && !c.ran && c.compiled && c.compiled->ok &&
+        (c.error->code == Error::Code::NoDriver || c.error->code == Error::Code::NoDevice)) {
+        // Everything up to the GPU was done: say so, so a student without one knows the source is fine so far.
+        o << printable(sourceName.isEmpty() ? QStringLiteral("the source") : sourceName) << " compiled for "
+          << c.compiled->arch << ", and its launches, buffers and " << project.checks.size() << " check"
+          << (project.checks.size() == 1 ? "" : "s") << " were checked; running them needs a GPU\n";
+    }
     if (c.error) {
         err() << "kpg: " << c.error->message << "\n";
     } else {

@@ -60,6 +60,19 @@ class TestCliCheck : public QObject
     Q_OBJECT
 
 private Q_SLOTS:
+    // Without a GPU, kpg check says how far it got: the source compiled and
+    // the project's launches, buffers and checks were checked (it said only
+    // "No NVIDIA driver found" once).
+    void saysTheSourceCompiledWithoutAGpu()
+    {
+        const KpTest::Run r =
+            KpTest::run("kpg", {"check", KPG_SOURCE_DIR "/presets/vector_add/vector_add.kpg"}, kNoDriver);
+        QCOMPARE(r.exitCode, 69);
+        QVERIFY2(r.out.contains("vector_add.cu compiled for sm_"), qPrintable(r.out));
+        QVERIFY2(r.out.contains("1 check were checked; running them needs a GPU"), qPrintable(r.out));
+        QVERIFY2(r.err.contains("kpg: No NVIDIA driver found"), qPrintable(r.err));
+    }
+
     void exitCodes_data()
     {
         QTest::addColumn<QString>("command");
