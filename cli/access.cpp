@@ -133,9 +133,7 @@ int accessCommand(const QStringList &args)
         }
         QJsonArray list;
         for (const CellTouch &t : touches) {
-            const QString kind = t.kind == AccessKind::Load    ? QStringLiteral("read")
-                                 : t.kind == AccessKind::Store ? QStringLiteral("written")
-                                                               : QStringLiteral("atomic");
+            const QString kind = touchVerb(t.kind);
             o << "\n    " << kind << " by block (" << t.block[0] << ", " << t.block[1] << ", " << t.block[2]
               << ") thread (" << t.thread[0] << ", " << t.thread[1] << ", " << t.thread[2] << ") on line " << t.line;
             list << QJsonObject{

@@ -1,9 +1,11 @@
 #include "access/accessrun.h"
 
+#include "check/checkedrun.h"
 #include "client/engineclient.h"
 #include "compile/compiler.h"
 #include "compile/devicelink.h"
 #include "run/projectcompile.h"
+#include "run/runjson.h"
 #include "run/runner.h"
 
 #include <QFileInfo>
@@ -21,25 +23,6 @@ Error mapError(Error::Code code, const QString &message, const QString &path = {
     Error e{QStringLiteral("memory-access map"), code, QString(), message};
     e.path = path;
     return e;
-}
-
-QString spaceName(AccessSpace s)
-{
-    return s == AccessSpace::Global   ? QStringLiteral("global")
-           : s == AccessSpace::Shared ? QStringLiteral("shared")
-                                      : QStringLiteral("generic");
-}
-
-QString kindName(AccessKind k)
-{
-    return k == AccessKind::Load    ? QStringLiteral("load")
-           : k == AccessKind::Store ? QStringLiteral("store")
-                                    : QStringLiteral("atomic");
-}
-
-QJsonArray dimJson(const Dim3 &d)
-{
-    return QJsonArray{d[0], d[1], d[2]};
 }
 
 /** The line's text in the report's source, trimmed; empty for another file. */
@@ -75,24 +58,20 @@ Result<AccessReport> runAccessMap(const Project &original, EngineClient *engine,
 
     // The device decides "auto"; without one, everything up to the launch is still checked.
     const Result<DeviceList> devices = engine->listDevicesSync();
-    int ccMajor = 0;
-    int ccMinor = 0;
-    if (devices && options.device < devices->devices.size()) {
-        ccMajor = devices->devices[options.device].ccMajor;
-        ccMinor = devices->devices[options.device].ccMinor;
+    const Result<std::optional<DeviceInfo>> device = deviceForRun(devices, options.device);
+    if (!device) {
+        return device.error();
     }
     Compiler compiler;
-    const CompileRequest request = compileRequestFor(project, ccMajor, ccMinor);
+    const CompileRequest request =
+        compileRequestFor(project, *device ? (*device)->ccMajor : 0, *device ? (*device)->ccMinor : 0);
     const Result<CompileResult> compiled = compiler.compile(request);
     if (!compiled) {
         return compiled.error();
     }
     report.compiled = *compiled;
     if (!compiled->ok) {
-        return mapError(Error::Code::CompileError, QStringLiteral("%1 does not compile (%2 error%3)")
-                                                       .arg(request.fileName)
-                                                       .arg(compiled->errorCount())
-                                                       .arg(compiled->errorCount() == 1 ? "" : "s"));
+        return compileFailed(request.fileName, *compiled);
     }
     if (DeviceLink::optionsUseRdc(compiled->nvrtcOptions)) {
         // The instrumented PTX would need the device runtime linked in again.
@@ -178,8 +157,8 @@ QJsonObject accessReportJson(const AccessReport &r)
     QJsonObject doc;
     doc.insert(QStringLiteral("step"), r.step);
     doc.insert(QStringLiteral("kernel"), r.kernel);
-    doc.insert(QStringLiteral("grid"), dimJson(r.grid));
-    doc.insert(QStringLiteral("block"), dimJson(r.block));
+    doc.insert(QStringLiteral("grid"), dim3Json(r.grid));
+    doc.insert(QStringLiteral("block"), dim3Json(r.block));
     doc.insert(QStringLiteral("device"), r.device);
     doc.insert(QStringLiteral("recorded"), r.summary.recorded);
     doc.insert(QStringLiteral("requested"), r.summary.requested);
@@ -212,8 +191,8 @@ QJsonObject accessReportJson(const AccessReport &r)
         o.insert(QStringLiteral("line"), s.site.sourceLine);
         o.insert(QStringLiteral("ptxLine"), s.site.ptxLine);
         o.insert(QStringLiteral("instruction"), s.site.instruction);
-        o.insert(QStringLiteral("space"), spaceName(s.site.space));
-        o.insert(QStringLiteral("kind"), kindName(s.site.kind));
+        o.insert(QStringLiteral("space"), accessSpaceName(s.site.space));
+        o.insert(QStringLiteral("kind"), accessKindName(s.site.kind));
         o.insert(QStringLiteral("width"), s.site.width);
         o.insert(QStringLiteral("requests"), s.requests);
         o.insert(QStringLiteral("lanes"), s.laneAccesses);
@@ -264,7 +243,7 @@ QString accessReportText(const AccessReport &r)
                 continue;
             }
             o += QStringLiteral("    %1 %2 (%3, %4 request%5): %6\n")
-                     .arg(spaceName(it->site.space), kindName(it->site.kind), it->site.typeName)
+                     .arg(accessSpaceName(it->site.space), accessKindName(it->site.kind), it->site.typeName)
                      .arg(it->requests)
                      .arg(it->requests == 1 ? "" : "s")
                      .arg(it->reading);

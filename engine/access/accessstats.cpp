@@ -315,6 +315,27 @@ Result<AccessSummary> summarizeAccess(const QList<AccessSite> &sites, const QByt
     return out;
 }
 
+QString accessSpaceName(AccessSpace space)
+{
+    return space == AccessSpace::Global   ? QStringLiteral("global")
+           : space == AccessSpace::Shared ? QStringLiteral("shared")
+                                          : QStringLiteral("generic");
+}
+
+QString accessKindName(AccessKind kind)
+{
+    return kind == AccessKind::Load    ? QStringLiteral("load")
+           : kind == AccessKind::Store ? QStringLiteral("store")
+                                       : QStringLiteral("atomic");
+}
+
+QString touchVerb(AccessKind kind)
+{
+    return kind == AccessKind::Load    ? QStringLiteral("read")
+           : kind == AccessKind::Store ? QStringLiteral("written")
+                                       : QStringLiteral("atomic");
+}
+
 QList<CellTouch> touchesOf(const AccessSummary &summary, const QList<AccessSite> &sites, const QByteArray &trace,
                            const QString &buffer, qint64 element, std::array<quint32, 3> blockDim, int limit)
 {

@@ -119,6 +119,13 @@ struct AccessSummary
 Result<AccessSummary> summarizeAccess(const QList<AccessSite> &sites, const QByteArray &trace, qint64 requested,
                                       const QList<TraceBuffer> &buffers);
 
+/** "global", "shared", "generic": the words kpg access, its JSON and the panel use. */
+QString accessSpaceName(AccessSpace space);
+/** "load", "store", "atomic". */
+QString accessKindName(AccessKind kind);
+/** What an access did to a cell: "read", "written", "atomic". */
+QString touchVerb(AccessKind kind);
+
 /** One access of one cell. */
 struct CellTouch
 {

@@ -59,6 +59,15 @@ struct Address
     qint64 offset = 0;
 };
 
+/** A PTX integer: decimal or 0x hexadecimal. */
+bool parseInteger(const QString &text, qint64 *out)
+{
+    bool ok = false;
+    *out = text.startsWith(QLatin1String("0x"), Qt::CaseInsensitive) ? text.mid(2).toLongLong(&ok, 16)
+                                                                     : text.toLongLong(&ok, 10);
+    return ok;
+}
+
 /** Reads "[%rd4+8]", "[%rd3+-4]", "[tile+16]", "[1024]"; false when the form is not one of those. */
 bool parseAddress(QString text, Address *out)
 {
@@ -82,10 +91,8 @@ bool parseAddress(QString text, Address *out)
             negative = negative != (off[0] == QLatin1Char('-'));
             off.remove(0, 1);
         }
-        bool ok = false;
-        const qint64 v = off.startsWith(QLatin1String("0x"), Qt::CaseInsensitive) ? off.mid(2).toLongLong(&ok, 16)
-                                                                                  : off.toLongLong(&ok, 10);
-        if (!ok) {
+        qint64 v = 0;
+        if (!parseInteger(off, &v)) {
             return false;
         }
         out->offset = negative ? -v : v;
@@ -97,10 +104,8 @@ bool parseAddress(QString text, Address *out)
     } else if (sym.match(base).hasMatch()) {
         out->base = Address::Base::Symbol;
     } else {
-        bool ok = false;
-        const qint64 v = base.startsWith(QLatin1String("0x"), Qt::CaseInsensitive) ? base.mid(2).toLongLong(&ok, 16)
-                                                                                   : base.toLongLong(&ok, 10);
-        if (!ok) {
+        qint64 v = 0;
+        if (!parseInteger(base, &v)) {
             return false;
         }
         out->base = Address::Base::Immediate;

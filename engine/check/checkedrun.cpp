@@ -126,6 +126,36 @@ int seedRunsNeeded(const Project &project)
     return n;
 }
 
+Result<std::optional<DeviceInfo>> deviceForRun(const Result<DeviceList> &devices, int ordinal)
+{
+    if (!devices) {
+        return std::optional<DeviceInfo>();
+    }
+    const DeviceList &list = devices.value();
+    if (ordinal >= list.devices.size()) {
+        return Error{QStringLiteral("kpg"),
+                     Error::Code::Usage,
+                     {},
+                     QStringLiteral("--device %1: this machine has %2 GPU%3 (0 to %4)")
+                         .arg(ordinal)
+                         .arg(list.devices.size())
+                         .arg(list.devices.size() == 1 ? "" : "s")
+                         .arg(list.devices.size() - 1)};
+    }
+    return std::optional<DeviceInfo>(list.devices[ordinal]);
+}
+
+Error compileFailed(const QString &fileName, const CompileResult &compiled)
+{
+    return Error{QStringLiteral("compile"),
+                 Error::Code::CompileError,
+                 {},
+                 QStringLiteral("%1 does not compile (%2 error%3)")
+                     .arg(fileName)
+                     .arg(compiled.errorCount())
+                     .arg(compiled.errorCount() == 1 ? "" : "s")};
+}
+
 CheckedRun runProjectWithChecks(const Project &original, EngineClient *engine, const CheckedRunOptions &options)
 {
     CheckedRun out;
@@ -148,21 +178,12 @@ CheckedRun runProjectWithChecks(const Project &original, EngineClient *engine, c
     // The device decides "auto" for the compile; without one, compile errors,
     // binding errors and bad checks are still reported before saying there is no GPU.
     const Result<DeviceList> devices = engine->listDevicesSync(options.listDevicesTimeoutMs);
-    if (devices) {
-        const DeviceList &list = devices.value();
-        if (options.device >= list.devices.size()) {
-            out.error = Error{QStringLiteral("kpg"),
-                              Error::Code::Usage,
-                              {},
-                              QStringLiteral("--device %1: this machine has %2 GPU%3 (0 to %4)")
-                                  .arg(options.device)
-                                  .arg(list.devices.size())
-                                  .arg(list.devices.size() == 1 ? "" : "s")
-                                  .arg(list.devices.size() - 1)};
-            return out;
-        }
-        out.device = list.devices[options.device];
+    const Result<std::optional<DeviceInfo>> device = deviceForRun(devices, options.device);
+    if (!device) {
+        out.error = device.error();
+        return out;
     }
+    out.device = *device;
     const int ccMajor = out.device ? out.device->ccMajor : 0;
     const int ccMinor = out.device ? out.device->ccMinor : 0;
 
@@ -179,13 +200,7 @@ CheckedRun runProjectWithChecks(const Project &original, EngineClient *engine, c
     }
     out.compiled = *compiled;
     if (!compiled->ok) {
-        out.error = Error{QStringLiteral("compile"),
-                          Error::Code::CompileError,
-                          {},
-                          QStringLiteral("%1 does not compile (%2 error%3)")
-                              .arg(out.request.fileName)
-                              .arg(compiled->errorCount())
-                              .arg(compiled->errorCount() == 1 ? "" : "s")};
+        out.error = compileFailed(out.request.fileName, *compiled);
         return out;
     }
     if (needReference) {

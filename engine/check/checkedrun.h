@@ -101,6 +101,16 @@ struct CheckedRun
 CheckedRun runProjectWithChecks(const Project &project, EngineClient *engine, const CheckedRunOptions &options);
 
 /**
+ * The GPU a run goes to: device `ordinal` of devices, none when listing them
+ * failed (no driver: the compile and the bindings are still checked), or the
+ * usage error "--device 3: this machine has 1 GPU (0 to 0)". Any thread.
+ */
+Result<std::optional<DeviceInfo>> deviceForRun(const Result<DeviceList> &devices, int ordinal);
+
+/** The error of a compile that failed: "k.cu does not compile (2 errors)". */
+Error compileFailed(const QString &fileName, const CompileResult &compiled);
+
+/**
  * The project of seed run k: every random buffer's seed replaced by
  * seedForRun(seed, k); run 0 is the project as it is.
  */

@@ -3,6 +3,8 @@
 #include "access/ptxinstrument.h"
 #include "cuda/driverapi.h"
 
+#include <algorithm>
+
 namespace Kp {
 
 using namespace AccessTraceLayout;
@@ -98,13 +100,9 @@ Result<qint64> AccessTraceDevice::requested(CUstream stream) const
     return qint64(count);
 }
 
-Result<QByteArray> AccessTraceDevice::collect(CUstream stream) const
+Result<QByteArray> AccessTraceDevice::collect(qint64 requested, CUstream stream) const
 {
-    const Result<qint64> n = requested(stream);
-    if (!n) {
-        return n.error();
-    }
-    QByteArray out(qsizetype(std::min(*n, m_capacity)) * kRecordBytes, Qt::Uninitialized);
+    QByteArray out(qsizetype(std::clamp<qint64>(requested, 0, m_capacity)) * kRecordBytes, Qt::Uninitialized);
     if (out.isEmpty()) {
         return out;
     }

@@ -36,8 +36,8 @@ public:
     Status record(bool on, CUstream stream);
     /** Records the module asked for so far (past the capacity they are only counted); synchronises stream. */
     Result<qint64> requested(CUstream stream) const;
-    /** The records written (at most the capacity), whole; synchronises stream. */
-    Result<QByteArray> collect(CUstream stream) const;
+    /** The records written, whole: the first min(requested, capacity); synchronises stream. */
+    Result<QByteArray> collect(qint64 requested, CUstream stream) const;
     /** Lets go of the memory without freeing it (a poisoned context). */
     void abandon() noexcept { (void)m_records.release(); }
 

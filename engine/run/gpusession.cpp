@@ -843,11 +843,11 @@ RunResult GpuSession::run(const RunRequest &request)
         return result;
     }
     if (m_access) {
-        const Result<QByteArray> records = m_access->collect(m_stream.get());
         const Result<qint64> asked = m_access->requested(m_stream.get());
-        if (!records || !asked) {
+        const Result<QByteArray> records = asked ? m_access->collect(*asked, m_stream.get()) : asked.error();
+        if (!records) {
             m_mustExit = true;
-            fail(result, records ? asked.error() : records.error());
+            fail(result, records.error());
             return result;
         }
         result.accessTrace = *records;

@@ -6,14 +6,10 @@
 
 namespace Kp {
 
-namespace {
-
-QJsonObject dimJson(const Dim3 &d)
+QJsonObject dim3Json(const Dim3 &d)
 {
     return QJsonObject{{QStringLiteral("x"), d[0]}, {QStringLiteral("y"), d[1]}, {QStringLiteral("z"), d[2]}};
 }
-
-} // namespace
 
 QJsonObject guardsToJson(const RunResult &r)
 {
@@ -51,8 +47,8 @@ QJsonObject runResultToJson(const RunResult &r)
                       {QStringLiteral("bytes"), s.bytes},
                       {QStringLiteral("kernel"), s.kernel},
                       {QStringLiteral("loweredName"), s.loweredName},
-                      {QStringLiteral("grid"), dimJson(s.grid)},
-                      {QStringLiteral("block"), dimJson(s.block)},
+                      {QStringLiteral("grid"), dim3Json(s.grid)},
+                      {QStringLiteral("block"), dim3Json(s.block)},
                       {QStringLiteral("sharedBytes"), s.sharedBytes},
                       {QStringLiteral("firstRunMs"), s.firstRunMs},
                       {QStringLiteral("printf"), s.printfOutput},
@@ -80,8 +76,8 @@ QJsonObject runResultToJson(const RunResult &r)
         // The first step's, for the common one-step project.
         const StepResult &s = r.steps.first();
         doc.insert(QStringLiteral("kernel"), s.kernel);
-        doc.insert(QStringLiteral("grid"), dimJson(s.grid));
-        doc.insert(QStringLiteral("block"), dimJson(s.block));
+        doc.insert(QStringLiteral("grid"), dim3Json(s.grid));
+        doc.insert(QStringLiteral("block"), dim3Json(s.block));
         doc.insert(QStringLiteral("occupancy"), QJsonObject::fromVariantMap(s.occupancy.toVariant()));
     }
     if (r.timed) {

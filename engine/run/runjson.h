@@ -17,6 +17,9 @@ namespace Kp {
  */
 QJsonObject runResultToJson(const RunResult &result);
 
+/** A grid or block as kpg's JSON writes one: {"x": 4096, "y": 1, "z": 1}. */
+QJsonObject dim3Json(const Dim3 &d);
+
 /** The run's "guards" object: on or off, what checking cost, and every write outside a buffer. */
 QJsonObject guardsToJson(const RunResult &result);
 /** A compile's summary as `kpg run --json` and `kpg sweep --json` write it: ok, arch, versions, diagnostics. */

@@ -198,13 +198,9 @@ void AccessPanel::showReport(std::shared_ptr<const AccessReport> report)
             own ? r.sourceText.section(QLatin1Char('\n'), s.site.sourceLine - 1, s.site.sourceLine - 1).trimmed()
                 : s.site.sourcePath);
         m_table->setItem(row, Line, line);
-        const QString space = s.site.space == AccessSpace::Global   ? tr("global")
-                              : s.site.space == AccessSpace::Shared ? tr("shared")
-                                                                    : tr("generic");
-        const QString kind = s.site.kind == AccessKind::Load    ? tr("load")
-                             : s.site.kind == AccessKind::Store ? tr("store")
-                                                                : tr("atomic");
-        auto *access = new QTableWidgetItem(QStringLiteral("%1 %2 (%3)").arg(space, kind, s.site.typeName));
+        auto *access =
+            new QTableWidgetItem(QStringLiteral("%1 %2 (%3)")
+                                     .arg(accessSpaceName(s.site.space), accessKindName(s.site.kind), s.site.typeName));
         access->setToolTip(tr("PTX line %1: %2").arg(s.site.ptxLine).arg(s.site.instruction));
         m_table->setItem(row, Access, access);
         m_table->setItem(row, Requests, new QTableWidgetItem(QString::number(s.requests)));
@@ -260,13 +256,11 @@ void AccessPanel::findTouches()
         return;
     }
     for (const CellTouch &t : touches) {
-        const QString kind = t.kind == AccessKind::Load    ? tr("read")
-                             : t.kind == AccessKind::Store ? tr("written")
-                                                           : tr("atomic");
         auto *item = new QTreeWidgetItem(
-            m_touches, {kind, QStringLiteral("(%1, %2, %3)").arg(t.block[0]).arg(t.block[1]).arg(t.block[2]),
-                        QStringLiteral("(%1, %2, %3)").arg(t.thread[0]).arg(t.thread[1]).arg(t.thread[2]),
-                        QString::number(t.line)});
+            m_touches,
+            {touchVerb(t.kind), QStringLiteral("(%1, %2, %3)").arg(t.block[0]).arg(t.block[1]).arg(t.block[2]),
+             QStringLiteral("(%1, %2, %3)").arg(t.thread[0]).arg(t.thread[1]).arg(t.thread[2]),
+             QString::number(t.line)});
         item->setData(3, Qt::UserRole, t.line);
     }
 }
