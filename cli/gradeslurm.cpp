@@ -278,13 +278,40 @@ int gradeWithSlurm(const GradeArgs &a, const Lab &lab, const QList<Student> &stu
     const QString sacct = QStandardPaths::findExecutable(QStringLiteral("sacct"));
     QList<GradeItem> items;
     for (int k = 0; k < taskCount; ++k) {
-        const Result<QList<GradeItem>> part = Journal::read(QStringLiteral("%1/parts/task-%2.jsonl").arg(dir).arg(k));
+        // A task's journal is as untrusted as any journal --resume reads: a
+        // damaged line, or a result of a student or exercise that is not this
+        // task's, is one warning and that submission counts as not graded.
+        const QString partFile = QStringLiteral("%1/parts/task-%2.jsonl").arg(dir).arg(k);
+        QStringList warnings;
+        QHash<QString, int> lineOf;
+        const Result<QList<GradeItem>> part = Journal::read(partFile, nullptr, &warnings, &lineOf);
+        if (!part) {
+            warnings << part.error().message;
+        }
+        QSet<QString> expected;
+        for (const Student &s : chunks[k]) {
+            for (const Exercise &e : lab.exercises) {
+                expected.insert(s.name + QLatin1Char('/') + e.name);
+            }
+        }
         QSet<QString> have;
         if (part) {
             for (const GradeItem &i : *part) {
+                if (!expected.contains(i.key())) {
+                    warnings << QStringLiteral("the journal %1, line %2: '%3' is not a submission of Slurm task %4; "
+                                               "ignored")
+                                    .arg(partFile)
+                                    .arg(lineOf.value(i.key()))
+                                    .arg(printableText(i.key()))
+                                    .arg(k);
+                    continue;
+                }
                 have.insert(i.key());
                 items << i;
             }
+        }
+        for (const QString &w : warnings) {
+            err() << "kpg: warning: " << printableText(w) << "\n";
         }
         const Result<QByteArray> rcText = readRegularFile(QStringLiteral("%1/parts/task-%2.rc").arg(dir).arg(k), 64,
                                                           QStringLiteral("an exit status"));

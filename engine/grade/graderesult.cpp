@@ -327,7 +327,7 @@ QString tableText(const QStringList &exercises, const QList<GradeItem> &items)
 QByteArray csvText(const QList<GradeItem> &items)
 {
     QByteArray out = "student,exercise,outcome,failed_check,first_mismatch,first_compile_error,median_ms,"
-                     "reference_ms,speed_ratio,min_speedup,device,detail\r\n";
+                     "reference_ms,speed_ratio,min_speedup,device,detail,found_in\r\n";
     for (const GradeItem &i : items) {
         const QList<QByteArray> fields{csvField(i.student, true),
                                        csvField(i.exercise, true),
@@ -340,7 +340,8 @@ QByteArray csvText(const QList<GradeItem> &items)
                                        std::isfinite(i.speedRatio) ? QByteArray::number(i.speedRatio, 'g', 4) : "",
                                        i.minSpeedup > 0 ? QByteArray::number(i.minSpeedup, 'g', 6) : "",
                                        i.device >= 0 ? QByteArray::number(i.device) : "",
-                                       csvField(i.detail, true)};
+                                       csvField(i.detail, true),
+                                       csvField(i.foundIn, true)};
         out += fields.join(',') + "\r\n";
     }
     return out;

@@ -167,7 +167,8 @@ private Q_SLOTS:
         writeFile(m_subs + "/carol/b/vector_add.cu", readAll(m_subs + "/carol/a/vector_add.cu"));
         const QString json = m_dir.filePath("nested.json");
         const QString feedback = m_dir.filePath("nested-feedback");
-        const KpTest::Run r = grade({"--only", "bob,carol", "--json", json, "--feedback", feedback});
+        const QString csv = m_dir.filePath("nested.csv");
+        const KpTest::Run r = grade({"--only", "bob,carol", "--json", json, "--feedback", feedback, "--csv", csv});
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         QVERIFY2(r.out.contains("  scale       no GPU         compiled and bound, not run\n      found in bob/lab1/\n"),
                  qPrintable(r.out));
@@ -186,6 +187,19 @@ private Q_SLOTS:
         QCOMPARE(res["carol/vector_add"]["outcome"].toString(), QString("refused"));
         QVERIFY2(readAll(feedback + "/bob.md").contains("Found in bob/lab1/ \\(graded from there\\)\\."),
                  readAll(feedback + "/bob.md").constData());
+        // The CSV's last column says where each file was found: bob/lab1/ for the nested one, empty at the top.
+        const QList<QByteArray> rows = readAll(csv).split('\n');
+        QVERIFY2(rows.value(0).trimmed().endsWith(",detail,found_in"), rows.value(0).constData());
+        QMap<QString, QByteArray> foundIn;
+        for (const QByteArray &row : rows.mid(1)) {
+            const QList<QByteArray> f = row.trimmed().split(',');
+            if (f.size() > 2) {
+                foundIn.insert(QString::fromUtf8(f[0] + '/' + f[1]), f.last());
+            }
+        }
+        QCOMPARE(foundIn.value("bob/scale"), QByteArray("bob/lab1/"));
+        QCOMPARE(foundIn.value("bob/saxpy"), QByteArray());
+        QVERIFY(foundIn.contains("carol/vector_add"));
     }
 
     void resumeAfterKill()

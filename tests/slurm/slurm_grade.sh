@@ -43,6 +43,22 @@ rc=$?
 ! grep -q "submitted Slurm job" "$out/resumed.err" || fail "--resume submitted finished chunks again"
 cmp -s "$out/first.csv" "$out/grades.csv" || fail "--resume merged another table: $(diff "$out/first.csv" "$out/grades.csv")"
 
+# A task's journal is not trusted at the merge: a line that is not JSON and a
+# result of a student of another task (copied in) are one warning each, and
+# the merged table stays the same.
+parts="$out/grades.json.journal.jsonl.slurm/parts"
+tail -n 1 "$parts/task-0.jsonl" >>"$parts/task-1.jsonl"
+echo 'not json at all' >>"$parts/task-1.jsonl"
+"$KPG" grade "$LAB" --submissions "$SUBS" --slurm --gpus-per-task 0 --tasks 3 --poll 1 --resume \
+  --csv "$out/grades.csv" --json "$out/grades.json" >"$out/damaged.txt" 2>"$out/damaged.err"
+rc=$?
+[ $rc -eq 0 ] || fail "kpg grade --slurm --resume with a damaged task journal exited $rc: $(cat "$out/damaged.err")"
+grep -q "kpg: warning: the journal .*/task-1.jsonl, line [0-9]*: '[a-z]*/[a-z_]*' is not a submission of Slurm task 1; ignored" \
+  "$out/damaged.err" || fail "no warning for another task's result: $(cat "$out/damaged.err")"
+grep -q "kpg: warning: the journal .*/task-1.jsonl, line [0-9]*: " "$out/damaged.err" || fail "no warning for the damaged line"
+[ "$(grep -c 'kpg: warning: the journal' "$out/damaged.err")" -eq 2 ] || fail "expected 2 warnings: $(cat "$out/damaged.err")"
+cmp -s "$out/first.csv" "$out/grades.csv" || fail "a damaged task journal changed the table: $(diff "$out/first.csv" "$out/grades.csv")"
+
 # Every task fails (no compile cache, and the compiler cannot start): their students are "not graded", with the reason; exit 75.
 set -x
 "$KPG" grade "$LAB" --submissions "$SUBS" --slurm --gpus-per-task 0 --tasks 2 --poll 1 \
