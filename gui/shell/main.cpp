@@ -42,6 +42,38 @@ QStringList presetNames()
 {
     return QDir(QStringLiteral(":/presets")).entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name);
 }
+
+/** Prints "kernel-playground: startup: painted" at target's first paint and "...: diagnostics" after the first compile.
+ */
+void traceStartup(QWidget *target, MainWindow *window, bool quit)
+{
+    struct FirstPaint : QObject
+    {
+        using QObject::QObject;
+        bool eventFilter(QObject *watched, QEvent *event) override
+        {
+            if (event->type() == QEvent::Paint) {
+                std::fprintf(stderr, "kernel-playground: startup: painted\n");
+                std::fflush(stderr);
+                watched->removeEventFilter(this);
+            }
+            return false;
+        }
+    };
+    target->installEventFilter(new FirstPaint(target));
+    auto done = std::make_shared<bool>(false);
+    QObject::connect(window, &MainWindow::compileFinished, window, [done, quit] {
+        if (!*done) {
+            *done = true;
+            std::fprintf(stderr, "kernel-playground: startup: diagnostics\n");
+            std::fflush(stderr);
+            if (quit) {
+                QCoreApplication::exit(0);
+            }
+        }
+    });
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -232,6 +264,12 @@ int main(int argc, char **argv)
     }
     window.show();
     window.refreshDeviceStatus();
+    if (const QByteArray trace = qgetenv("KPG_STARTUP_TRACE"); !trace.isEmpty()) {
+        // For bench_startup: one line on stderr when the editor first paints
+        // and when the first compile's diagnostics are shown (the parent
+        // times the lines' arrival); "quit" ends the program after the second.
+        traceStartup(window.editor()->viewport(), &window, trace == "quit");
+    }
     if (parser.isSet(selectLines)) {
         const QStringList r = parser.value(selectLines).split(QLatin1Char('-'));
         const int first = r.value(0).toInt();

@@ -146,7 +146,7 @@ private Q_SLOTS:
             QVERIFY2(a, "the saved project is in Open Recent");
             a->trigger();
         } else if (action == QLatin1String("gallery card")) {
-            auto *gallery = w.startPage()->findChild<PresetGallery *>();
+            PresetGallery *gallery = w.startPage()->gallery();
             QVERIFY(gallery && gallery->count() > 0);
             Q_EMIT gallery->itemActivated(gallery->item(0));
         } else if (action == QLatin1String("close window")) {

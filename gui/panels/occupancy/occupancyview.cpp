@@ -161,6 +161,7 @@ OccupancyView::OccupancyView(QWidget *parent)
     connect(m_sharedSlider, &QSlider::valueChanged, this, &OccupancyView::setSharedBytes);
     connect(m_sharedSpin, &QSpinBox::valueChanged, this, &OccupancyView::setSharedBytes);
     connect(m_reset, &QPushButton::clicked, this, &OccupancyView::resetToKernel);
+    connect(m_tabs, &QTabWidget::currentChanged, this, [this] { drawVisibleCurves(); });
 
     m_sm = *recordedSmLimitsFor(9, 0);
     updateArchChoices();
@@ -488,15 +489,64 @@ void OccupancyView::recompute()
     m_driverLabel->setText(driver);
     m_driverLabel->setVisible(!driver.isEmpty());
 
-    const QString kernel = m_kernel.isEmpty() ? tr("no kernel") : m_kernel;
-    m_byBlock->showCurve(tr("%1 on %2, by block size").arg(kernel, m_sm.arch()), tr("threads per block"),
-                         occupancyByBlockSize(m_sm, m_use), m_use.blockThreads, m_result);
-    m_byRegs->showCurve(tr("%1 on %2, by registers").arg(kernel, m_sm.arch()), tr("registers per thread"),
-                        occupancyByRegisters(m_sm, m_use), m_use.regsPerThread, m_result);
-    m_byShared->showCurve(tr("%1 on %2, by shared memory").arg(kernel, m_sm.arch()),
-                          tr("shared memory per block (KiB)"), occupancyBySharedMemory(m_sm, m_use, 256),
-                          int(m_use.sharedPerBlock()), m_result, true);
+    m_curveStale = {true, true, true};
+    drawVisibleCurves();
     Q_EMIT updated();
+}
+
+void OccupancyView::drawCurve(int which) const
+{
+    if (!m_curveStale[size_t(which)]) {
+        return;
+    }
+    m_curveStale[size_t(which)] = false;
+    const QString kernel = m_kernel.isEmpty() ? tr("no kernel") : m_kernel;
+    switch (which) {
+    case 0:
+        m_byBlock->showCurve(tr("%1 on %2, by block size").arg(kernel, m_sm.arch()), tr("threads per block"),
+                             occupancyByBlockSize(m_sm, m_use), m_use.blockThreads, m_result);
+        break;
+    case 1:
+        m_byRegs->showCurve(tr("%1 on %2, by registers").arg(kernel, m_sm.arch()), tr("registers per thread"),
+                            occupancyByRegisters(m_sm, m_use), m_use.regsPerThread, m_result);
+        break;
+    default:
+        m_byShared->showCurve(tr("%1 on %2, by shared memory").arg(kernel, m_sm.arch()),
+                              tr("shared memory per block (KiB)"), occupancyBySharedMemory(m_sm, m_use, 256),
+                              int(m_use.sharedPerBlock()), m_result, true);
+        break;
+    }
+}
+
+void OccupancyView::drawVisibleCurves()
+{
+    if (isVisible()) {
+        drawCurve(m_tabs->currentIndex());
+    }
+}
+
+void OccupancyView::showEvent(QShowEvent *event)
+{
+    QWidget::showEvent(event);
+    drawVisibleCurves();
+}
+
+OccupancyChart *OccupancyView::blockChart() const
+{
+    drawCurve(0);
+    return m_byBlock;
+}
+
+OccupancyChart *OccupancyView::registerChart() const
+{
+    drawCurve(1);
+    return m_byRegs;
+}
+
+OccupancyChart *OccupancyView::sharedChart() const
+{
+    drawCurve(2);
+    return m_byShared;
 }
 
 OccupancyView::OccupancyView(Workbench &wb, QWidget *parent)

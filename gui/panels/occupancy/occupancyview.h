@@ -8,6 +8,7 @@
 #include <QString>
 #include <QWidget>
 
+#include <array>
 #include <optional>
 
 class QComboBox;
@@ -76,14 +77,18 @@ public:
     QSlider *registerSlider() const { return m_regSlider; }
     QSlider *sharedSlider() const { return m_sharedSlider; }
     QSpinBox *blockSpin() const { return m_blockSpin; }
-    OccupancyChart *blockChart() const { return m_byBlock; }
-    OccupancyChart *registerChart() const { return m_byRegs; }
-    OccupancyChart *sharedChart() const { return m_byShared; }
+    /** The charts, each brought up to date when asked for (a hidden one is drawn only when shown). */
+    OccupancyChart *blockChart() const;
+    OccupancyChart *registerChart() const;
+    OccupancyChart *sharedChart() const;
     QTabWidget *chartTabs() const { return m_tabs; }
 
 Q_SIGNALS:
     /** The numbers changed (a slider, another kernel, a run). */
     void updated();
+
+protected:
+    void showEvent(QShowEvent *event) override;
 
 private:
     struct DriverAnswer
@@ -98,6 +103,10 @@ private:
     void chooseKernel(const QString &name);
     void updateLimits();
     void recompute();
+    /** Draws chart `which` (0 block size, 1 registers, 2 shared memory) when its curve is out of date. */
+    void drawCurve(int which) const;
+    /** Draws the out-of-date curves that are on screen; the others wait until shown (they cost most of a start). */
+    void drawVisibleCurves();
     void updateArchChoices();
     /** Shows the limits of arch ("device" or a table row) without taking it as the user's choice. */
     void applyArchitecture(const QString &arch);
@@ -118,6 +127,8 @@ private:
     bool m_userArch = false; ///< the limits were chosen by hand: compiles and runs do not change them
     /** The source does not compile now: the numbers are the last good compile's (or none). */
     bool m_stale = false;
+    /** Which charts' curves are older than the numbers: block size, registers, shared memory. */
+    mutable std::array<bool, 3> m_curveStale{true, true, true};
 
     QComboBox *m_kernelChooser = nullptr;
     QComboBox *m_archChooser = nullptr;

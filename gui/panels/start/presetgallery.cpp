@@ -400,18 +400,31 @@ StartPage::StartPage(QWidget *parent)
     buttons->addWidget(openButton);
     buttons->addStretch(1);
     auto *presetsLabel = new QLabel(tr("<h3>Presets</h3>"), this);
-    m_gallery = new PresetGallery(this);
-    auto *layout = new QVBoxLayout(this);
-    layout->setContentsMargins(12, 12, 12, 12); // the window fits 1024 px beside the side docks
-    layout->addWidget(title);
-    layout->addWidget(intro);
-    layout->addLayout(buttons);
-    layout->addWidget(presetsLabel);
-    layout->addWidget(m_gallery, 1);
-    setFocusProxy(m_gallery);
+    m_layout = new QVBoxLayout(this);
+    m_layout->setContentsMargins(12, 12, 12, 12); // the window fits 1024 px beside the side docks
+    m_layout->addWidget(title);
+    m_layout->addWidget(intro);
+    m_layout->addLayout(buttons);
+    m_layout->addWidget(presetsLabel);
     connect(newButton, &QPushButton::clicked, this, &StartPage::newRequested);
     connect(openButton, &QPushButton::clicked, this, &StartPage::openRequested);
-    connect(m_gallery, &PresetGallery::presetActivated, this, &StartPage::presetActivated);
+}
+
+PresetGallery *StartPage::gallery()
+{
+    if (!m_gallery) {
+        m_gallery = new PresetGallery(this);
+        m_layout->addWidget(m_gallery, 1);
+        setFocusProxy(m_gallery);
+        connect(m_gallery, &PresetGallery::presetActivated, this, &StartPage::presetActivated);
+    }
+    return m_gallery;
+}
+
+void StartPage::showEvent(QShowEvent *event)
+{
+    gallery();
+    QWidget::showEvent(event);
 }
 
 PresetDialog::PresetDialog(QWidget *parent)

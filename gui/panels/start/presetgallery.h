@@ -6,6 +6,8 @@
 #include <QListWidget>
 #include <QString>
 
+class QVBoxLayout;
+
 namespace Kp {
 
 class Workbench;
@@ -95,15 +97,24 @@ public:
     explicit StartPage(QWidget *parent = nullptr);
     /** The window's start page: a Run of a preset makes its card's thumbnail from the output. */
     StartPage(Workbench &wb, QWidget *parent = nullptr);
-    PresetGallery *gallery() const { return m_gallery; }
+    /**
+     * The gallery, made on first use: reading every preset and drawing its
+     * thumbnail was a fifth of the window's start, paid even when a project
+     * opens and the start page is never seen.
+     */
+    PresetGallery *gallery();
 
 Q_SIGNALS:
     void presetActivated(const QString &path);
     void newRequested();
     void openRequested();
 
+protected:
+    void showEvent(QShowEvent *event) override;
+
 private:
-    PresetGallery *m_gallery;
+    PresetGallery *m_gallery = nullptr;
+    QVBoxLayout *m_layout = nullptr;
 };
 
 /** File > New from Preset: the gallery in a dialog; chosenPath() once accepted. */
