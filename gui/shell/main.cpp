@@ -10,6 +10,8 @@
 #include "panels/sweep/sweeppanel.h"
 #include "sweep/sweep.h"
 #include "theme.h"
+#include "workbench/selection.h"
+#include "workbench/workbench.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -130,6 +132,11 @@ int main(int argc, char **argv)
                        "racecheck, racecheck:hazards, initcheck or synccheck (a screenshot then waits for the check)."),
         QStringLiteral("tool"));
     parser.addOption(checkMemoryOnce);
+    const QCommandLineOption analyzeAccessOnce(
+        QStringLiteral("analyze-access"),
+        QStringLiteral("Record the selected step's memory accesses once the project has compiled, as Build > Analyze "
+                       "Memory Access does (a screenshot then waits for the report)."));
+    parser.addOption(analyzeAccessOnce);
     parser.addOption(inspect);
     const QCommandLineOption selectLines(QStringLiteral("select-lines"),
                                          QStringLiteral("Select source lines FIRST[-LAST] (shows their PTX)."),
@@ -311,6 +318,14 @@ int main(int argc, char **argv)
     if (waitForCheck) {
         onceReady([&window, checkTool, checkHazards] { window.checkMemory(checkTool, checkHazards); });
     }
+    const bool waitForAccess = parser.isSet(analyzeAccessOnce);
+    if (waitForAccess) {
+        onceReady([&window] {
+            if (!window.workbench().analyzeAccess(window.workbench().selection().step())) {
+                std::fprintf(stderr, "kernel-playground: --analyze-access: the analysis could not start\n");
+            }
+        });
+    }
     if (parser.isSet(inspect)) {
         const QStringList parts = parser.value(inspect).split(QLatin1Char(':'));
         const QStringList at = parser.value(hover).split(QLatin1Char(','));
@@ -379,23 +394,29 @@ int main(int argc, char **argv)
                 maybeShoot();
             });
         }
+        if (waitForAccess) {
+            QObject::connect(&window.workbench(), &Workbench::accessFinished, &window, [&] {
+                compiled = true;
+                maybeShoot();
+            });
+        }
         QObject::connect(&window,
-                         waitForSweep   ? &MainWindow::compileFinished // then the sweep, above
-                         : waitForCheck ? &MainWindow::memoryCheckFinished
-                         : waitForRun   ? &MainWindow::checksSettled
-                         : waitForSass  ? &MainWindow::sassFinished
-                                        : &MainWindow::compileFinished,
+                         waitForSweep || waitForAccess ? &MainWindow::compileFinished // then the sweep or access, above
+                         : waitForCheck                ? &MainWindow::memoryCheckFinished
+                         : waitForRun                  ? &MainWindow::checksSettled
+                         : waitForSass                 ? &MainWindow::sassFinished
+                                                       : &MainWindow::compileFinished,
                          &window, [&] {
-                             if (!waitForSweep) {
+                             if (!waitForSweep && !waitForAccess) {
                                  compiled = true;
                                  maybeShoot();
                              }
                          });
         // A worker that never answers must not keep a screenshot run alive.
-        QTimer::singleShot(waitForSweep   ? 540000
-                           : waitForCheck ? 300000
-                           : waitForRun   ? 120000
-                                          : 30000,
+        QTimer::singleShot(waitForSweep                    ? 540000
+                           : waitForCheck || waitForAccess ? 300000
+                           : waitForRun                    ? 120000
+                                                           : 30000,
                            &window, [&] {
                                if (!shot) {
                                    shot = true;
