@@ -7,6 +7,7 @@
 #include "run/projectcompile.h"
 #include "run/runjson.h"
 #include "run/runner.h"
+#include "worker/protocol.h"
 
 #include <QFileInfo>
 #include <QJsonArray>
@@ -15,8 +16,13 @@ namespace Kp {
 
 namespace {
 
-/** 2^22 records of 288 bytes: 1.1 GiB of device memory, the most one map may take. */
-constexpr qint64 kMaxRecords = qint64(1) << 22;
+/**
+ * 3 x 2^18 records of 288 bytes (216 MiB): the trace travels back in the
+ * run's answer, which the engine takes up to Protocol::kMaxWorkerReplyBytes.
+ */
+constexpr qint64 kMaxRecords = 3 * (qint64(1) << 18);
+static_assert(kMaxRecords * AccessTraceLayout::kRecordBytes + (8 << 20) <= qint64(Protocol::kMaxWorkerReplyBytes),
+              "the most records must fit in one answer of the worker");
 
 Error mapError(Error::Code code, const QString &message, const QString &path = {})
 {
@@ -41,7 +47,9 @@ Result<AccessReport> runAccessMap(const Project &original, EngineClient *engine,
     if (options.records < 1 || options.records > kMaxRecords) {
         return mapError(
             Error::Code::Usage,
-            QStringLiteral("room for %1 records asked; the map takes 1 to %2").arg(options.records).arg(kMaxRecords));
+            QStringLiteral("room for %1 records asked; the map takes 1 to %2 (they travel back in one answer)")
+                .arg(options.records)
+                .arg(kMaxRecords));
     }
     Project project = original;
     if (options.replacementSource) {

@@ -168,7 +168,7 @@ void Supervisor::startWorker()
     const QString program = EngineClient::workerPath();
     m_state = State::Starting;
     m_stderr.clear();
-    m_decoder = FrameDecoder();
+    m_decoder = FrameDecoder(Protocol::kMaxWorkerReplyBytes);
 
     m_server = new QLocalServer(this);
     // Only this user may connect to the socket the worker calls back on.
@@ -231,7 +231,7 @@ void Supervisor::startRemote()
     m_state = State::Starting;
     m_copyBuffers = true;
     m_stderr.clear();
-    m_decoder = FrameDecoder();
+    m_decoder = FrameDecoder(Protocol::kMaxWorkerReplyBytes);
     m_buffers.reset();
     m_uploading = false;
     const QStringList command = m_target.command();

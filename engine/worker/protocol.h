@@ -24,6 +24,12 @@ namespace Kp::Protocol {
 constexpr int kVersion = 1;
 /** Frames larger than this are refused: a corrupt length must not allocate GiBs. */
 constexpr quint32 kMaxFrameBytes = 16u * 1024u * 1024u;
+/**
+ * The limit for a worker's answers, which the engine reads: a run's answer
+ * carries the memory-access trace (up to RunRequest::accessRecords records of
+ * 288 bytes), which outgrows kMaxFrameBytes for a kernel of a million threads.
+ */
+constexpr quint32 kMaxWorkerReplyBytes = 256u * 1024u * 1024u;
 
 namespace Type {
 inline const QString Hello = QStringLiteral("hello");
