@@ -236,9 +236,13 @@ int main(int argc, char **argv)
             wrong += bad ? 1 : 0;
             QByteArray source = QByteArray("// student ") + QByteArray::number(s) + "'s " + e.name + "\n" +
                                 (bad ? e.wrong : e.reference);
-            // One item in 20 (never a wrong one) spins forever.
+            // One item in 20 (never a wrong one) spins forever on a device
+            // variable nothing sets: a loop on a volatile local was compiled
+            // away (a loop without side effects may be assumed to end), and
+            // those items passed on an H100.
             if (hangs && (s * qsizetype(std::size(kExercises)) + k) % 20 == 13) {
-                source.replace("{\n", "{\n    volatile int spin = 0;\n    while (spin == 0) {\n    }\n");
+                source.replace("{\n", "{\n    while (*(volatile int *)&g_never == 0) {\n    }\n");
+                source.prepend("__device__ int g_never;\n");
                 ++hanging;
             }
             write(d + QLatin1Char('/') + QLatin1String(e.name) + QStringLiteral(".cu"), source);
