@@ -373,6 +373,17 @@ Result<Resolved> resolveRun(const Project &project, const HostBuffers &buffers, 
                 const KernelParam &param = k->params.value(ai);
                 PlanArg pa;
                 pa.paramName = param.name;
+                if (ra.isTexture()) {
+                    // The program would need the array, the copies and the object's lifetime written out.
+                    const RunTexture &t = req.textures.value(ra.texture);
+                    return exportError(QStringLiteral("%1: parameter %2 ('%3', %4) is bound to a %5, which cannot "
+                                                      "be exported yet (only the playground makes texture and "
+                                                      "surface objects)")
+                                           .arg(field)
+                                           .arg(ai + 1)
+                                           .arg(param.name, param.type, t.spec.describe()),
+                                       what);
+                }
                 if (ra.isBuffer()) {
                     pa.isBuffer = true;
                     pa.buffer = req.buffers[ra.buffer].name;
