@@ -391,27 +391,92 @@ private Q_SLOTS:
         QVERIFY2(r.err.contains("kpg: No NVIDIA driver found"), qPrintable(r.err));
     }
 
-    // Export refuses the texture for every target, naming the parameter.
-    void exportRefusesTextures_data()
+    // The Python targets refuse a texture, naming the parameter; cuda-cpp writes the array and the object.
+    void exportTextures_data()
     {
         QTest::addColumn<QString>("target");
-        for (const char *t : {"pycuda", "cupy", "cuda-python", "cuda-cpp"}) {
-            QTest::newRow(t) << QString::fromLatin1(t);
+        QTest::addColumn<QString>("refusal"); // empty: exported
+        const QString p = QStringLiteral("kpg: export: launches (step 1, kernel 'rotateImage'): parameter 5 ('image', "
+                                         "cudaTextureObject_t) is bound to a texture over img (array, linear filter, "
+                                         "wrap, normalized), which cannot be exported yet for %1 (only the cuda-cpp "
+                                         "export makes texture and surface objects); export for cuda-cpp");
+        for (const char *t : {"pycuda", "cupy", "cuda-python"}) {
+            QTest::newRow(t) << QString::fromLatin1(t) << p.arg(QLatin1String(t));
         }
+        QTest::newRow("cuda-cpp") << "cuda-cpp" << QString();
     }
-    void exportRefusesTextures()
+    void exportTextures()
     {
         QFETCH(QString, target);
+        QFETCH(QString, refusal);
         QTemporaryDir tmp;
         QVERIFY(tmp.isValid());
-        const KpTest::Run r =
-            KpTest::run("kpg", {"export", presetPath(), "--to", target, "-o", tmp.filePath(QStringLiteral("out"))});
-        QCOMPARE(r.exitCode, 65);
-        QVERIFY2(r.err.contains("parameter 5 ('image', cudaTextureObject_t) is bound to a texture over img (array, "
-                                "linear filter, wrap, normalized), which cannot be exported yet"),
-                 qPrintable(r.err));
-        QVERIFY(!QFileInfo::exists(tmp.filePath(QStringLiteral("out/main.cu"))));
-        QVERIFY(!QFileInfo::exists(tmp.filePath(QStringLiteral("out/main.py"))));
+        const QString out = tmp.filePath(QStringLiteral("out"));
+        const KpTest::Run r = KpTest::run("kpg", {"export", presetPath(), "--to", target, "-o", out});
+        if (!refusal.isEmpty()) {
+            QCOMPARE(r.exitCode, 65);
+            QCOMPARE(r.err.trimmed(), refusal);
+            QVERIFY(!QFileInfo::exists(out));
+            return;
+        }
+        QVERIFY2(r.exitCode == 0, qPrintable(r.out + r.err));
+        QFile f(out + QStringLiteral("/main.cu"));
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QString program = QString::fromUtf8(f.readAll());
+        // The sample's own host code, in order: the array, the texture object, the copy, the launch.
+        for (const char *want :
+             {"cudaCreateChannelDesc(32, 0, 0, 0, cudaChannelFormatKindFloat)",
+              "CHECK(cudaMalloc3DArray(&g_textureArrays[0], &format, make_cudaExtent(512, 512, 0), 0));",
+              "texture.addressMode[0] = cudaAddressModeWrap;", "texture.filterMode = cudaFilterModeLinear;",
+              "texture.normalizedCoords = 1;", "CHECK(cudaCreateTextureObject(&object, &resource, &texture, nullptr));",
+              "copyTexture(0, dev[0 /* img */], true, g_streams[0]);", "textureObject(0));", "makeTextures();",
+              "destroyTextures();"}) {
+            QVERIFY2(program.contains(QLatin1String(want)), want);
+        }
+        QVERIFY(program.indexOf("copyTexture(0, dev[0 /* img */], true") < program.indexOf("::rotateImage<<<"));
+    }
+
+    // A surface is copied back after its launch; an in-place layout is refused for cuda-cpp.
+    void exportSurfaceAndRefusedLayout_data()
+    {
+        QTest::addColumn<QJsonObject>("json");
+        QTest::addColumn<QString>("refusal"); // empty: exported
+        QTest::addColumn<QString>("want");
+        QTest::newRow("surface written back")
+            << project(QJsonArray{binding(R"({"surface": "out"})"), "w", "h"}, "invert") << QString()
+            << "copyTexture(0, dev[1 /* out */], false, g_streams[0]); // the surface's writes back into out";
+        QTest::newRow("pitched refused")
+            << project(QJsonArray{"out", "w", "h", "angle", binding(R"({"texture": "img", "layout": "pitched"})")})
+            << "kpg: export: launches (step 1, kernel 'rotate'): parameter 5 ('tex', cudaTextureObject_t) is bound to "
+               "a texture over img (pitched, point sampling, clamp), which cannot be exported yet (the cuda-cpp "
+               "export makes textures over a CUDA array only: \"layout\": \"array\")"
+            << QString();
+    }
+    void exportSurfaceAndRefusedLayout()
+    {
+        QFETCH(QJsonObject, json);
+        QFETCH(QString, refusal);
+        QFETCH(QString, want);
+        QTemporaryDir tmp;
+        QVERIFY(tmp.isValid());
+        QFile f(tmp.filePath("p.kpg"));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(QJsonDocument(json).toJson());
+        f.close();
+        const QString out = tmp.filePath(QStringLiteral("out"));
+        const KpTest::Run r = KpTest::run("kpg", {"export", f.fileName(), "--to", "cuda-cpp", "-o", out});
+        if (!refusal.isEmpty()) {
+            QCOMPARE(r.exitCode, 65);
+            QCOMPARE(r.err.trimmed(), refusal);
+            return;
+        }
+        QVERIFY2(r.exitCode == 0, qPrintable(r.out + r.err));
+        QFile program(out + QStringLiteral("/main.cu"));
+        QVERIFY(program.open(QIODevice::ReadOnly));
+        const QString text = QString::fromUtf8(program.readAll());
+        QVERIFY2(text.contains(want), qPrintable(text));
+        QVERIFY(text.contains("cudaArraySurfaceLoadStore"));
+        QVERIFY(text.contains("CHECK(cudaCreateSurfaceObject(&object, &resource));"));
     }
 };
 
