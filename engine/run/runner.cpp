@@ -908,6 +908,22 @@ Result<PreparedRun> prepareRun(const Project &project, const CompileResult &comp
             arg.value = bytes;
             rs.args << arg;
         }
+        // A surface's array is copied back over its buffer after the launch,
+        // so what the kernel wrote through a pointer into that buffer is lost.
+        for (const RunArg &t : std::as_const(rs.args)) {
+            if (!t.isTexture() || !req.textures[t.texture].spec.isSurface()) {
+                continue;
+            }
+            for (const RunArg &b : std::as_const(rs.args)) {
+                if (b.isBuffer() && b.buffer == req.textures[t.texture].buffer) {
+                    out.warnings << QStringLiteral("%1: buffer '%2' is bound both as a surface and as a pointer; "
+                                                   "the surface's array is copied back over the buffer after the "
+                                                   "launch, so writes through the pointer are lost")
+                                        .arg(field, req.buffers[b.buffer].name);
+                    break;
+                }
+            }
+        }
         return rs;
     };
 
