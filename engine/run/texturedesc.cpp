@@ -82,7 +82,8 @@ Result<TextureSpec> TextureSpec::fromJson(const QJsonValue &value, const QString
     const QJsonValue name = o.value(key);
     if (!name.isString() || name.toString().isEmpty()) {
         return specError(path + QLatin1Char('.') + key,
-                         QStringLiteral("expected a buffer name, got %1").arg(jsonTypeName(name)));
+                         QStringLiteral("expected a buffer name, got %1")
+                             .arg(name.isString() ? QStringLiteral("an empty string") : jsonTypeName(name)));
     }
     s.buffer = name.toString();
     if (const QJsonValue v = o.value(QStringLiteral("layout")); !v.isUndefined()) {

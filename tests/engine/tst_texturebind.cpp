@@ -115,8 +115,9 @@ private Q_SLOTS:
         QTest::addColumn<QJsonObject>("arg");
         QTest::addColumn<QString>("message");
         const QString p = QStringLiteral("launches[0].args[4]");
-        QTest::newRow("unknown buffer") << binding(R"({"texture": "image"})")
-                                        << p + ".texture: unknown buffer 'image'; buffers: img, out, d, rgb, odd";
+        QTest::newRow("unknown buffer")
+            << binding(R"({"texture": "image"})")
+            << p + ".texture: unknown buffer 'image'; buffers: img, out, d, rgb, odd, table";
         QTest::newRow("a scalar is no buffer")
             << binding(R"({"texture": "w"})") << p + ".texture: 'w' is a scalar, not a buffer";
         QTest::newRow("misspelt key") << binding(R"({"texture": "img", "adress": "wrap"})")
@@ -150,6 +151,19 @@ private Q_SLOTS:
             << binding(R"({"surface": "img", "filter": "linear"})")
             << p + ".filter: a surface is read and written by integer coordinates (surf2Dread/surf2Dwrite); "
                    "\"filter\" is for textures only";
+        QTest::newRow("empty buffer name")
+            << binding(R"({"surface": ""})") << p + ".surface: expected a buffer name, got an empty string";
+        QTest::newRow("bad read mode") << binding(R"({"texture": "img", "read": "float"})")
+                                       << p + ".read: 'float' is not a read mode; allowed: element, normalizedFloat";
+        QTest::newRow("bad layout") << binding(R"({"texture": "img", "layout": 2})")
+                                    << p + ".layout: expected a layout (linear, pitched, array), got a number";
+        QTest::newRow("border is not a colour")
+            << binding(R"({"texture": "img", "address": "border", "border": "red"})")
+            << p + ".border: expected 1 to 4 numbers (the colour outside a \"border\" texture)";
+        QTest::newRow("a device variable")
+            << binding(R"({"texture": "table"})")
+            << p + ".texture: buffer 'table' is the device variable 'c_table'; a texture or surface is made over an "
+                   "ordinary buffer";
         QTest::newRow("both texture and surface")
             << binding(R"({"texture": "img", "surface": "img"})")
             << p + ": give exactly one of \"texture\" and \"surface\", naming a buffer";
@@ -158,7 +172,9 @@ private Q_SLOTS:
     {
         QFETCH(QJsonObject, arg);
         QFETCH(QString, message);
-        const auto r = parseProject(QJsonDocument(project(QJsonArray{"out", "w", "h", "angle", arg})));
+        const QJsonArray table{
+            QJsonObject{{"name", "table"}, {"dtype", "float32"}, {"shape", 16}, {"symbol", "c_table"}}};
+        const auto r = parseProject(QJsonDocument(project(QJsonArray{"out", "w", "h", "angle", arg}, "rotate", table)));
         QVERIFY(!r);
         QCOMPARE(r.error().message, message);
         QCOMPARE(r.error().path, message.section(QStringLiteral(": "), 0, 0));
