@@ -8,6 +8,7 @@
 #include "project/projectio.h"
 #include "run/projectcompile.h"
 #include "run/runner.h"
+#include "run/sentinel.h"
 #include "run/texturedesc.h"
 #include "testutil.h"
 
@@ -349,6 +350,28 @@ private Q_SLOTS:
         QVERIFY(!r);
         QCOMPARE(r.error().message, message);
         QVERIFY(r.error().path.startsWith(QStringLiteral("launches[0].args")));
+    }
+
+    // kpg grade's sentinel: a checked output written through a surface is filled before the step that binds it
+    // as a surface, never before one that only reads it through a texture.
+    void sentinelBeforeSurfaceSteps()
+    {
+        RunRequest r;
+        r.buffers.resize(2);
+        r.buffers[0].name = "img";
+        r.buffers[1].name = "out";
+        r.textures << RunTexture{
+            *TextureSpec::fromJson(binding(R"({"texture": "out"})"), "t"), 1, DType::Float32, {4, 32}, "t"};
+        r.textures << RunTexture{
+            *TextureSpec::fromJson(binding(R"({"surface": "out"})"), "s"), 1, DType::Float32, {4, 32}, "s"};
+        RunStep read;
+        read.args.resize(1);
+        read.args[0].texture = 0;
+        RunStep write = read;
+        write.args[0].texture = 1;
+        r.steps = {read, write};
+        r.sentinelBuffers = {1};
+        QCOMPARE(sentinelBeforeSteps(r), (QList<QList<int>>{{}, {1}}));
     }
 
     // The device's limits, checked by the worker once it knows them (and the address, for in-place layouts).
