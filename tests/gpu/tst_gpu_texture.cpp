@@ -130,9 +130,11 @@ private:
     std::unique_ptr<Compiler> m_compiler;
     DeviceInfo m_device;
 
-    RunResult run(const QJsonArray &buffers, const QJsonArray &launches, HostBuffers &host, bool timed = false)
+    RunResult run(const QJsonArray &buffers, const QJsonArray &launches, HostBuffers &host, bool timed = false,
+                  int repeat = 1)
     {
         const QJsonObject json{
+            {"repeat", QJsonObject{{"count", repeat}}},
             {"format", "kernel-playground-project"},
             {"version", 1},
             {"title", "textures"},
@@ -328,30 +330,46 @@ private Q_SLOTS:
     }
 
     // A surface written by the kernel: its array is copied back into the
-    // buffer; a texture over that buffer in the next step sees the writes.
+    // buffer; a texture over that buffer in the next step sees the writes,
+    // in every repetition (the array is copied again after each write).
+    void surfaceWritesReachTheBuffer_data()
+    {
+        QTest::addColumn<int>("repeat");
+        QTest::addColumn<bool>("timed");
+        QTest::newRow("once") << 1 << false;
+        QTest::newRow("three repetitions") << 3 << false;
+        QTest::newRow("two repetitions, timed") << 2 << true;
+    }
     void surfaceWritesReachTheBuffer()
     {
+        QFETCH(int, repeat);
+        QFETCH(bool, timed);
         HostBuffers host;
         const RunResult r =
             run(QJsonArray{randomBuffer("img", "float32", {kH, kW}, 15), randomBuffer("orig", "float32", {kH, kW}, 15),
                            zeros("out", "float32", {kH, kW})},
                 QJsonArray{launch("invert", {tex(R"({"surface": "img"})"), "w", "h"}),
                            launch("fetch2D", {"out", "w", "h", tex(R"({"texture": "img"})")})},
-                host);
+                host, timed, repeat);
         QVERIFY2(!r.error, qPrintable(r.error ? r.error->toString() : QString()));
         const std::vector<float> orig = contents<float>(host.find("orig"));
         const std::vector<float> img = contents<float>(host.find("img"));
         const std::vector<float> out = contents<float>(host.find("out"));
         QVERIFY(orig[0] != orig[1]);
         for (size_t i = 0; i < orig.size(); ++i) {
-            const float want = 1.0f - orig[i];
+            float want = orig[i];
+            for (int k = 0; k < repeat; ++k) {
+                want = 1.0f - want; // in float, as the kernel computes it
+            }
             if (img[i] != want || out[i] != want) {
-                QFAIL(qPrintable(QStringLiteral("element %1: buffer %2, texture read %3, expected 1 - %4 = %5")
+                QFAIL(qPrintable(QStringLiteral("element %1: buffer %2, texture read %3, expected %4 (from %5 inverted "
+                                                "%6 times)")
                                      .arg(i)
                                      .arg(img[i])
                                      .arg(out[i])
+                                     .arg(want)
                                      .arg(orig[i])
-                                     .arg(want)));
+                                     .arg(repeat)));
             }
         }
     }
