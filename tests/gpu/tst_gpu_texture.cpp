@@ -42,6 +42,19 @@ __global__ void fetch1D(float *out, int n, cudaTextureObject_t tex)
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) out[i] = tex1Dfetch<float>(tex, i);
 }
+__global__ void fetch1DArray(float *out, int n, cudaTextureObject_t tex)
+{
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = tex1D<float>(tex, i + 0.5f);
+}
+// A volume of 4 layers of h x w, read layer by layer (blockIdx.z).
+__global__ void fetch3D(float *out, int w, int h, cudaTextureObject_t tex)
+{
+    const int x = blockIdx.x * blockDim.x + threadIdx.x;
+    const int y = blockIdx.y * blockDim.y + threadIdx.y;
+    const int z = blockIdx.z;
+    if (x < w && y < h) out[(z * h + y) * w + x] = tex3D<float>(tex, x + 0.5f, y + 0.5f, z + 0.5f);
+}
 // Coordinates x + 1, y + 1: halfway between the centres of texels x, x + 1 and y, y + 1.
 __global__ void halfway(float *out, int w, int h, cudaTextureObject_t tex)
 {
@@ -184,7 +197,7 @@ private Q_SLOTS:
         m_compiler = std::make_unique<Compiler>(Compiler::Config{QStringLiteral("-"), 0});
     }
 
-    // A 2-D float texture with point sampling reads back as the buffer, in every layout.
+    // A float texture with point sampling reads back as the buffer, in every layout and 1 to 3 dimensions.
     void pointSamplingReadsTheBuffer_data()
     {
         QTest::addColumn<QJsonObject>("binding");
@@ -194,6 +207,8 @@ private Q_SLOTS:
         QTest::newRow("array, timed") << tex(R"({"texture": "img"})") << "fetch2D" << true;
         QTest::newRow("pitched in place") << tex(R"({"texture": "img", "layout": "pitched"})") << "fetch2D" << false;
         QTest::newRow("linear, tex1Dfetch") << tex(R"({"texture": "flat", "layout": "linear"})") << "fetch1D" << false;
+        QTest::newRow("1-D array, tex1D") << tex(R"({"texture": "flat"})") << "fetch1DArray" << false;
+        QTest::newRow("3-D array, tex3D") << tex(R"({"texture": "vol"})") << "fetch3D" << false;
     }
     void pointSamplingReadsTheBuffer()
     {
@@ -201,19 +216,26 @@ private Q_SLOTS:
         QFETCH(QString, kernel);
         QFETCH(bool, timed);
         HostBuffers host;
-        const bool linear = kernel == QLatin1String("fetch1D");
-        const QJsonArray args = linear ? QJsonArray{"out", "n", binding} : QJsonArray{"out", "w", "h", binding};
+        const bool linear = kernel.startsWith(QLatin1String("fetch1D"));
+        const bool volume = kernel == QLatin1String("fetch3D");
+        const QJsonArray args = linear   ? QJsonArray{"out", "n", binding}
+                                : volume ? QJsonArray{"out", "w", kH / 4, binding}
+                                         : QJsonArray{"out", "w", "h", binding};
         QJsonObject step = launch(kernel, args);
         if (linear) {
             step.insert("grid", QJsonArray{"ceil_div(n, 128)"});
             step.insert("block", QJsonArray{128});
         }
+        if (volume) {
+            step.insert("grid", QJsonArray{"ceil_div(w, block.x)", QString("ceil_div(%1, block.y)").arg(kH / 4), 4});
+        }
+        // One set of random numbers, as a 2-D image, a 1-D line and a volume of 4 layers.
         const RunResult r =
             run(QJsonArray{randomBuffer("img", "float32", {kH, kW}, 11), randomBuffer("flat", "float32", {kW * kH}, 11),
-                           zeros("out", "float32", {kH, kW})},
+                           randomBuffer("vol", "float32", {4, kH / 4, kW}, 11), zeros("out", "float32", {kH, kW})},
                 QJsonArray{step}, host, timed);
         QVERIFY2(!r.error, qPrintable(r.error ? r.error->toString() : QString()));
-        const std::vector<float> in = contents<float>(host.find(linear ? "flat" : "img"));
+        const std::vector<float> in = contents<float>(host.find(linear ? "flat" : volume ? "vol" : "img"));
         const std::vector<float> out = contents<float>(host.find("out"));
         QVERIFY(in[0] != in[1]); // random
         for (size_t i = 0; i < in.size(); ++i) {
