@@ -66,7 +66,14 @@ namespace Kp {
     X(cuGraphInstantiateWithFlags)                                                                                     \
     X(cuGraphLaunch)                                                                                                   \
     X(cuGraphExecDestroy)                                                                                              \
-    X(cuGraphDestroy)
+    X(cuGraphDestroy)                                                                                                  \
+    X(cuArray3DCreate)                                                                                                 \
+    X(cuArrayDestroy)                                                                                                  \
+    X(cuMemcpy3DAsync)                                                                                                 \
+    X(cuTexObjectCreate)                                                                                               \
+    X(cuTexObjectDestroy)                                                                                              \
+    X(cuSurfObjectCreate)                                                                                              \
+    X(cuSurfObjectDestroy)
 
 /**
  * The CUDA driver API, opened at run time with dlopen so that every program

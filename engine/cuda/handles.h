@@ -134,4 +134,61 @@ inline CUdeviceptr address(const DeviceMemory &m) noexcept
     return m.get().address;
 }
 
+struct ArrayDestroy
+{
+    const DriverApi *api = nullptr;
+    void operator()(CUarray a) const noexcept
+    {
+        if (api) {
+            api->cuArrayDestroy(a);
+        }
+    }
+};
+/** A CUDA array from cuArray3DCreate (the storage of a texture or surface). */
+using Array = std::unique_ptr<CUarray_st, ArrayDestroy>;
+
+/** A texture or surface object (a 64-bit integer) dressed as the nullable pointer std::unique_ptr needs. */
+struct ObjectHandle
+{
+    unsigned long long value = 0;
+
+    ObjectHandle() = default;
+    ObjectHandle(std::nullptr_t) noexcept {}
+    explicit ObjectHandle(unsigned long long v) noexcept
+        : value(v)
+    {
+    }
+    explicit operator bool() const noexcept { return value != 0; }
+    friend bool operator==(ObjectHandle, ObjectHandle) = default;
+    friend bool operator==(ObjectHandle h, std::nullptr_t) noexcept { return h.value == 0; }
+};
+
+struct TexObjectDestroy
+{
+    using pointer = ObjectHandle;
+    const DriverApi *api = nullptr;
+    void operator()(ObjectHandle h) const noexcept
+    {
+        if (api) {
+            api->cuTexObjectDestroy(h.value);
+        }
+    }
+};
+/** A texture object from cuTexObjectCreate. */
+using TexObject = std::unique_ptr<ObjectHandle, TexObjectDestroy>;
+
+struct SurfObjectDestroy
+{
+    using pointer = ObjectHandle;
+    const DriverApi *api = nullptr;
+    void operator()(ObjectHandle h) const noexcept
+    {
+        if (api) {
+            api->cuSurfObjectDestroy(h.value);
+        }
+    }
+};
+/** A surface object from cuSurfObjectCreate. */
+using SurfObject = std::unique_ptr<ObjectHandle, SurfObjectDestroy>;
+
 } // namespace Kp::Cuda

@@ -354,7 +354,167 @@ public:
         if (a.structValue >= 0) {
             return m_plan.structValues[a.structValue].identifier;
         }
+        if (a.texture >= 0) {
+            return QStringLiteral("textureObject(%1)").arg(a.texture);
+        }
         return cppValue(a.valueType, a.bytes, a.cType);
+    }
+
+    /** The copies into the arrays of a launch's textures and surfaces (before), or out of its surfaces (after). */
+    void textureCopies(const PlanStep &s, const QString &stream, bool before, int in)
+    {
+        QList<int> done;
+        for (const PlanArg &a : s.args) {
+            if (a.texture < 0 || done.contains(a.texture)) {
+                continue;
+            }
+            done << a.texture;
+            const PlanTexture &t = m_plan.textures[a.texture];
+            if (!before && !t.spec.isSurface()) {
+                continue;
+            }
+            line(QStringLiteral("copyTexture(%1, %2, %3, %4); // %5")
+                     .arg(a.texture)
+                     .arg(devRef(t.buffer), before ? QStringLiteral("true") : QStringLiteral("false"), stream,
+                          commentText(before ? QStringLiteral("%1: the buffer into the array").arg(t.spec.describe())
+                                             : QStringLiteral("the surface's writes back into %1").arg(t.buffer))),
+                 in);
+        }
+    }
+
+    /** Makes every texture and surface object over a CUDA array, and the copies between array and buffer. */
+    void textureFunctions()
+    {
+        const Plan &p = m_plan;
+        const int n = int(p.textures.size());
+        comment(QStringLiteral("Texture and surface objects, made as the playground makes them: a CUDA array per "
+                               "binding, filled from its buffer before every launch that binds it, and a surface's "
+                               "array copied back into the buffer after the launch."));
+        line(QStringLiteral("cudaArray_t g_textureArrays[%1];").arg(n));
+        line(QStringLiteral("unsigned long long g_textureObjects[%1]; // cudaTextureObject_t or cudaSurfaceObject_t")
+                 .arg(n));
+        line(QStringLiteral("const size_t g_textureExtents[%1][4] = { // elements along x, rows, layers, bytes per row")
+                 .arg(n));
+        for (const PlanTexture &t : p.textures) {
+            const TextureDescriptors d = *buildTextureDescriptors(t.spec, t.dtype, t.shape, t.where);
+            line(QStringLiteral("{%1, %2, %3, %4}, // %5")
+                     .arg(d.width)
+                     .arg(d.height)
+                     .arg(d.depth)
+                     .arg(d.rowBytes)
+                     .arg(commentText(t.spec.describe())),
+                 1);
+        }
+        line(QStringLiteral("};"));
+        line();
+        line(QStringLiteral("void makeTextures()"));
+        line(QStringLiteral("{"));
+        static const char *const addressModes[] = {"cudaAddressModeClamp", "cudaAddressModeWrap",
+                                                   "cudaAddressModeMirror", "cudaAddressModeBorder"};
+        for (int i = 0; i < n; ++i) {
+            const PlanTexture &t = p.textures[i];
+            const TextureDescriptors d = *buildTextureDescriptors(t.spec, t.dtype, t.shape, t.where);
+            const DTypeInfo &info = dtypeInfo(t.dtype);
+            const ScalarKind kind = dtypeInfo(info.component).kind;
+            const int bits = info.componentBytes * 8;
+            QStringList channels;
+            for (int c = 0; c < 4; ++c) {
+                channels << QString::number(c < info.components ? bits : 0);
+            }
+            line(QStringLiteral("{"), 1);
+            comment(QStringLiteral("%1, %2 %3; for %4")
+                        .arg(t.spec.describe(), dtypeName(t.dtype), shapeText(t.shape), t.where),
+                    2);
+            line(QStringLiteral("const cudaChannelFormatDesc format = cudaCreateChannelDesc(%1, %2);")
+                     .arg(channels.join(QStringLiteral(", ")),
+                          kind == ScalarKind::SignedInt     ? QStringLiteral("cudaChannelFormatKindSigned")
+                          : kind == ScalarKind::UnsignedInt ? QStringLiteral("cudaChannelFormatKindUnsigned")
+                                                            : QStringLiteral("cudaChannelFormatKindFloat")),
+                 2);
+            // cudaMalloc3DArray: height 0 makes a 1-D array, depth 0 a 2-D one.
+            line(QStringLiteral("CHECK(cudaMalloc3DArray(&g_textureArrays[%1], &format, make_cudaExtent(%2, %3, %4), "
+                                "%5));")
+                     .arg(i)
+                     .arg(d.array.Width)
+                     .arg(d.array.Height)
+                     .arg(d.array.Depth)
+                     .arg(t.spec.isSurface() ? QStringLiteral("cudaArraySurfaceLoadStore") : QStringLiteral("0")),
+                 2);
+            line(QStringLiteral("cudaResourceDesc resource{};"), 2);
+            line(QStringLiteral("resource.resType = cudaResourceTypeArray;"), 2);
+            line(QStringLiteral("resource.res.array.array = g_textureArrays[%1];").arg(i), 2);
+            if (t.spec.isSurface()) {
+                line(QStringLiteral("cudaSurfaceObject_t object = 0;"), 2);
+                line(QStringLiteral("CHECK(cudaCreateSurfaceObject(&object, &resource));"), 2);
+            } else {
+                line(QStringLiteral("cudaTextureDesc texture{};"), 2);
+                for (int axis = 0; axis < 3; ++axis) {
+                    line(QStringLiteral("texture.addressMode[%1] = %2;")
+                             .arg(axis)
+                             .arg(QLatin1String(addressModes[int(t.spec.address[size_t(axis)])])),
+                         2);
+                }
+                line(QStringLiteral("texture.filterMode = %1;")
+                         .arg(t.spec.filter == TextureSpec::Filter::Linear ? QStringLiteral("cudaFilterModeLinear")
+                                                                           : QStringLiteral("cudaFilterModePoint")),
+                     2);
+                line(QStringLiteral("texture.readMode = %1;")
+                         .arg(t.spec.read == TextureSpec::Read::NormalizedFloat
+                                  ? QStringLiteral("cudaReadModeNormalizedFloat")
+                                  : QStringLiteral("cudaReadModeElementType")),
+                     2);
+                line(QStringLiteral("texture.normalizedCoords = %1;").arg(t.spec.normalizedCoords ? 1 : 0), 2);
+                for (int c = 0; c < 4; ++c) {
+                    if (t.spec.border[size_t(c)] != 0) {
+                        line(QStringLiteral("texture.borderColor[%1] = %2f;")
+                                 .arg(c)
+                                 .arg(double(t.spec.border[size_t(c)]), 0, 'g', 9),
+                             2);
+                    }
+                }
+                line(QStringLiteral("cudaTextureObject_t object = 0;"), 2);
+                line(QStringLiteral("CHECK(cudaCreateTextureObject(&object, &resource, &texture, nullptr));"), 2);
+            }
+            line(QStringLiteral("g_textureObjects[%1] = object;").arg(i), 2);
+            line(QStringLiteral("}"), 1);
+        }
+        line(QStringLiteral("}"));
+        line();
+        line(QStringLiteral(R"(unsigned long long textureObject(int t)
+{
+    return g_textureObjects[t];
+}
+
+// Copies buffer into texture t's array (toArray) or the array into buffer, on stream s.
+void copyTexture(int t, void *buffer, bool toArray, cudaStream_t s)
+{
+    const size_t *e = g_textureExtents[t];
+    cudaMemcpy3DParms copy{};
+    const cudaPitchedPtr memory = make_cudaPitchedPtr(buffer, e[3], e[0], e[1]);
+    if (toArray) {
+        copy.srcPtr = memory;
+        copy.dstArray = g_textureArrays[t];
+    } else {
+        copy.srcArray = g_textureArrays[t];
+        copy.dstPtr = memory;
+    }
+    copy.extent = make_cudaExtent(e[0], e[1], e[2]);
+    copy.kind = cudaMemcpyDeviceToDevice;
+    CHECK(cudaMemcpy3DAsync(&copy, s));
+}
+
+void destroyTextures())"));
+        line(QStringLiteral("{"));
+        for (int i = 0; i < n; ++i) {
+            line(QStringLiteral("CHECK(%1(g_textureObjects[%2]));")
+                     .arg(p.textures[i].spec.isSurface() ? QStringLiteral("cudaDestroySurfaceObject")
+                                                         : QStringLiteral("cudaDestroyTextureObject"))
+                     .arg(i),
+                 1);
+            line(QStringLiteral("CHECK(cudaFreeArray(g_textureArrays[%1]));").arg(i), 1);
+        }
+        line(QStringLiteral("}"));
+        line();
     }
 
     void steps(const PlanRun &run, int indent)
@@ -399,6 +559,7 @@ public:
                 if (!s.label.isEmpty()) {
                     comment(s.label, in);
                 }
+                textureCopies(s, st, true, in);
                 if (s.cooperative) {
                     // cudaLaunchKernelEx converts each argument to its parameter's type, as <<<>>> does.
                     comment(QStringLiteral("A cooperative launch, so that grid.sync() works: the whole grid must fit "
@@ -424,6 +585,7 @@ public:
                                   args.isEmpty() ? QString() : QStringLiteral(", ") + args.join(QStringLiteral(", "))),
                          in + 1);
                     line(QStringLiteral("}"), in);
+                    textureCopies(s, st, false, in);
                     break;
                 }
                 // "::": a kernel named like one of this program's functions is still the kernel.
@@ -439,6 +601,7 @@ public:
                          .arg(st, args.join(QStringLiteral(", "))),
                      in);
                 line(QStringLiteral("CHECK(cudaGetLastError());"), in);
+                textureCopies(s, st, false, in);
                 break;
             }
             case RunStep::Kind::CopyToDevice:
@@ -721,6 +884,9 @@ Result<QList<ExportFile>> CppWriter::write()
         }
     };
     scalars();
+    if (!p.textures.isEmpty()) {
+        textureFunctions();
+    }
     comment(run.repeat > 1
                 ? QStringLiteral("Queues every step %1 times, each repetition followed by the swaps.").arg(run.repeat)
                 : QStringLiteral("Queues every step once."));
@@ -758,6 +924,10 @@ Result<QList<ExportFile>> CppWriter::write()
             line(QStringLiteral("extern cudaStream_t g_streams[];"));
             line(QStringLiteral("extern cudaEvent_t g_events[];"));
             line(QStringLiteral("extern cudaEvent_t g_fork, g_join;"));
+            if (!p.textures.isEmpty()) {
+                line(QStringLiteral("unsigned long long textureObject(int t);"));
+                line(QStringLiteral("void copyTexture(int t, void *buffer, bool toArray, cudaStream_t s);"));
+            }
             line();
             scalars();
             reference();
@@ -831,6 +1001,9 @@ std::vector<std::vector<unsigned char>> download(void **dev)
     line(QStringLiteral("}"), 1);
     line(QStringLiteral("CHECK(cudaEventCreateWithFlags(&g_fork, cudaEventDisableTiming));"), 1);
     line(QStringLiteral("CHECK(cudaEventCreateWithFlags(&g_join, cudaEventDisableTiming));"), 1);
+    if (!p.textures.isEmpty()) {
+        line(QStringLiteral("makeTextures();"), 1);
+    }
     for (const PlanRun *r : {&p.run, p.reference ? &*p.reference : nullptr}) {
         if (!r) {
             continue;
@@ -948,6 +1121,9 @@ std::vector<std::vector<unsigned char>> download(void **dev)
         comment(QStringLiteral("The project has timing switched off."), 1);
     } else {
         line(QStringLiteral("if (!timing) {"), 1);
+        if (!p.textures.isEmpty()) {
+            line(QStringLiteral("destroyTextures();"), 2);
+        }
         line(QStringLiteral("return ok ? 0 : 1;"), 2);
         line(QStringLiteral("}"), 1);
         comment(
@@ -1048,6 +1224,9 @@ std::vector<std::vector<unsigned char>> download(void **dev)
             QStringLiteral("const double median = n % 2 ? samples[n / 2] : (samples[n / 2 - 1] + samples[n / 2]) / 2;"),
             1);
         line(QStringLiteral("std::printf(\"median %.6f ms over %zu samples\\n\", median, n);"), 1);
+    }
+    if (!p.textures.isEmpty()) {
+        line(QStringLiteral("destroyTextures();"), 1);
     }
     line(QStringLiteral("return ok ? 0 : 1;"), 1);
     line(QStringLiteral("}"));

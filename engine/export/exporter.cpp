@@ -306,7 +306,8 @@ struct Resolved
 
 Result<Resolved> resolveRun(const Project &project, const HostBuffers &buffers, const QList<PlanScalar> &scalars,
                             const QString &what, const QHash<QString, StructLayout> &layouts,
-                            const QString &layoutError, QList<PlanStructValue> *structValues)
+                            const QString &layoutError, QList<PlanStructValue> *structValues,
+                            QList<PlanTexture> *textures)
 {
     const CompileOptions opts = compileOptionsFor(project);
     Result<CompileResult> scanned = scannedKernels(project.sourceText, opts, what, layouts, layoutError);
@@ -373,6 +374,27 @@ Result<Resolved> resolveRun(const Project &project, const HostBuffers &buffers, 
                 const KernelParam &param = k->params.value(ai);
                 PlanArg pa;
                 pa.paramName = param.name;
+                if (ra.isTexture()) {
+                    // One object per distinct binding: the reference's steps may bind the same one.
+                    const RunTexture &t = req.textures.value(ra.texture);
+                    PlanTexture pt{t.spec, req.buffers.value(t.buffer).name, t.dtype, t.shape,
+                                   QStringLiteral("%1: parameter %2 ('%3', %4)")
+                                       .arg(field)
+                                       .arg(ai + 1)
+                                       .arg(param.name, param.type)};
+                    int found = -1;
+                    for (int i = 0; i < textures->size() && found < 0; ++i) {
+                        found = (*textures)[i].spec == pt.spec && (*textures)[i].buffer == pt.buffer ? i : -1;
+                    }
+                    if (found < 0) {
+                        textures->append(pt);
+                        found = int(textures->size()) - 1;
+                    }
+                    pa.texture = found;
+                    pa.cType = param.baseType;
+                    ps.args << pa;
+                    continue;
+                }
                 if (ra.isBuffer()) {
                     pa.isBuffer = true;
                     pa.buffer = req.buffers[ra.buffer].name;
@@ -866,7 +888,7 @@ Result<ExportResult> exportProject(const Project &project, const ExportOptions &
 
     const int mainModule = addModule(project.sourceFile, project.sourceText, QStringLiteral("kernel.cu"));
     Result<Resolved> mainRun = resolveRun(project, buffers, plan.scalars, QStringLiteral("launches"), options.layouts,
-                                          options.layoutError, &plan.structValues);
+                                          options.layoutError, &plan.structValues, &plan.textures);
     if (!mainRun) {
         return mainRun.error();
     }
@@ -948,10 +970,10 @@ Result<ExportResult> exportProject(const Project &project, const ExportOptions &
         const int refModule = ownSource ? addModule(project.reference->sourceFile, project.reference->sourceText,
                                                     QStringLiteral("reference_kernel.cu"))
                                         : mainModule;
-        Result<Resolved> refRun =
-            resolveRun(ref, buffers, plan.scalars, QStringLiteral("reference.launches"),
-                       ownSource ? options.referenceLayouts : options.layouts,
-                       ownSource ? options.referenceLayoutError : options.layoutError, &plan.structValues);
+        Result<Resolved> refRun = resolveRun(ref, buffers, plan.scalars, QStringLiteral("reference.launches"),
+                                             ownSource ? options.referenceLayouts : options.layouts,
+                                             ownSource ? options.referenceLayoutError : options.layoutError,
+                                             &plan.structValues, &plan.textures);
         if (!refRun) {
             return refRun.error();
         }
@@ -979,6 +1001,28 @@ Result<ExportResult> exportProject(const Project &project, const ExportOptions &
         plan.reference->module = refModule;
         collectKernels(*plan.reference, refRun->kernels,
                        ownSource ? options.referenceLoweredNames : options.loweredNames);
+    }
+
+    // Texture and surface objects: the C++ program makes them over CUDA arrays as the worker does.
+    for (const PlanTexture &t : std::as_const(plan.textures)) {
+        if (target != ExportTarget::CudaCpp) {
+            return exportError(QStringLiteral("%1 is bound to a %2, which cannot be exported yet for %3 (only the "
+                                              "cuda-cpp export makes texture and surface objects); export for "
+                                              "cuda-cpp")
+                                   .arg(t.where, t.spec.describe(), exportTargetName(target)),
+                               QStringLiteral("launches"));
+        }
+        if (t.spec.layout != TextureSpec::Layout::Array) {
+            return exportError(QStringLiteral("%1 is bound to a %2, which cannot be exported yet (the cuda-cpp export "
+                                              "makes textures over a CUDA array only: \"layout\": \"array\")")
+                                   .arg(t.where, t.spec.describe()),
+                               QStringLiteral("launches"));
+        }
+    }
+    if (!plan.textures.isEmpty()) {
+        plan.notes << QStringLiteral("every launch that binds a texture or surface copies its buffer into the CUDA "
+                                     "array first (the playground copies only when the buffer changed), and a "
+                                     "surface's array back after the launch; the copies are timed with the steps");
     }
 
     if (target == ExportTarget::CudaPython && !plan.structValues.isEmpty()) {

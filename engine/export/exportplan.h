@@ -10,6 +10,7 @@
 #include "export/exporter.h"
 #include "kernel/structlayout.h"
 #include "run/runrequest.h"
+#include "run/texturedesc.h"
 
 #include <QList>
 #include <QString>
@@ -51,7 +52,18 @@ struct PlanArg
     QByteArray bytes;               ///< !isBuffer: exactly the parameter's size
     int scalar = -1;                ///< !isBuffer: index of the scalar holding exactly this value and type, or -1
     int structValue = -1;           ///< !isBuffer: a struct passed by value, index into Plan::structValues
+    int texture = -1;               ///< a texture or surface object: index into Plan::textures
     QString paramName;
+};
+
+/** A texture or surface object over a buffer, one per distinct binding (run and reference share them). */
+struct PlanTexture
+{
+    TextureSpec spec;
+    QString buffer;
+    DType dtype = DType::Float32;
+    QList<qint64> shape;
+    QString where; ///< "launches (step 1, kernel 'k'): parameter 5 ('image', cudaTextureObject_t)"
 };
 
 /** A struct passed by value: its bytes in the layout NVRTC gave it, and its members, to write it readably. */
@@ -148,6 +160,7 @@ struct Plan
     QList<PlanBuffer> buffers;
     QList<PlanScalar> scalars;
     QList<PlanStructValue> structValues; ///< struct arguments, one per distinct type and value
+    QList<PlanTexture> textures;         ///< texture and surface objects the arguments name
     PlanRun run;
     std::optional<PlanRun> reference; ///< when a check needs the reference run
     QList<PlanCheck> checks;

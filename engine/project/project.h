@@ -4,6 +4,7 @@
 #include "check/checkspec.h"
 #include "compile/compiletypes.h"
 #include "core/result.h"
+#include "run/texturedesc.h"
 
 #include <QJsonObject>
 #include <QJsonValue>
@@ -31,6 +32,7 @@ struct ArgBinding
         Buffer,  ///< a device pointer to buffer `name`, `offset` elements in
         Scalar,  ///< the value of scalar `name`, converted to the parameter's type
         Literal, ///< a number written in the project (or null, or a vector or struct value: see below)
+        Texture, ///< a texture or surface object over buffer `name`, made by the worker (`texture`)
     };
     Kind kind = Kind::Literal;
     QString name;
@@ -51,6 +53,8 @@ struct ArgBinding
     QString expression;
     /** Bound by parameter name (args given as an object) instead of by position. */
     QString param;
+    /** Texture: how the object is made ({"texture": "img", ...} or {"surface": "img"}); texture.buffer == name. */
+    TextureSpec texture;
 };
 
 /** Largest grid or block extent, and largest dynamic shared memory, that a project may give as a number. */

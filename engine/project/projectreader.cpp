@@ -65,6 +65,7 @@ private:
     bool parseSharedBytes(const QJsonValue &v, const QString &path, QString *out);
     bool parseArgs(const QJsonValue &v, const QString &path, QList<ArgBinding> *out);
     bool parseBinding(const QJsonValue &v, const QString &path, ArgBinding *out);
+    bool parseTexture(const QJsonObject &o, const QString &path, ArgBinding *out);
     bool bufferName(const QString &name, const QString &path, const BufferSpec **out);
     bool scalarName(const QString &name, const QString &path);
     bool checkOffset(const BufferSpec &b, qint64 offset, const QString &path);
@@ -1111,9 +1112,12 @@ bool Parser::parseBinding(const QJsonValue &v, const QString &path, ArgBinding *
         return typeError(path, QStringLiteral("a buffer or scalar name, a number or an object"), v);
     }
     const QJsonObject o = v.toObject();
-    if (!checkKeys(
-            o, path,
-            {QStringLiteral("buffer"), QStringLiteral("offset"), QStringLiteral("scalar"), QStringLiteral("value")})) {
+    if (o.contains(QStringLiteral("texture")) || o.contains(QStringLiteral("surface"))) {
+        return parseTexture(o, path, out);
+    }
+    if (!checkKeys(o, path,
+                   {QStringLiteral("buffer"), QStringLiteral("offset"), QStringLiteral("scalar"),
+                    QStringLiteral("value"), QStringLiteral("texture"), QStringLiteral("surface")})) {
         return false;
     }
     const int kinds = int(o.contains(QStringLiteral("buffer"))) + int(o.contains(QStringLiteral("scalar"))) +
@@ -1157,6 +1161,43 @@ bool Parser::parseBinding(const QJsonValue &v, const QString &path, ArgBinding *
         }
         b.kind = ArgBinding::Kind::Literal;
     }
+    *out = b;
+    return true;
+}
+
+bool Parser::parseTexture(const QJsonObject &o, const QString &path, ArgBinding *out)
+{
+    // {"texture": "img", ...} or {"surface": "img"}: an object the worker makes over a buffer (docs/buffers.md).
+    const Result<TextureSpec> spec = TextureSpec::fromJson(o, path);
+    if (!spec) {
+        return adopt(spec.error());
+    }
+    const QString key = spec->isSurface() ? QStringLiteral("surface") : QStringLiteral("texture");
+    const BufferSpec *buf = nullptr;
+    if (!bufferName(spec->buffer, jsonKeyPath(path, key), &buf)) {
+        return false;
+    }
+    if (Result<TextureFormat> f = textureFormatFor(buf->dtype, jsonKeyPath(path, key)); !f) {
+        return fail(
+            jsonKeyPath(path, key),
+            QStringLiteral("buffer '%1': %2").arg(buf->name, f.error().message.section(QStringLiteral(": "), 1, -1)));
+    }
+    if (!buf->shape.isEmpty()) {
+        // The shape from a file is checked when the project runs.
+        if (Result<TextureDescriptors> d = buildTextureDescriptors(*spec, buf->dtype, buf->shape, path); !d) {
+            return adopt(d.error());
+        }
+    }
+    if (!buf->symbol.isEmpty()) {
+        return fail(jsonKeyPath(path, key),
+                    QStringLiteral("buffer '%1' is the device variable '%2'; a texture or surface is made over an "
+                                   "ordinary buffer")
+                        .arg(buf->name, buf->symbol));
+    }
+    ArgBinding b;
+    b.kind = ArgBinding::Kind::Texture;
+    b.name = spec->buffer;
+    b.texture = *spec;
     *out = b;
     return true;
 }

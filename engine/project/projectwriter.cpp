@@ -44,6 +44,7 @@ JsonNode bindingNode(const ArgBinding &b)
     case ArgBinding::Kind::Buffer:
         return jsonString(b.offset == 0 ? b.name : QStringLiteral("%1+%2").arg(b.name).arg(b.offset));
     case ArgBinding::Kind::Scalar: return jsonString(b.name);
+    case ArgBinding::Kind::Texture: return jsonNodeFrom(b.texture.toJson());
     case ArgBinding::Kind::Literal:
         if (b.null) {
             return jsonNodeFrom(QJsonValue(QJsonValue::Null));

@@ -2,6 +2,7 @@
 #include "run/deviceglobalsdevice.h"
 #include "run/gpusessionstep.h"
 #include "run/streamexec.h"
+#include "run/texturebindings.h"
 
 #include "cuda/driverapi.h"
 #include "run/sentinel.h"
@@ -292,6 +293,9 @@ void GpuSession::abandonDeviceObjects() noexcept
     for (auto &b : m_buffers) {
         (void)b->dev.release();
         (void)b->registration.release();
+    }
+    if (m_textures) {
+        m_textures->abandon();
     }
     (void)m_module.release();
     if (m_access) {
@@ -621,10 +625,21 @@ Status GpuSession::launch(const Step &s, const std::vector<int> &perm, CUstream 
 {
     std::vector<void *> params;
     params.reserve(s.args.size());
+    CUstream st = stream ? stream : m_stream.get();
+    const auto bufferPtr = [&](int buffer) {
+        return m_buffers[static_cast<size_t>(perm[static_cast<size_t>(buffer)])]->ptr();
+    };
     for (Step::Arg &a : s.args) {
         if (a.buffer >= 0) {
-            a.ptr = m_buffers[static_cast<size_t>(perm[static_cast<size_t>(a.buffer)])]->ptr() +
-                    static_cast<CUdeviceptr>(a.offset);
+            a.ptr = bufferPtr(a.buffer) + static_cast<CUdeviceptr>(a.offset);
+            params.push_back(&a.ptr);
+        } else if (a.texture >= 0 && m_textures) {
+            // The array is copied from the buffer first (on this stream) when the buffer may have changed.
+            Result<unsigned long long> h = m_textures->prepare(a.texture, bufferPtr(m_textures->buffer(a.texture)), st);
+            if (!h) {
+                return h.error();
+            }
+            a.ptr = static_cast<CUdeviceptr>(*h);
             params.push_back(&a.ptr);
         } else {
             params.push_back(a.value.data());
@@ -634,7 +649,6 @@ Status GpuSession::launch(const Step &s, const std::vector<int> &perm, CUstream 
         static_cast<unsigned>(s.grid[0]), static_cast<unsigned>(s.grid[1]), static_cast<unsigned>(s.grid[2])};
     const auto [bx, by, bz] = std::array<unsigned, 3>{
         static_cast<unsigned>(s.block[0]), static_cast<unsigned>(s.block[1]), static_cast<unsigned>(s.block[2])};
-    CUstream st = stream ? stream : m_stream.get();
     const CUresult r = s.cooperative
                            ? m_api->cuLaunchCooperativeKernel(s.function, gx, gy, gz, bx, by, bz,
                                                               static_cast<unsigned>(s.shared), st, params.data())
@@ -642,6 +656,22 @@ Status GpuSession::launch(const Step &s, const std::vector<int> &perm, CUstream 
                                                    st, params.data(), nullptr);
     if (r != CUDA_SUCCESS) {
         return cudaError(r, s.cooperative ? "cuLaunchCooperativeKernel" : "cuLaunchKernel");
+    }
+    if (m_textures) {
+        // Any pointer into a buffer may have written it: arrays copied from it are stale.
+        for (const Step::Arg &a : s.args) {
+            if (a.buffer >= 0) {
+                m_textures->written(bufferPtr(a.buffer));
+            }
+        }
+        // A surface's writes land in its array: copied back so the buffer shows them.
+        for (const Step::Arg &a : s.args) {
+            if (a.texture >= 0) {
+                if (Status w = m_textures->writeBack(a.texture, bufferPtr(m_textures->buffer(a.texture)), st); !w) {
+                    return w;
+                }
+            }
+        }
     }
     return Unit{};
 }
@@ -745,6 +775,9 @@ bool GpuSession::checkGuards(const Plan &plan, int step, int repetition, RunResu
 
 Status GpuSession::fillSentinel(const QList<int> &buffers, const Plan &plan, CUstream stream)
 {
+    if (m_textures && !buffers.isEmpty()) {
+        m_textures->invalidate();
+    }
     for (int b : buffers) {
         if (b < 0 || size_t(b) >= plan.perm.size()) {
             continue;
@@ -786,6 +819,21 @@ RunResult GpuSession::run(const RunRequest &request)
         plan.steps.push_back(std::move(s));
     }
     if (!uploadBuffers(request, result)) {
+        return result;
+    }
+    // The objects go with the run, on every path; a poisoned context keeps them for the process exit.
+    struct DropTextures
+    {
+        GpuSession *session;
+        ~DropTextures()
+        {
+            if (session->m_textures && session->m_mustExit) {
+                session->m_textures->abandon();
+            }
+            session->m_textures.reset();
+        }
+    } dropTextures{this};
+    if (!setupTextures(request, result)) {
         return result;
     }
     if (!snapshotForSamples(request, result)) {
@@ -839,6 +887,10 @@ RunResult GpuSession::run(const RunRequest &request)
             return result;
         }
     }
+    if (m_textures) {
+        // On streams the launches are no single sequence to track writes along: copy every time.
+        m_textures->setAlwaysCopy(plan.streamed);
+    }
     if (!correctnessRun(plan, result)) {
         return result;
     }
@@ -875,6 +927,10 @@ RunResult GpuSession::run(const RunRequest &request)
     m_guardsClean =
         !result.error && result.guards && (result.timed || !plan.streamed) && !request.timeline && !request.graph;
     if (!result.error) {
+        if (m_textures) {
+            // A captured graph replays its copies as captured: every launch copies its arrays.
+            m_textures->setAlwaysCopy(true);
+        }
         streamPasses(request, plan, result); // the timeline and graph mode: run/streamexec.cpp
     }
     return result;
@@ -917,7 +973,8 @@ bool GpuSession::decodeStep(const RunRequest &request, qsizetype i, Step &s, Run
         Step::Arg a;
         a.buffer = am.isBuffer() ? am.buffer : -1;
         a.offset = am.isBuffer() ? am.offset : 0;
-        if (!am.isBuffer()) {
+        a.texture = am.isBuffer() ? -1 : am.texture;
+        if (!am.isBuffer() && !am.isTexture()) {
             a.value = am.value;
         }
         s.args.push_back(std::move(a));
@@ -954,6 +1011,15 @@ bool GpuSession::validateStep(const RunRequest &request, qsizetype i, Step &s, R
     }
     for (size_t n = 0; n < s.args.size(); ++n) {
         const Step::Arg &a = s.args[n];
+        if (a.texture >= request.textures.size()) {
+            return fail(result,
+                        runError(Error::Code::Protocol, QStringLiteral("%1: argument %2 names texture %3 of %4")
+                                                            .arg(s.label)
+                                                            .arg(n)
+                                                            .arg(a.texture)
+                                                            .arg(request.textures.size())),
+                        int(i));
+        }
         if (a.buffer >= 0 && a.buffer >= request.buffers.size()) {
             return fail(result,
                         runError(Error::Code::Protocol, QStringLiteral("%1: argument %2 names buffer %3 of %4")
@@ -987,7 +1053,7 @@ bool GpuSession::validateStep(const RunRequest &request, qsizetype i, Step &s, R
             }
             if (count < s.args.size()) {
                 const Step::Arg &a = s.args[count];
-                const size_t given = a.buffer >= 0 ? sizeof(CUdeviceptr) : size_t(a.value.size());
+                const size_t given = a.buffer >= 0 || a.texture >= 0 ? sizeof(CUdeviceptr) : size_t(a.value.size());
                 if (given != size) {
                     return fail(result,
                                 runError(Error::Code::BadInput, QStringLiteral("%1: parameter %2 takes %3 bytes in "
@@ -1043,6 +1109,22 @@ bool GpuSession::uploadBuffers(const RunRequest &request, RunResult &result)
     result.guards = guarded;
     if (Status s = m_guards.fill(m_stream.get(), zones); !s) {
         m_mustExit = true;
+        return fail(result, s.error());
+    }
+    return true;
+}
+
+bool GpuSession::setupTextures(const RunRequest &request, RunResult &result)
+{
+    if (request.textures.isEmpty()) {
+        return true;
+    }
+    QList<qint64> bytes;
+    for (const RunBuffer &b : request.buffers) {
+        bytes << b.bytes;
+    }
+    m_textures = std::make_unique<TextureBindings>(m_api);
+    if (Status s = m_textures->setup(request.textures, bytes, TextureBindings::deviceLimits(*m_api, m_device)); !s) {
         return fail(result, s.error());
     }
     return true;
@@ -1338,6 +1420,9 @@ void GpuSession::timingRun(const RunTiming &timing, Plan &plan, RunResult &resul
     };
     for (int w = 0; w < warmup; ++w) {
         Status reset = m_sampleReset.restore(stream, m_sampleResetTargets);
+        if (m_textures && !m_sampleResetTargets.empty()) {
+            m_textures->invalidate();
+        }
         if (Status st = reset ? launchAll(plan, result.repeat) : reset; !st) {
             m_mustExit = true;
             fail(result, st.error());
@@ -1376,6 +1461,9 @@ void GpuSession::timingRun(const RunTiming &timing, Plan &plan, RunResult &resul
         }
         // Restored before the start event: the copies are never timed.
         Status st = m_sampleReset.restore(stream, m_sampleResetTargets);
+        if (m_textures && (!m_sampleResetTargets.empty() || !plan.sentinel.empty())) {
+            m_textures->invalidate(); // the buffers were restored or filled behind the arrays' back
+        }
         // kpg grade: outputs start each sample as a sentinel, so a launch that skips its work shows.
         for (int b : plan.sentinel) {
             const DeviceBuffer &d = *m_buffers[size_t(plan.perm[size_t(b)])];

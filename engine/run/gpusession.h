@@ -27,6 +27,7 @@ namespace Kp {
 
 class DriverApi;
 class StreamExec;
+class TextureBindings;
 
 /**
  * The GPU side of a run, inside kpg-worker: one primary context, one stream,
@@ -106,6 +107,8 @@ private:
     bool decodeStep(const RunRequest &request, qsizetype index, Step &step, RunResult &result);
     bool validateStep(const RunRequest &request, qsizetype index, Step &step, RunResult &result);
     bool uploadBuffers(const RunRequest &request, RunResult &result);
+    /** Makes the run's texture and surface objects (RunRequest::textures), checked against the device. */
+    bool setupTextures(const RunRequest &request, RunResult &result);
     /** timing.resetBeforeEachSample: device copies of the named buffers as uploaded (run/samplereset). */
     bool snapshotForSamples(const RunRequest &request, RunResult &result);
     bool correctnessRun(Plan &plan, RunResult &result);
@@ -180,6 +183,8 @@ private:
     qint64 m_guardBytes = Guard::kGuardBytes; ///< for buffers allocated from now on; 0 under the sanitizer
     /** Every guard held its pattern when the last run ended (its last check came after its last kernel). */
     bool m_guardsClean = false;
+    /** The texture and surface objects of the current run (run/texturebindings.h); null without any. */
+    std::unique_ptr<TextureBindings> m_textures;
     std::unique_ptr<StreamExec> m_exec;          ///< streams and events of the current request
     std::unique_ptr<AccessTraceDevice> m_access; ///< the memory-access map's records, for this run only
     int m_accessStep = -1;                       ///< RunRequest::accessStep of that run

@@ -31,6 +31,7 @@ struct GpuSession::Step
         qint64 offset = 0;   ///< bytes
         QByteArray value;    ///< a by-value argument's bytes
         CUdeviceptr ptr = 0; ///< storage for the pointer value handed to the driver
+        int texture = -1;    ///< >= 0: RunRequest::textures[texture]'s handle (in ptr)
     };
     mutable std::vector<Arg> args;
     LaunchLimits limits;

@@ -256,7 +256,7 @@ CompileOptions compileOptionsFor(const Project &project)
 
 namespace {
 
-/** Texture and surface objects: handles the project has no way to make yet. */
+/** Texture and surface objects: handles only a texture or surface binding makes. */
 bool isOpaqueHandle(const QString &type)
 {
     return type.contains(QLatin1String("TextureObject")) || type.contains(QLatin1String("SurfaceObject")) ||
@@ -435,13 +435,67 @@ Result<ArgBinding> defaultBinding(const KernelParam &p, const QString &field)
     return b;
 }
 
+/**
+ * A texture or surface binding for param: checked against the parameter's
+ * type and the buffer's dtype and shape, and added to the request's objects
+ * (once: steps binding the same object share it). The object's index.
+ */
+Result<int> textureArg(const KernelParam &param, const ArgBinding &a, const HostBuffers &buffers,
+                       const QHash<QString, int> &bufferIndex, const QString &field, const QString &where,
+                       RunRequest *req)
+{
+    const bool surface = a.texture.isSurface();
+    const QString key = surface ? QStringLiteral("surface") : QStringLiteral("texture");
+    const bool takesTexture = param.pointerDepth == 0 && isTextureObjectType(param.baseType);
+    const bool takesSurface = param.pointerDepth == 0 && isSurfaceObjectType(param.baseType);
+    if (!takesTexture && !takesSurface) {
+        return fieldError(
+            field, QStringLiteral("%1: a %2 binding makes a %3, but this parameter is %4")
+                       .arg(where, key,
+                            surface ? QStringLiteral("cudaSurfaceObject_t") : QStringLiteral("cudaTextureObject_t"),
+                            param.type));
+    }
+    if (surface != takesSurface) {
+        return fieldError(field,
+                          QStringLiteral("%1: the kernel takes a %2 here; write {\"%3\": \"%4\"} instead "
+                                         "of {\"%5\": ...}")
+                              .arg(where, param.baseType,
+                                   takesSurface ? QStringLiteral("surface") : QStringLiteral("texture"), a.name, key));
+    }
+    const HostBuffer *hb = buffers.find(a.name);
+    if (!hb || !bufferIndex.contains(a.name)) {
+        return fieldError(field + QLatin1Char('.') + key,
+                          QStringLiteral("%1.%2: unknown buffer '%3'").arg(field, key, a.name));
+    }
+    if (!hb->spec.symbol.isEmpty()) {
+        return fieldError(field + QLatin1Char('.') + key,
+                          QStringLiteral("%1.%2: buffer '%3' is the device variable '%4'; a %2 is made over an "
+                                         "ordinary buffer")
+                              .arg(field, key, a.name, hb->spec.symbol));
+    }
+    // The shape is the resolved one: a buffer read from a file has it only now.
+    if (Result<TextureDescriptors> d = buildTextureDescriptors(a.texture, hb->spec.dtype, hb->shape, field); !d) {
+        return withPath(d.error(), field);
+    }
+    RunTexture t{a.texture, bufferIndex.value(a.name), hb->spec.dtype, hb->shape, field};
+    for (qsizetype i = 0; i < req->textures.size(); ++i) {
+        const RunTexture &o = req->textures[i];
+        if (o.spec == t.spec && o.buffer == t.buffer) {
+            return int(i);
+        }
+    }
+    req->textures << t;
+    return int(req->textures.size() - 1);
+}
+
 /** Why a parameter passed by value cannot take a number, in words that say what to do instead. */
 QString unbindableText(const QString &where, const KernelParam &param)
 {
     if (isOpaqueHandle(param.baseType)) {
-        return QStringLiteral("%1: texture and surface objects (%2) cannot be bound yet: no number or buffer can "
-                              "stand in for one")
-            .arg(where, param.baseType);
+        const bool surface = param.baseType.contains(QLatin1String("urf"));
+        return QStringLiteral("%1: a %2 is made over a buffer by the worker; bind it as {\"%3\": \"BUFFER\"} "
+                              "(docs/buffers.md, \"Textures and surfaces\")")
+            .arg(where, param.baseType, surface ? QStringLiteral("surface") : QStringLiteral("texture"));
     }
     return QStringLiteral("%1: a value of type %2 cannot be written from the project: it is neither a number, a CUDA "
                           "vector nor a struct defined in the source")
@@ -695,6 +749,23 @@ Result<PreparedRun> prepareRun(const Project &project, const CompileResult &comp
             const ArgBinding &a = *bound[p];
             const QString where = QStringLiteral("%1 (%2)").arg(argField[p], paramText(param, int(p)));
             const auto argError = [&](const QString &message) { return fieldError(argField[p], message); };
+            if (a.kind == ArgBinding::Kind::Texture) {
+                Result<int> t = textureArg(param, a, buffers, bufferIndex, argField[p], where, &req);
+                if (!t) {
+                    return t.error();
+                }
+                RunArg arg;
+                arg.texture = *t;
+                rs.args << arg;
+                if (node) {
+                    // A texture reads the buffer; a surface's writes land in it after the step.
+                    node->accesses << GraphNode::Access{a.name, 0, -1, a.texture.isSurface()};
+                }
+                continue;
+            }
+            if (param.pointerDepth == 0 && isOpaqueHandle(param.baseType)) {
+                return argError(unbindableText(where, param)); // a number or buffer cannot stand in for one
+            }
             const bool nullPointer = a.kind == ArgBinding::Kind::Literal &&
                                      (a.null || (!a.isAggregate() && a.expression.isEmpty() && a.value == 0));
             if (param.pointerDepth > 0 && nullPointer) {
@@ -836,6 +907,22 @@ Result<PreparedRun> prepareRun(const Project &project, const CompileResult &comp
             RunArg arg;
             arg.value = bytes;
             rs.args << arg;
+        }
+        // A surface's array is copied back over its buffer after the launch,
+        // so what the kernel wrote through a pointer into that buffer is lost.
+        for (const RunArg &t : std::as_const(rs.args)) {
+            if (!t.isTexture() || !req.textures[t.texture].spec.isSurface()) {
+                continue;
+            }
+            for (const RunArg &b : std::as_const(rs.args)) {
+                if (b.isBuffer() && b.buffer == req.textures[t.texture].buffer) {
+                    out.warnings << QStringLiteral("%1: buffer '%2' is bound both as a surface and as a pointer; "
+                                                   "the surface's array is copied back over the buffer after the "
+                                                   "launch, so writes through the pointer are lost")
+                                        .arg(field, req.buffers[b.buffer].name);
+                    break;
+                }
+            }
         }
         return rs;
     };

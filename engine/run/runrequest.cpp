@@ -1,5 +1,6 @@
 #include "run/runrequest.h"
 
+#include <QJsonObject>
 #include <QVariantList>
 
 namespace Kp {
@@ -60,6 +61,12 @@ const QString kPriority = QStringLiteral("priority");
 const QString kLegacy = QStringLiteral("legacy");
 const QString kTimeline = QStringLiteral("timeline");
 const QString kGraph = QStringLiteral("graph");
+const QString kTextures = QStringLiteral("textures");
+const QString kTexture = QStringLiteral("texture");
+const QString kSpec = QStringLiteral("spec");
+const QString kDType = QStringLiteral("dtype");
+const QString kShape = QStringLiteral("shape");
+const QString kField = QStringLiteral("field");
 
 QVariantList dimVariant(const Dim3 &d)
 {
@@ -105,6 +112,8 @@ QVariantMap RunRequest::toVariant() const
         for (const RunArg &a : s.args) {
             if (a.isBuffer()) {
                 argList << QVariantMap{{kBuffer, a.buffer}, {kOffset, a.offset}};
+            } else if (a.isTexture()) {
+                argList << QVariantMap{{kTexture, a.texture}};
             } else {
                 argList << QVariantMap{{kValue, a.value}};
             }
@@ -207,6 +216,21 @@ QVariantMap RunRequest::toVariant() const
     if (graph) {
         m.insert(kGraph, true);
     }
+    if (!textures.isEmpty()) {
+        QVariantList tl;
+        for (const RunTexture &t : textures) {
+            QVariantList shape;
+            for (qint64 e : t.shape) {
+                shape << e;
+            }
+            tl << QVariantMap{{kSpec, t.spec.toJson().toVariantMap()},
+                              {kBuffer, t.buffer},
+                              {kDType, dtypeName(t.dtype)},
+                              {kShape, shape},
+                              {kField, t.field}};
+        }
+        m.insert(kTextures, tl);
+    }
     return m;
 }
 
@@ -245,6 +269,8 @@ RunRequest RunRequest::fromVariant(const QVariantMap &m)
             if (am.contains(kBuffer)) {
                 a.buffer = am.value(kBuffer).toInt();
                 a.offset = am.value(kOffset).toLongLong();
+            } else if (am.contains(kTexture)) {
+                a.texture = am.value(kTexture).toInt();
             } else {
                 a.value = am.value(kValue).toByteArray();
             }
@@ -303,6 +329,24 @@ RunRequest RunRequest::fromVariant(const QVariantMap &m)
     r.events = m.value(kEvents).toStringList();
     r.timeline = m.value(kTimeline, false).toBool();
     r.graph = m.value(kGraph, false).toBool();
+    for (const QVariant &v : m.value(kTextures).toList()) {
+        const QVariantMap tm = v.toMap();
+        RunTexture t;
+        // A spec that does not read back stays the default: the worker's
+        // descriptor check then reports the texture by its field.
+        if (Result<TextureSpec> spec = TextureSpec::fromJson(QJsonObject::fromVariantMap(tm.value(kSpec).toMap()),
+                                                             tm.value(kField).toString());
+            spec) {
+            t.spec = *spec;
+        }
+        t.buffer = tm.value(kBuffer, -1).toInt();
+        t.dtype = dtypeFromName(tm.value(kDType).toString()).value_or(DType::Float32);
+        for (const QVariant &e : tm.value(kShape).toList()) {
+            t.shape << e.toLongLong();
+        }
+        t.field = tm.value(kField).toString();
+        r.textures << t;
+    }
     return r;
 }
 

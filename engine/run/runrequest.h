@@ -1,6 +1,8 @@
 #pragma once
 
+#include "buffers/dtype.h"
 #include "run/runtypes.h"
+#include "run/texturedesc.h"
 
 #include <QByteArray>
 #include <QList>
@@ -30,14 +32,33 @@ struct RunBuffer
     bool operator==(const RunBuffer &) const = default;
 };
 
-/** One kernel argument: a pointer into a buffer, or a by-value parameter's bytes. */
+/**
+ * A texture or surface object the worker makes over a buffer for a run
+ * (docs/buffers.md, "Textures and surfaces"): the binding, and the buffer's
+ * dtype and shape that buildTextureDescriptors() needs. Steps that bind the
+ * same object share one entry, so they share one CUDA array.
+ */
+struct RunTexture
+{
+    TextureSpec spec;
+    int buffer = -1; ///< index into RunRequest::buffers
+    DType dtype = DType::Float32;
+    QList<qint64> shape;
+    QString field; ///< "launches[0].args[1]", for messages
+
+    bool operator==(const RunTexture &) const = default;
+};
+
+/** One kernel argument: a pointer into a buffer, a texture or surface object, or a by-value parameter's bytes. */
 struct RunArg
 {
     int buffer = -1;   ///< >= 0: a pointer to RunRequest::buffers[buffer] (+ offset); -1: by value
     qint64 offset = 0; ///< bytes from the start of the buffer
     QByteArray value;  ///< a by-value argument's bytes, exactly the parameter's size
+    int texture = -1;  ///< >= 0: the 8-byte handle of RunRequest::textures[texture]
 
     bool isBuffer() const { return buffer >= 0; }
+    bool isTexture() const { return texture >= 0; }
     bool operator==(const RunArg &) const = default;
 };
 
@@ -106,6 +127,7 @@ struct RunRequest
     int device = 0;
     QByteArray image; ///< cubin, or PTX (the worker adds the terminating NUL)
     QList<RunBuffer> buffers;
+    QList<RunTexture> textures; ///< texture and surface objects the steps' arguments name
     QList<RunStep> steps;
     int repeat = 1;                   ///< the steps run this many times...
     QList<std::pair<int, int>> swaps; ///< ...swapping these buffer indices between repetitions

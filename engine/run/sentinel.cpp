@@ -35,7 +35,10 @@ QList<QList<int>> sentinelBeforeSteps(const RunRequest &request)
             const RunStep &s = request.steps[i];
             bool takes = false;
             for (const RunArg &a : s.args) {
-                takes = takes || a.buffer == b;
+                // A surface writes its buffer too (its array is copied back after the launch).
+                takes = takes || a.buffer == b ||
+                        (a.isTexture() && a.texture < request.textures.size() &&
+                         request.textures[a.texture].buffer == b && request.textures[a.texture].spec.isSurface());
             }
             if (s.kind == RunStep::Kind::Kernel && takes) {
                 if (!before[i].contains(b)) {

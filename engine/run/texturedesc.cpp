@@ -82,7 +82,8 @@ Result<TextureSpec> TextureSpec::fromJson(const QJsonValue &value, const QString
     const QJsonValue name = o.value(key);
     if (!name.isString() || name.toString().isEmpty()) {
         return specError(path + QLatin1Char('.') + key,
-                         QStringLiteral("expected a buffer name, got %1").arg(jsonTypeName(name)));
+                         QStringLiteral("expected a buffer name, got %1")
+                             .arg(name.isString() ? QStringLiteral("an empty string") : jsonTypeName(name)));
     }
     s.buffer = name.toString();
     if (const QJsonValue v = o.value(QStringLiteral("layout")); !v.isUndefined()) {
@@ -221,6 +222,9 @@ Result<TextureDescriptors> buildTextureDescriptors(const TextureSpec &spec, DTyp
     const qint64 width = shape.last();
     const qint64 height = d.dims >= 2 ? shape[d.dims - 2] : 1;
     const qint64 depth = d.dims == 3 ? shape[0] : 1;
+    d.width = width;
+    d.height = height;
+    d.depth = depth;
     const qint64 elementBytes = dtypeInfo(dtype).elementBytes();
     d.rowBytes = width * elementBytes;
     d.rows = height * depth;
@@ -327,6 +331,151 @@ Result<TextureDescriptors> buildTextureDescriptors(const TextureSpec &spec, DTyp
         }
     }
     return d;
+}
+
+QJsonObject TextureSpec::toJson() const
+{
+    static const char *const layouts[] = {"linear", "pitched", "array"};
+    QJsonObject o;
+    o.insert(kind == Kind::Texture ? QStringLiteral("texture") : QStringLiteral("surface"), buffer);
+    if (layout != Layout::Array) {
+        o.insert(QStringLiteral("layout"), QLatin1String(layouts[int(layout)]));
+    }
+    if (kind == Kind::Surface) {
+        return o;
+    }
+    if (address[0] == address[1] && address[1] == address[2]) {
+        if (address[0] != Address::Clamp) {
+            o.insert(QStringLiteral("address"), addressName(address[0]));
+        }
+    } else {
+        o.insert(QStringLiteral("address"),
+                 QJsonArray{addressName(address[0]), addressName(address[1]), addressName(address[2])});
+    }
+    if (filter == Filter::Linear) {
+        o.insert(QStringLiteral("filter"), QStringLiteral("linear"));
+    }
+    if (read == Read::NormalizedFloat) {
+        o.insert(QStringLiteral("read"), QStringLiteral("normalizedFloat"));
+    }
+    if (normalizedCoords) {
+        o.insert(QStringLiteral("normalized"), true);
+    }
+    if (border != std::array<float, 4>{0, 0, 0, 0}) {
+        o.insert(QStringLiteral("border"), QJsonArray{border[0], border[1], border[2], border[3]});
+    }
+    return o;
+}
+
+QString TextureSpec::describe() const
+{
+    static const char *const layouts[] = {"linear", "pitched", "array"};
+    QStringList parts{QLatin1String(layouts[int(layout)])};
+    if (kind == Kind::Texture) {
+        parts << (filter == Filter::Linear ? QStringLiteral("linear filter") : QStringLiteral("point sampling"));
+        if (address[0] == address[1] && address[1] == address[2]) {
+            parts << addressName(address[0]);
+        } else {
+            parts << QStringLiteral("%1/%2/%3")
+                         .arg(addressName(address[0]), addressName(address[1]), addressName(address[2]));
+        }
+        if (normalizedCoords) {
+            parts << QStringLiteral("normalized");
+        }
+        if (read == Read::NormalizedFloat) {
+            parts << QStringLiteral("read as normalized float");
+        }
+    }
+    return QStringLiteral("%1 over %2 (%3)")
+        .arg(kind == Kind::Texture ? QStringLiteral("texture") : QStringLiteral("surface"), buffer,
+             parts.join(QStringLiteral(", ")));
+}
+
+bool isTextureObjectType(const QString &type)
+{
+    return type == QLatin1String("cudaTextureObject_t") || type == QLatin1String("CUtexObject");
+}
+
+bool isSurfaceObjectType(const QString &type)
+{
+    return type == QLatin1String("cudaSurfaceObject_t") || type == QLatin1String("CUsurfObject");
+}
+
+Status checkTextureLimits(const TextureDescriptors &d, const TextureSpec &spec, const TextureLimits &limits,
+                          quint64 address, const QString &field)
+{
+    const bool surface = spec.kind == TextureSpec::Kind::Surface;
+    const std::array<qint64, 3> extent{d.width, d.height, d.depth};
+    const auto check = [&](int axes, const qint64 *limit, const QString &kind) -> Status {
+        for (int a = 0; a < axes; ++a) {
+            if (extent[size_t(a)] > limit[a]) {
+                return specError(field, QStringLiteral("buffer '%1' is %2 elements along %3; this device allows at "
+                                                       "most %4 for a %5")
+                                            .arg(spec.buffer)
+                                            .arg(extent[size_t(a)])
+                                            .arg(QLatin1Char("xyz"[a]))
+                                            .arg(limit[a])
+                                            .arg(kind));
+            }
+        }
+        return Unit{};
+    };
+    switch (spec.layout) {
+    case TextureSpec::Layout::Linear:
+        if (Status s = check(1, &limits.linear1d, QStringLiteral("linear texture")); !s) {
+            return s;
+        }
+        if (address != 0 && limits.textureAlignment > 0 && address % quint64(limits.textureAlignment) != 0) {
+            return specError(field, QStringLiteral("buffer '%1' starts at device address 0x%2, which is not a "
+                                                   "multiple of %3 bytes (the device's texture alignment): use "
+                                                   "\"layout\": \"array\"")
+                                        .arg(spec.buffer)
+                                        .arg(address, 0, 16)
+                                        .arg(limits.textureAlignment));
+        }
+        break;
+    case TextureSpec::Layout::Pitched:
+        if (Status s = check(2, limits.pitch2d.data(), QStringLiteral("pitched texture")); !s) {
+            return s;
+        }
+        if (d.rowBytes > limits.pitch2d[2]) {
+            return specError(field, QStringLiteral("buffer '%1' has rows of %2 bytes; this device allows a pitch of "
+                                                   "at most %3 bytes: use \"layout\": \"array\"")
+                                        .arg(spec.buffer)
+                                        .arg(d.rowBytes)
+                                        .arg(limits.pitch2d[2]));
+        }
+        if (limits.pitchAlignment > 0 && d.rowBytes % limits.pitchAlignment != 0) {
+            return specError(field, QStringLiteral("buffer '%1' has rows of %2 bytes; this device needs the pitch of "
+                                                   "a pitched texture to be a multiple of %3: use \"layout\": "
+                                                   "\"array\"")
+                                        .arg(spec.buffer)
+                                        .arg(d.rowBytes)
+                                        .arg(limits.pitchAlignment));
+        }
+        if (address != 0 && limits.textureAlignment > 0 && address % quint64(limits.textureAlignment) != 0) {
+            return specError(field, QStringLiteral("buffer '%1' starts at device address 0x%2, which is not a "
+                                                   "multiple of %3 bytes (the device's texture alignment): use "
+                                                   "\"layout\": \"array\"")
+                                        .arg(spec.buffer)
+                                        .arg(address, 0, 16)
+                                        .arg(limits.textureAlignment));
+        }
+        break;
+    case TextureSpec::Layout::Array:
+        if (surface) {
+            const qint64 *limit = d.dims == 1   ? &limits.surface1d
+                                  : d.dims == 2 ? limits.surface2d.data()
+                                                : limits.surface3d.data();
+            return check(d.dims, limit, QStringLiteral("%1-D surface").arg(d.dims));
+        } else {
+            const qint64 *limit = d.dims == 1   ? &limits.array1d
+                                  : d.dims == 2 ? limits.array2d.data()
+                                                : limits.array3d.data();
+            return check(d.dims, limit, QStringLiteral("%1-D texture").arg(d.dims));
+        }
+    }
+    return Unit{};
 }
 
 } // namespace Kp

@@ -3,6 +3,7 @@
 #include "buffers/dtype.h"
 #include "core/result.h"
 
+#include <QJsonObject>
 #include <QJsonValue>
 #include <QList>
 #include <QString>
@@ -45,7 +46,18 @@ struct TextureSpec
      * and list what is allowed.
      */
     static Result<TextureSpec> fromJson(const QJsonValue &value, const QString &path);
+    /** The binding as fromJson reads it; keys with their default value are left out. */
+    QJsonObject toJson() const;
+    /** "texture over img (array, linear filter, wrap, normalized)": the binding in words, for panels and kpg. */
+    QString describe() const;
+
+    bool isSurface() const { return kind == Kind::Surface; }
+    bool operator==(const TextureSpec &) const = default;
 };
+
+/** The parameter types a texture or surface binding can stand in for. */
+bool isTextureObjectType(const QString &type);
+bool isSurfaceObjectType(const QString &type);
 
 /** A CUDA array / texture element format: the dtype's component type and count. */
 struct TextureFormat
@@ -75,6 +87,9 @@ struct TextureDescriptors
     int dims = 1;        ///< 1 to 3, from the buffer's shape
     qint64 rowBytes = 0; ///< bytes of one row (width x element)
     qint64 rows = 1;     ///< height x depth
+    qint64 width = 1;    ///< elements along x, y, z (1 for a missing axis)
+    qint64 height = 1;
+    qint64 depth = 1;
 };
 
 /** The pitch of a 2-D pitched texture must be a multiple of this (CU_DEVICE_ATTRIBUTE_TEXTURE_PITCH_ALIGNMENT: 32). */
@@ -90,5 +105,28 @@ constexpr qint64 kTexturePitchAlignment = 32;
  */
 Result<TextureDescriptors> buildTextureDescriptors(const TextureSpec &spec, DType dtype, const QList<qint64> &shape,
                                                    const QString &field);
+
+/** The device's texture and surface limits (CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE*, *_SURFACE*, alignments). */
+struct TextureLimits
+{
+    qint64 array1d = 131072;                               ///< MAXIMUM_TEXTURE1D_WIDTH
+    std::array<qint64, 2> array2d{131072, 65536};          ///< MAXIMUM_TEXTURE2D_WIDTH, _HEIGHT
+    std::array<qint64, 3> array3d{16384, 16384, 16384};    ///< MAXIMUM_TEXTURE3D_WIDTH, _HEIGHT, _DEPTH
+    qint64 linear1d = qint64(1) << 27;                     ///< MAXIMUM_TEXTURE1D_LINEAR_WIDTH (elements)
+    std::array<qint64, 3> pitch2d{131072, 65000, 2097120}; ///< MAXIMUM_TEXTURE2D_LINEAR_WIDTH, _HEIGHT, _PITCH
+    qint64 surface1d = 32768;                              ///< MAXIMUM_SURFACE1D_WIDTH
+    std::array<qint64, 2> surface2d{131072, 65536};        ///< MAXIMUM_SURFACE2D_WIDTH, _HEIGHT
+    std::array<qint64, 3> surface3d{16384, 16384, 16384};  ///< MAXIMUM_SURFACE3D_WIDTH, _HEIGHT, _DEPTH
+    qint64 textureAlignment = 512;                         ///< TEXTURE_ALIGNMENT: base address of a linear texture
+    qint64 pitchAlignment = 32;                            ///< TEXTURE_PITCH_ALIGNMENT
+};
+
+/**
+ * Checks built descriptors against a device's limits; address is the
+ * buffer's device address for "linear" and "pitched" layouts (0: not known
+ * yet, not checked). One sentence naming field, the extent and the limit.
+ */
+Status checkTextureLimits(const TextureDescriptors &d, const TextureSpec &spec, const TextureLimits &limits,
+                          quint64 address, const QString &field);
 
 } // namespace Kp

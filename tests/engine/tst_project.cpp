@@ -168,6 +168,7 @@ QString bindingText(const ArgBinding &b)
     case ArgBinding::Kind::Buffer: return s + QStringLiteral("buffer:%1+%2").arg(b.name).arg(b.offset);
     case ArgBinding::Kind::Scalar: return s + QStringLiteral("scalar:%1").arg(b.name);
     case ArgBinding::Kind::Literal: return s + QStringLiteral("value:%1").arg(b.value);
+    case ArgBinding::Kind::Texture: return s + QStringLiteral("texture:%1").arg(b.texture.describe());
     }
     return s;
 }
@@ -933,7 +934,7 @@ void TestProject::malformed_data()
     row("args string", R"({"launches": [{"kernel": "k", "grid": 1, "block": 1, "args": "a, b"}]})",
         "launches[0].args: expected an array (by position) or an object (by parameter name), got a string");
     row("arg object typo", R"({"launches": [{"kernel": "k", "grid": 1, "block": 1, "args": [{"buf": "a"}]}]})",
-        "launches[0].args[0].buf: unknown key; allowed: buffer, offset, scalar, value");
+        "launches[0].args[0].buf: unknown key; allowed: buffer, offset, scalar, value, texture, surface");
 
     // repeat
     row("repeat zero", R"({"repeat": {"count": 0}})", "repeat.count: must be at least 1, got 0");

@@ -1029,6 +1029,7 @@ QString LaunchPanel::bindingText(const ArgBinding &b) const
     switch (b.kind) {
     case ArgBinding::Kind::Buffer: return b.offset ? QStringLiteral("%1+%2").arg(b.name).arg(b.offset) : b.name;
     case ArgBinding::Kind::Scalar: return b.name;
+    case ArgBinding::Kind::Texture: return b.texture.describe(); // shown read-only (rebuildArgs)
     case ArgBinding::Kind::Literal:
         // What the project file says, in a form argJsonFor() reads back: a
         // struct or vector value, null or an expression is never shown as a number.
@@ -1058,6 +1059,13 @@ QJsonValue LaunchPanel::argJsonFor(const ArgBinding *current, const QString &tex
         const QJsonDocument d = QJsonDocument::fromJson(text.toUtf8(), &error);
         if (error.error == QJsonParseError::NoError && d.isArray()) {
             return d.array(); // a vector or struct value, member by member
+        }
+    }
+    if (text.startsWith(QLatin1Char('{'))) {
+        QJsonParseError error{};
+        const QJsonDocument d = QJsonDocument::fromJson(text.toUtf8(), &error);
+        if (error.error == QJsonParseError::NoError && d.isObject()) {
+            return d.object(); // {"texture": "img", ...}: the project reader checks it
         }
     }
     if (text == QLatin1String("null") && !m_project.buffer(text) && !m_project.scalar(text)) {
@@ -1109,6 +1117,13 @@ void LaunchPanel::rebuildArgs()
         }
         return r < step.args.size() ? bindingText(step.args[r]) : QString();
     };
+    // A texture or surface binding is shown in words, read-only: the project file holds its options.
+    const auto textureAt = [&](int r) -> const ArgBinding * {
+        const ArgBinding *b = kernel && r < params              ? bindingAt(step, kernel, r)
+                              : !byName && r < step.args.size() ? &step.args[r]
+                                                                : nullptr;
+        return b && b->kind == ArgBinding::Kind::Texture ? b : nullptr;
+    };
     // The rows' widgets are rebuilt only when the signature or the names on
     // offer change; a changed binding only updates its text, so the editor
     // the user is in (or tabs to) survives an edit of its neighbour.
@@ -1118,6 +1133,11 @@ void LaunchPanel::rebuildArgs()
         key << kernel->params[r].name + QLatin1Char(':') + kernel->params[r].type;
     }
     key << QString::number(rows) << unboundParams().join(QLatin1Char(','));
+    for (int r = 0; r < rows; ++r) {
+        if (const ArgBinding *t = textureAt(r)) {
+            key << QStringLiteral("texture %1 ").arg(r) + t->texture.describe();
+        }
+    }
     for (const BufferSpec &b : m_project.buffers) {
         key << QStringLiteral("buffer ") + b.name + QLatin1Char(' ') + dtypeName(b.dtype);
     }
@@ -1188,6 +1208,18 @@ void LaunchPanel::rebuildArgs()
                              "allowed); Enter commits")
                               .arg(valueType)
                         : tr("A scalar of %1 or a number; Enter commits").arg(typeName));
+        if (const ArgBinding *t = textureAt(r)) {
+            combo->setEnabled(false);
+            combo->setToolTip(
+                tr("%1, made by the run over the buffer; change it in the project file: %2")
+                    .arg(t->texture.describe(),
+                         QString::fromUtf8(QJsonDocument(t->texture.toJson()).toJson(QJsonDocument::Compact))));
+        } else if (p && !pointer &&
+                   (p->baseType.contains(QLatin1String("TextureObject")) ||
+                    p->baseType.contains(QLatin1String("SurfaceObject")))) {
+            combo->setToolTip(tr("A texture or surface object over a buffer: {\"texture\": \"img\"} or "
+                                 "{\"surface\": \"img\"} (docs/buffers.md); Enter commits"));
+        }
         const QString param = p ? p->name : QString();
         // Committed on Enter, on leaving the field or on a choice from the
         // list, never per keystroke: "1." is not yet "1.5".
