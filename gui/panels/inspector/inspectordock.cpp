@@ -5,13 +5,20 @@
 
 #include "bufferinspector.h"
 
+#include "access/accessrun.h"
+#include "workbench/accessmap.h"
 #include "workbench/checkrunner.h"
 #include "workbench/memorycheck.h"
 #include "workbench/projectdocument.h"
 #include "workbench/runcontroller.h"
 #include "workbench/workbench.h"
 
+#include <QAction>
+#include <QMenu>
+#include <QTableView>
 #include <QTimer>
+
+#include <algorithm>
 
 namespace Kp {
 
@@ -123,6 +130,65 @@ BufferInspector::BufferInspector(Workbench &wb, QWidget *parent)
             wb.requestBuffer(buffer);
         }
     });
+    followAccess(wb);
+}
+
+void BufferInspector::followAccess(Workbench &wb)
+{
+    // "Who touched this cell?" asks the Memory Access panel, which lists the
+    // threads from the current access report (one implementation of it).
+    auto *who = new QAction(tr("Who touched this cell?"), m_gridView);
+    who->setObjectName(QStringLiteral("whoTouched"));
+    m_gridView->addAction(who);
+    m_gridView->setContextMenuPolicy(Qt::CustomContextMenu);
+    const auto cell = [this] { return m_model->flatIndex(m_gridView->currentIndex()); };
+    const auto update = [this, who, &wb, cell] {
+        const std::shared_ptr<const AccessReport> r = wb.access().last();
+        const QString name = currentBufferName();
+        const qint64 element = cell();
+        QString why;
+        if (!r) {
+            why = tr("Analyze Memory Access first: it records which threads touched which cells in one launch");
+        } else {
+            const auto b = std::find_if(r->summary.bufferList.cbegin(), r->summary.bufferList.cend(),
+                                        [&](const TraceBuffer &t) { return t.name == name; });
+            const qint64 count = b == r->summary.bufferList.cend() ? 0 : b->bytes / std::max(1, b->elementBytes);
+            if (b == r->summary.bufferList.cend()) {
+                why = tr("%1 was not a buffer of the analysed launch").arg(name);
+            } else if (element < 0) {
+                why = tr("Choose a cell of %1 first").arg(name);
+            } else if (element >= count) {
+                why = tr("%1[%2] is past the %3 elements the analysed launch had").arg(name).arg(element).arg(count);
+            }
+        }
+        who->setEnabled(why.isEmpty());
+        who->setToolTip(why.isEmpty() ? tr("List the threads of the analysed launch (step %1) that read or wrote "
+                                           "%2[%3], in the Memory Access panel")
+                                            .arg(r->step + 1)
+                                            .arg(name)
+                                            .arg(element)
+                                      : why);
+    };
+    connect(m_gridView->selectionModel(), &QItemSelectionModel::currentChanged, who, update);
+    connect(&wb.access(), &AccessMap::reportChanged, who, update);
+    connect(m_gridView, &QWidget::customContextMenuRequested, who, [this, who, update](const QPoint &pos) {
+        const QModelIndex index = m_gridView->indexAt(pos);
+        if (index.isValid()) {
+            m_gridView->setCurrentIndex(index);
+        }
+        update();
+        QMenu menu(m_gridView);
+        menu.setToolTipsVisible(true); // a disabled entry says why
+        menu.addAction(who);
+        menu.exec(m_gridView->viewport()->mapToGlobal(pos));
+    });
+    connect(who, &QAction::triggered, this, [this, who, &wb, cell, update] {
+        update(); // the buffer shown may have changed since the menu opened
+        if (who->isEnabled()) {
+            wb.requestTouches(currentBufferName(), cell());
+        }
+    });
+    update();
 }
 
 } // namespace Kp
