@@ -52,6 +52,11 @@ QString lineTip(const AccessReport &r, const LineAccess &l, AccessHeat heat)
 
 } // namespace
 
+QColor AccessHeatMargin::colour(AccessHeat heat)
+{
+    return markerColour(int(heat));
+}
+
 AccessHeatMargin::AccessHeatMargin(CodeEditor *editor)
     : QObject(editor)
     , m_editor(editor)

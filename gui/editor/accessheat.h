@@ -2,6 +2,7 @@
 
 #include "access/accessstats.h"
 
+#include <QColor>
 #include <QList>
 #include <QObject>
 #include <QString>
@@ -38,6 +39,9 @@ public:
     static constexpr int kMargin = 3;
     static constexpr int kFirstMarker = 8; ///< Ideal, Mild, Costly, Severe, then the stale marker
     static constexpr int kStaleMarker = kFirstMarker + 4;
+
+    /** The marker colour of heat (the Memory Access panel's table uses it too). */
+    static QColor colour(AccessHeat heat);
 
     /** A margin that shows what setReport() gives it. */
     explicit AccessHeatMargin(CodeEditor *editor);

@@ -6,6 +6,7 @@
 // what is missing).
 
 #include "access/accessrun.h"
+#include "editor/accessheat.h"
 #include "panelfixture.h"
 #include "panels/access/accesspanel.h"
 #include "panels/inspector/buffergridmodel.h"
@@ -57,6 +58,11 @@ private Q_SLOTS:
         QCOMPARE(table->item(2, 0)->text(), QStringLiteral("3"));
         QVERIFY(table->item(2, 7)->text().startsWith(QLatin1String("coalesced")));
         QCOMPARE(table->item(1, 0)->toolTip(), QStringLiteral("out[i * 1024] = v;"));
+        // The line's colour is the editor margin's.
+        QCOMPARE(table->item(0, 0)->data(Qt::DecorationRole).value<QColor>(),
+                 AccessHeatMargin::colour(AccessHeat::Severe));
+        QCOMPARE(table->item(2, 0)->data(Qt::DecorationRole).value<QColor>(),
+                 AccessHeatMargin::colour(AccessHeat::Ideal));
         auto *summary = panel.findChild<QLabel *>(QStringLiteral("accessSummary"));
         QVERIFY(summary->text().contains(QLatin1String("6 warp requests recorded")));
 

@@ -1,6 +1,7 @@
 #include "accesspanel.h"
 
 #include "access/accessrun.h"
+#include "editor/accessheat.h"
 #include "workbench/accessmap.h"
 #include "workbench/devices.h"
 #include "workbench/projectdocument.h"
@@ -14,6 +15,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMap>
 #include <QPushButton>
 #include <QStandardItemModel>
 #include <QTableWidget>
@@ -262,6 +264,11 @@ void AccessPanel::showReport(std::shared_ptr<const AccessReport> report)
         const qint64 eb = (b->sectors - b->idealSectors) + (b->wavefronts - b->idealWavefronts);
         return ea != eb ? ea > eb : a->site.sourceLine < b->site.sourceLine;
     });
+    // Each row's line in the colour the editor's margin gives it.
+    QMap<std::pair<QString, int>, AccessHeat> heat;
+    for (const LineAccess &l : r.summary.lines) {
+        heat.insert({l.path, l.line}, accessHeat(l));
+    }
     m_table->setRowCount(int(sites.size()));
     for (int row = 0; row < sites.size(); ++row) {
         const SiteAccess &s = *sites[row];
@@ -270,6 +277,8 @@ void AccessPanel::showReport(std::shared_ptr<const AccessReport> report)
             own ? QString::number(s.site.sourceLine)
                 : QStringLiteral("%1:%2").arg(QFileInfo(s.site.sourcePath).fileName()).arg(s.site.sourceLine));
         line->setData(Qt::UserRole, own ? s.site.sourceLine : 0);
+        line->setData(Qt::DecorationRole,
+                      AccessHeatMargin::colour(heat.value({s.site.sourcePath, s.site.sourceLine}, AccessHeat::Ideal)));
         line->setToolTip(
             own ? r.sourceText.section(QLatin1Char('\n'), s.site.sourceLine - 1, s.site.sourceLine - 1).trimmed()
                 : s.site.sourcePath);
