@@ -11,16 +11,19 @@
 #include "panels/access/accesspanel.h"
 #include "panels/inspector/buffergridmodel.h"
 #include "panels/inspector/bufferinspector.h"
+#include "panels/inspector/imageview.h"
 #include "recordedaccess.h"
 #include "workbench/accessmap.h"
 #include "workbench/devices.h"
 #include "workbench/selection.h"
 
 #include <QAction>
+#include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
 #include <QPushButton>
 #include <QStandardItemModel>
 #include <QTableView>
@@ -112,18 +115,29 @@ private Q_SLOTS:
     // off, saying why, until a report has the buffer.
     void inspectorAsksWhoTouchedACell_data()
     {
+        QTest::addColumn<QString>("view"); // where the cell is right-clicked
         QTest::addColumn<QString>("buffer");
         QTest::addColumn<qint64>("element");
         QTest::addColumn<QStringList>("first"); // access, block, thread, line; or the message
-        QTest::newRow("out[2049], written by block 1, thread 2")
+        QTest::newRow("grid: out[2049], written by block 1, thread 2")
+            << "grid"
             << "out" << qint64(2049) << QStringList{"written", "(1, 0, 0)", "(2, 0, 0)", "4"};
-        QTest::newRow("in[37], read by block 1, thread 5")
+        QTest::newRow("grid: in[37], read by block 1, thread 5")
+            << "grid"
             << "in" << qint64(37) << QStringList{"read", "(1, 0, 0)", "(5, 0, 0)", "3"};
-        QTest::newRow("out[2], untouched")
+        QTest::newRow("grid: out[2], untouched")
+            << "grid"
             << "out" << qint64(2) << QStringList{"No thread of the recorded launch touched out[2]"};
+        QTest::newRow("image: out[3073], written by block 1, thread 3")
+            << "image"
+            << "out" << qint64(3073) << QStringList{"written", "(1, 0, 0)", "(3, 0, 0)", "4"};
+        QTest::newRow("image: in[63], read by block 1, thread 31")
+            << "image"
+            << "in" << qint64(63) << QStringList{"read", "(1, 0, 0)", "(31, 0, 0)", "3"};
     }
     void inspectorAsksWhoTouchedACell()
     {
+        QFETCH(QString, view);
         QFETCH(QString, buffer);
         QFETCH(qint64, element);
         QFETCH(QStringList, first);
@@ -134,17 +148,52 @@ private Q_SLOTS:
         connect(&f.wb, &Workbench::attention, this, [&raised](PanelId p, Attention a) { raised.append({p, a}); });
         // transpose_naive's buffers are in and out, as the recorded launch's.
         QVERIFY(f.open(QStringLiteral(":/presets/transpose_naive/transpose_naive.kpg")));
+        inspector.resize(900, 600);
+        inspector.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&inspector));
         inspector.showBuffer(buffer);
         QCOMPARE(inspector.currentBufferName(), buffer);
-        auto *who = inspector.findChild<QAction *>(QStringLiteral("whoTouched"));
+        // Right-click the cell where the user sees it; the menu's entry is what they choose.
+        const auto menuAt = [&]() -> QAction * {
+            if (view == QLatin1String("grid")) {
+                inspector.setCurrentTab(BufferInspector::Tab::Grid);
+                QTableView *grid = inspector.gridView();
+                const QModelIndex index = inspector.gridModel()->indexOfElement(element);
+                grid->scrollTo(index);
+                Q_EMIT grid->customContextMenuRequested(grid->visualRect(index).center());
+                if (inspector.gridModel()->flatIndex(grid->currentIndex()) != element) {
+                    return nullptr;
+                }
+            } else {
+                inspector.setCurrentTab(BufferInspector::Tab::Image);
+                ImageView *image = inspector.imageView();
+                const qint64 width = inspector.currentBuffer()->shape.last();
+                const qint64 x = element % width, y = element / width;
+                // Zoomed in, with the pixel at (10, 10) to (14, 14) of the view.
+                image->setView(4, QPointF(10 - 4.0 * double(x), 10 - 4.0 * double(y)));
+                if (image->elementAt(QPoint(11, 11)) != element) {
+                    return nullptr;
+                }
+                Q_EMIT image->customContextMenuRequested(QPoint(11, 11));
+            }
+            auto *menu = qobject_cast<QMenu *>(QApplication::activePopupWidget());
+            if (!menu) {
+                return nullptr;
+            }
+            const QList<QAction *> actions = menu->actions();
+            auto *action = actions.isEmpty() ? nullptr : actions.first();
+            menu->close();
+            return action;
+        };
+        QAction *who = menuAt();
         QVERIFY(who);
+        QCOMPARE(who->objectName(), QStringLiteral("whoTouched"));
         QCOMPARE(who->text(), QStringLiteral("Who touched this cell?"));
-        inspector.gridView()->setCurrentIndex(inspector.gridModel()->indexOfElement(element));
-        QCOMPARE(inspector.gridModel()->flatIndex(inspector.gridView()->currentIndex()), element);
         QVERIFY(!who->isEnabled());
         QVERIFY2(who->toolTip().startsWith(QLatin1String("Analyze Memory Access first")), qPrintable(who->toolTip()));
 
         f.wb.access().setReport(recordedReport());
+        QCOMPARE(menuAt(), who);
         QVERIFY2(who->isEnabled(), qPrintable(who->toolTip()));
         raised.clear();
         who->trigger();

@@ -4,6 +4,7 @@
 // alone).
 
 #include "bufferinspector.h"
+#include "imageview.h"
 
 #include "access/accessrun.h"
 #include "workbench/accessmap.h"
@@ -137,15 +138,14 @@ void BufferInspector::followAccess(Workbench &wb)
 {
     // "Who touched this cell?" asks the Memory Access panel, which lists the
     // threads from the current access report (one implementation of it).
-    auto *who = new QAction(tr("Who touched this cell?"), m_gridView);
+    // The cell is the grid's current one, or the image's pixel right-clicked.
+    auto *who = new QAction(tr("Who touched this cell?"), this);
     who->setObjectName(QStringLiteral("whoTouched"));
-    m_gridView->addAction(who);
-    m_gridView->setContextMenuPolicy(Qt::CustomContextMenu);
-    const auto cell = [this] { return m_model->flatIndex(m_gridView->currentIndex()); };
-    const auto update = [this, who, &wb, cell] {
+    auto picked = std::make_shared<qint64>(-1);
+    const auto update = [this, who, &wb, picked] {
         const std::shared_ptr<const AccessReport> r = wb.access().last();
         const QString name = currentBufferName();
-        const qint64 element = cell();
+        const qint64 element = *picked;
         QString why;
         if (!r) {
             why = tr("Analyze Memory Access first: it records which threads touched which cells in one launch");
@@ -169,23 +169,41 @@ void BufferInspector::followAccess(Workbench &wb)
                                             .arg(element)
                                       : why);
     };
-    connect(m_gridView->selectionModel(), &QItemSelectionModel::currentChanged, who, update);
+    const auto fromGrid = [this, picked, update] {
+        *picked = m_model->flatIndex(m_gridView->currentIndex());
+        update();
+    };
+    connect(m_gridView->selectionModel(), &QItemSelectionModel::currentChanged, who, fromGrid);
+    connect(m_model, &QAbstractItemModel::modelReset, who, fromGrid);
     connect(&wb.access(), &AccessMap::reportChanged, who, update);
-    connect(m_gridView, &QWidget::customContextMenuRequested, who, [this, who, update](const QPoint &pos) {
+    // A popup, not exec(): the menu does not hold the event loop (and tests can reach it).
+    const auto popup = [who](QWidget *view, QPoint pos) {
+        auto *menu = new QMenu(view);
+        menu->setObjectName(QStringLiteral("cellMenu"));
+        menu->setAttribute(Qt::WA_DeleteOnClose);
+        menu->setToolTipsVisible(true); // a disabled entry says why
+        menu->addAction(who);
+        menu->popup(view->mapToGlobal(pos));
+    };
+    m_gridView->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(m_gridView, &QWidget::customContextMenuRequested, who, [this, popup, fromGrid](const QPoint &pos) {
         const QModelIndex index = m_gridView->indexAt(pos);
         if (index.isValid()) {
             m_gridView->setCurrentIndex(index);
         }
-        update();
-        QMenu menu(m_gridView);
-        menu.setToolTipsVisible(true); // a disabled entry says why
-        menu.addAction(who);
-        menu.exec(m_gridView->viewport()->mapToGlobal(pos));
+        fromGrid();
+        popup(m_gridView->viewport(), pos);
     });
-    connect(who, &QAction::triggered, this, [this, who, &wb, cell, update] {
+    m_image->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(m_image, &QWidget::customContextMenuRequested, who, [this, picked, update, popup](const QPoint &pos) {
+        *picked = m_image->elementAt(pos);
+        update();
+        popup(m_image, pos);
+    });
+    connect(who, &QAction::triggered, this, [this, who, &wb, picked, update] {
         update(); // the buffer shown may have changed since the menu opened
         if (who->isEnabled()) {
-            wb.requestTouches(currentBufferName(), cell());
+            wb.requestTouches(currentBufferName(), *picked);
         }
     });
     update();
