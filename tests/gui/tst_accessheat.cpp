@@ -114,6 +114,10 @@ private Q_SLOTS:
         QCOMPARE(margin.linesWith(AccessHeat::Costly), (QList<int>{4, 6}));
         QCOMPARE(margin.linesWith(AccessHeat::Severe), (QList<int>{5, 7}));
         QVERIFY(margin.staleLines().isEmpty());
+        editor.resize(400, 200);
+        editor.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&editor));
+        screenshot(&editor, QStringLiteral("access-heat-classes"));
     }
 
     void toolTipGivesTheReading_data()
@@ -309,6 +313,9 @@ private Q_SLOTS:
         QVERIFY(QTest::qWaitForWindowExposed(&editor));
         screenshot(&editor, QStringLiteral("access-heat-editor"));
         screenshot(&panel, QStringLiteral("access-heat-panel"));
+        editor.insertAt(QStringLiteral("\n"), line - 2, 0);
+        QCOMPARE(margin.staleLines(), QList<int>{line + 1});
+        screenshot(&editor, QStringLiteral("access-heat-stale"));
     }
 };
 
