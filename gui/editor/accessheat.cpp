@@ -84,6 +84,15 @@ AccessHeatMargin::AccessHeatMargin(CodeEditor *editor, Workbench &wb)
 {
     AccessMap &access = wb.access();
     m_shown = access.showInEditor();
+    // A click on a marker shows the line's instructions in the panel.
+    m_editor->setMarginSensitivity(kMargin, true);
+    m_clickable = true;
+    connect(m_editor, &QsciScintilla::marginClicked, this,
+            [this, &access](int margin, int line, Qt::KeyboardModifiers) {
+                if (margin == kMargin && markOn(line + 1)) {
+                    access.requestLine(line + 1);
+                }
+            });
     connect(&access, &AccessMap::reportChanged, this, &AccessHeatMargin::setReport);
     connect(&access, &AccessMap::showInEditorChanged, this, &AccessHeatMargin::setShown);
     setReport(access.last());
@@ -200,7 +209,7 @@ QString AccessHeatMargin::toolTipAt(int line) const
                   "again.\n%1")
             .arg(m->tip);
     }
-    return m->tip;
+    return m_clickable ? m->tip + tr("\nClick to see its instructions in the Memory Access panel.") : m->tip;
 }
 
 bool AccessHeatMargin::eventFilter(QObject *watched, QEvent *event)

@@ -22,7 +22,8 @@ struct AccessReport;
  * instructions gets a marker in a margin of its own, coloured by its cost
  * against the ideal (accessHeat: green at the ideal, yellow-green under
  * twice it, amber at 2 to 4 times, red beyond or at a 4-way bank conflict);
- * hovering it gives the line's readings. Once the text differs from the
+ * hovering it gives the line's readings, and clicking it (in the window)
+ * selects the line's rows in the Memory Access panel. Once the text differs from the
  * source the analysis recorded, the markers turn grey ("stale": they still
  * follow the lines they were put on, but the line mapping is no longer the
  * analysis'); undoing back to that text brings the colours back.
@@ -86,6 +87,7 @@ private:
     QList<Mark> m_marks;
     bool m_shown = true;
     bool m_stale = false;
+    bool m_clickable = false; ///< a click on a marker goes to the panel (the window's margin)
 };
 
 } // namespace Kp

@@ -55,11 +55,15 @@ public:
     bool showInEditor() const { return m_showInEditor; }
     void setShowInEditor(bool on);
 
+    /** Navigation: the Memory Access panel shows the rows of source line (1-based; a click on the editor's heat). */
+    void requestLine(int line) { Q_EMIT lineRequested(line); }
+
 Q_SIGNALS:
     void finished(const Kp::AccessOutcome &outcome);
     /** The current report changed (null: there is none now). */
     void reportChanged(std::shared_ptr<const Kp::AccessReport> report);
     void showInEditorChanged(bool on);
+    void lineRequested(int line);
 
 private:
     std::atomic<bool> m_running{false};

@@ -16,6 +16,7 @@
 #include <QDir>
 #include <QFile>
 #include <QHelpEvent>
+#include <QTableWidget>
 #include <QToolTip>
 
 #include <optional>
@@ -49,6 +50,20 @@ std::shared_ptr<const AccessReport> sampleReport()
 QString heatName(std::optional<AccessHeat> h)
 {
     return h ? accessHeatName(*h) : QStringLiteral("none");
+}
+
+/** The middle of the heat margin at line (1-based), in the editor's viewport. */
+QPoint marginPoint(CodeEditor &editor, int line)
+{
+    int x = 0;
+    for (int m = 0; m < AccessHeatMargin::kMargin; ++m) {
+        x += editor.marginWidth(m);
+    }
+    x += editor.marginWidth(AccessHeatMargin::kMargin) / 2;
+    const long pos = editor.SendScintilla(QsciScintilla::SCI_POSITIONFROMLINE, line - 1);
+    const int y = int(editor.SendScintilla(QsciScintilla::SCI_POINTYFROMPOSITION, 0, pos)) +
+                  int(editor.SendScintilla(QsciScintilla::SCI_TEXTHEIGHT, line - 1)) / 2;
+    return {x, y};
 }
 
 /** With KPG_TEST_SCREENSHOTS=DIR, saves the widget as DIR/name.png (for looking at, not for asserting). */
@@ -159,15 +174,7 @@ private Q_SLOTS:
         // The same text as a real tooltip: a help event over the heat margin at that line.
         editor.show();
         QVERIFY(QTest::qWaitForWindowExposed(&editor));
-        int x = 0;
-        for (int m = 0; m < AccessHeatMargin::kMargin; ++m) {
-            x += editor.marginWidth(m);
-        }
-        x += editor.marginWidth(AccessHeatMargin::kMargin) / 2;
-        const long pos = editor.SendScintilla(QsciScintilla::SCI_POSITIONFROMLINE, line - 1);
-        const int y = int(editor.SendScintilla(QsciScintilla::SCI_POINTYFROMPOSITION, 0, pos)) +
-                      int(editor.SendScintilla(QsciScintilla::SCI_TEXTHEIGHT, line - 1)) / 2;
-        const QPoint at(x, y);
+        const QPoint at = marginPoint(editor, line);
         QHelpEvent help(QEvent::ToolTip, at, editor.viewport()->mapToGlobal(at));
         QVERIFY(QCoreApplication::sendEvent(editor.viewport(), &help));
         QTRY_COMPARE(QToolTip::text(), tip);
@@ -235,6 +242,25 @@ private Q_SLOTS:
         QVERIFY(margin.linesWith(AccessHeat::Severe).isEmpty());
         f.wb.access().setReport(sampleReport());
         QCOMPARE(margin.linesWith(AccessHeat::Severe), (QList<int>{5, 7}));
+        QVERIFY2(
+            margin.toolTipAt(5).endsWith(QLatin1String("Click to see its instructions in the Memory Access panel.")),
+            qPrintable(margin.toolTipAt(5)));
+
+        // A click on a marker selects the line's rows in the panel and brings it forward.
+        QList<PanelId> raised;
+        connect(&f.wb, &Workbench::attention, this, [&raised](PanelId p, Attention) { raised << p; });
+        editor.resize(600, 300);
+        editor.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&editor));
+        QTest::mouseClick(editor.viewport(), Qt::LeftButton, Qt::NoModifier, marginPoint(editor, 4));
+        QCOMPARE(raised, QList<PanelId>{PanelId::MemoryAccess});
+        auto *table = panel.findChild<QTableWidget *>(QStringLiteral("accessTable"));
+        const QModelIndexList rows = table->selectionModel()->selectedRows();
+        QCOMPARE(rows.size(), 1);
+        QCOMPARE(table->item(rows.first().row(), 0)->text(), QStringLiteral("4"));
+        QTest::mouseClick(editor.viewport(), Qt::LeftButton, Qt::NoModifier, marginPoint(editor, 8));
+        QCOMPARE(raised.size(), 1); // line 8 has no marker
+        disconnect(&f.wb, &Workbench::attention, this, nullptr);
 
         f.wb.access().setShowInEditor(false);
         QCOMPARE(editor.marginWidth(AccessHeatMargin::kMargin), 0);

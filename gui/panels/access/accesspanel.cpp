@@ -132,6 +132,7 @@ AccessPanel::AccessPanel(Workbench &workbench, QWidget *parent)
     connect(&m_wb->access(), &AccessMap::showInEditorChanged, m_inEditor, &QCheckBox::setChecked);
     connect(&m_wb->access(), &AccessMap::reportChanged, this, &AccessPanel::showReport);
     connect(m_wb, &Workbench::showTouches, this, &AccessPanel::showTouches);
+    connect(&m_wb->access(), &AccessMap::lineRequested, this, &AccessPanel::showLine);
     // The step the Launch panel edits is the one a user most likely wants recorded.
     connect(&m_wb->selection(), &Selection::stepChanged, this, &AccessPanel::chooseStep);
     connect(m_find, &QPushButton::clicked, this, &AccessPanel::findTouches);
@@ -311,6 +312,28 @@ void AccessPanel::showReport(std::shared_ptr<const AccessReport> report)
     }
     for (const TraceBuffer &b : r.summary.bufferList) {
         m_buffer->addItem(b.name);
+    }
+}
+
+void AccessPanel::showLine(int line)
+{
+    m_table->clearSelection();
+    bool found = false;
+    for (int row = 0; row < m_table->rowCount(); ++row) {
+        if (m_table->item(row, Line)->data(Qt::UserRole).toInt() != line) {
+            continue;
+        }
+        const QModelIndex index = m_table->model()->index(row, Line);
+        m_table->selectionModel()->select(index, QItemSelectionModel::Select | QItemSelectionModel::Rows);
+        if (!found) {
+            // The costliest of the line's rows (the table is sorted so) is the one in view.
+            m_table->selectionModel()->setCurrentIndex(index, QItemSelectionModel::NoUpdate);
+            m_table->scrollTo(index);
+            found = true;
+        }
+    }
+    if (found) {
+        m_wb->requestAttention(PanelId::MemoryAccess, Attention::UserAsked);
     }
 }
 

@@ -52,6 +52,8 @@ private:
     void chooseStep(int step);
     void findTouches();
     void showTouches(const QString &buffer, qint64 element);
+    /** Selects the rows of source line and comes forward (a click on the editor's heat margin). */
+    void showLine(int line);
 
     Workbench *m_wb;
     std::shared_ptr<const AccessReport> m_report;
