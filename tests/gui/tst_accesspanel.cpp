@@ -75,6 +75,34 @@ private Q_SLOTS:
         QCOMPARE(line.first().at(0).toInt(), 4);
     }
 
+    // A source line is shown as it is, never as HTML, in the line's tooltip.
+    void sourceLineToolTipIsPlainText_data()
+    {
+        QTest::addColumn<QString>("line");
+        QTest::addColumn<QString>("tip");
+        QTest::newRow("plain code") << "out[i * 1024] = v;"
+                                    << "out[i * 1024] = v;";
+        QTest::newRow("a template argument named like a tag")
+            << "v = load<b>(in, i);"
+            << "<p style='white-space:pre'>v = load&lt;b&gt;(in, i);</p>";
+        QTest::newRow("an image tag in a comment")
+            << "out[i] = v; // <img src=\"file:///etc/hostname\">"
+            << "<p style='white-space:pre'>out[i] = v; // &lt;img src=&quot;file:///etc/hostname&quot;&gt;</p>";
+    }
+    void sourceLineToolTipIsPlainText()
+    {
+        QFETCH(QString, line);
+        QFETCH(QString, tip);
+        auto r = std::make_shared<AccessReport>(*recordedReport());
+        r->sourceText = QStringLiteral("// k\n\nfloat v = in[i];\n%1\nfloat t = tile[i * 32];\n").arg(line);
+        KpTest::PanelFixture f;
+        AccessPanel panel(f.wb);
+        panel.showReport(r);
+        auto *table = panel.findChild<QTableWidget *>(QStringLiteral("accessTable"));
+        QCOMPARE(table->item(1, 0)->text(), QStringLiteral("4"));
+        QCOMPARE(table->item(1, 0)->toolTip(), tip);
+    }
+
     void findsWhoTouchedACell_data()
     {
         QTest::addColumn<QString>("buffer");

@@ -19,6 +19,7 @@
 #include <QPushButton>
 #include <QStandardItemModel>
 #include <QTableWidget>
+#include <QTextDocument>
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
@@ -33,6 +34,17 @@ enum Column { Line, Access, Requests, Sectors, IdealSectors, Wavefronts, IdealWa
 QString number(double v)
 {
     return QString::number(v, 'g', 3);
+}
+
+/**
+ * A tooltip that shows text as it is. Qt renders a tooltip as HTML when it
+ * looks like HTML, and a source line can ("foo<b>(x)", "// <img src=...>"),
+ * so such text goes in escaped.
+ */
+QString plainToolTip(const QString &text)
+{
+    return Qt::mightBeRichText(text) ? QStringLiteral("<p style='white-space:pre'>%1</p>").arg(text.toHtmlEscaped())
+                                     : text;
 }
 
 QString intro()
@@ -280,14 +292,14 @@ void AccessPanel::showReport(std::shared_ptr<const AccessReport> report)
         line->setData(Qt::UserRole, own ? s.site.sourceLine : 0);
         line->setData(Qt::DecorationRole,
                       AccessHeatMargin::colour(heat.value({s.site.sourcePath, s.site.sourceLine}, AccessHeat::Ideal)));
-        line->setToolTip(
+        line->setToolTip(plainToolTip(
             own ? r.sourceText.section(QLatin1Char('\n'), s.site.sourceLine - 1, s.site.sourceLine - 1).trimmed()
-                : s.site.sourcePath);
+                : s.site.sourcePath));
         m_table->setItem(row, Line, line);
         auto *access =
             new QTableWidgetItem(QStringLiteral("%1 %2 (%3)")
                                      .arg(accessSpaceName(s.site.space), accessKindName(s.site.kind), s.site.typeName));
-        access->setToolTip(tr("PTX line %1: %2").arg(s.site.ptxLine).arg(s.site.instruction));
+        access->setToolTip(plainToolTip(tr("PTX line %1: %2").arg(s.site.ptxLine).arg(s.site.instruction)));
         m_table->setItem(row, Access, access);
         m_table->setItem(row, Requests, new QTableWidgetItem(QString::number(s.requests)));
         m_table->setItem(row, Sectors,
