@@ -93,6 +93,8 @@ AccessPanel::AccessPanel(Workbench &workbench, QWidget *parent)
     m_summary = new QLabel(intro(), this);
     m_summary->setObjectName(QStringLiteral("accessSummary"));
     m_summary->setWordWrap(true);
+    // Kernel names and error messages carry the user's text ("k<b>", a compile log).
+    m_summary->setTextFormat(Qt::PlainText);
     top->addWidget(m_summary, 1);
     layout->addLayout(top);
 
