@@ -101,6 +101,7 @@ AccessHeatMargin::AccessHeatMargin(CodeEditor *editor, Workbench &wb)
 void AccessHeatMargin::setReport(std::shared_ptr<const AccessReport> report)
 {
     m_report = std::move(report);
+    m_sourceBytes = m_report ? int(m_report->sourceText.toUtf8().size()) : -1;
     redraw();
 }
 
@@ -143,7 +144,8 @@ void AccessHeatMargin::textChanged()
     if (!m_report || !m_shown) {
         return; // redraw() judges the text when the markers come back
     }
-    const bool stale = m_editor->text() != m_report->sourceText;
+    // Most edits change the length: only an equal length needs the whole text compared.
+    const bool stale = m_editor->length() != m_sourceBytes || m_editor->text() != m_report->sourceText;
     if (stale == m_stale) {
         return;
     }

@@ -84,6 +84,7 @@ private:
 
     CodeEditor *m_editor;
     std::shared_ptr<const AccessReport> m_report;
+    int m_sourceBytes = -1; ///< the report's source in UTF-8 bytes, as the editor's length() counts
     QList<Mark> m_marks;
     bool m_shown = true;
     bool m_stale = false;

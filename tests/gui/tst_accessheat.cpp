@@ -218,6 +218,21 @@ private Q_SLOTS:
         QCOMPARE(margin.linesWith(AccessHeat::Severe), (QList<int>{5, 7}));
     }
 
+    // The editor counts UTF-8 bytes: a source with other letters is fresh, and fresh again after an undo.
+    void aSourceBeyondAscii()
+    {
+        const QString source = QStringLiteral("// Größe, 幅\n") + kSource.section(QLatin1Char('\n'), 1);
+        CodeEditor editor;
+        editor.setText(source);
+        AccessHeatMargin margin(&editor);
+        margin.setReport(KpTest::heatReport(source, {HeatLine{5, 0, 128, false, QString()}}));
+        QCOMPARE(margin.linesWith(AccessHeat::Severe), QList<int>{5});
+        editor.insertAt(QStringLiteral("ä"), 4, 0);
+        QCOMPARE(margin.staleLines(), QList<int>{5});
+        editor.undo();
+        QCOMPARE(margin.linesWith(AccessHeat::Severe), QList<int>{5});
+    }
+
     // A report that arrives after the text moved on is stale from the start.
     void aReportOfOtherTextIsStale()
     {
