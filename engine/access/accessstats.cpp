@@ -294,6 +294,7 @@ Result<AccessSummary> summarizeAccess(const QList<AccessSite> &sites, const QByt
         l.idealSectors += s.idealSectors;
         l.wavefronts += s.wavefronts;
         l.idealWavefronts += s.idealWavefronts;
+        l.maxConflict = std::max(l.maxConflict, s.maxConflict);
         // The line reads as its costliest site.
         const qint64 excess = (s.sectors - s.idealSectors) + (s.wavefronts - s.idealWavefronts);
         auto [worst, fresh] = lineWorst.try_emplace({l.path, l.line}, excess);
@@ -334,6 +335,39 @@ QString touchVerb(AccessKind kind)
     return kind == AccessKind::Load    ? QStringLiteral("read")
            : kind == AccessKind::Store ? QStringLiteral("written")
                                        : QStringLiteral("atomic");
+}
+
+AccessHeat accessHeat(const LineAccess &line)
+{
+    // Integer comparisons of cost against a multiple of the ideal: a ratio
+    // of exactly 4 is still "2 to 4x", whatever a double makes of it.
+    const auto atLeast = [&](qint64 factor, bool strictly) {
+        const auto past = [&](qint64 cost, qint64 ideal) {
+            return ideal > 0 && (strictly ? cost > factor * ideal : cost >= factor * ideal);
+        };
+        return past(line.sectors, line.idealSectors) || past(line.wavefronts, line.idealWavefronts);
+    };
+    if (line.maxConflict >= 4 || atLeast(4, true)) {
+        return AccessHeat::Severe;
+    }
+    if (atLeast(2, false)) {
+        return AccessHeat::Costly;
+    }
+    if (atLeast(1, true)) {
+        return AccessHeat::Mild;
+    }
+    return AccessHeat::Ideal;
+}
+
+QString accessHeatName(AccessHeat heat)
+{
+    switch (heat) {
+    case AccessHeat::Ideal: return QStringLiteral("ideal");
+    case AccessHeat::Mild: return QStringLiteral("under 2x the ideal");
+    case AccessHeat::Costly: return QStringLiteral("2 to 4x the ideal");
+    case AccessHeat::Severe: break;
+    }
+    return QStringLiteral("over 4x the ideal");
 }
 
 QList<CellTouch> touchesOf(const AccessSummary &summary, const QList<AccessSite> &sites, const QByteArray &trace,

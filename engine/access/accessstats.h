@@ -82,12 +82,30 @@ struct LineAccess
     qint64 idealSectors = 0;
     qint64 wavefronts = 0;
     qint64 idealWavefronts = 0;
-    QString reading; ///< the reading of the line's costliest site
+    int maxConflict = 1; ///< the worst bank conflict of its sites (1: none)
+    QString reading;     ///< the reading of the line's costliest site
 
     qint64 globalRequests() const { return globalLoads + globalStores + globalAtomics; }
     /** Sectors beyond the ideal plus wavefronts beyond the ideal: what the line wastes, for sorting and colour. */
     qint64 excess() const { return (sectors - idealSectors) + (wavefronts - idealWavefronts); }
 };
+
+/**
+ * A line's cost class, for the editor's heat margin: the worse of sectors
+ * over the ideal and wavefronts over the ideal. Ideal: both at the ideal;
+ * Mild: under twice it; Costly: 2 to 4 times; Severe: over 4 times, or a
+ * bank conflict of 4 ways or more in some phase.
+ */
+enum class AccessHeat {
+    Ideal,
+    Mild,
+    Costly,
+    Severe,
+};
+
+AccessHeat accessHeat(const LineAccess &line);
+/** "ideal", "under 2x the ideal", "2 to 4x the ideal", "over 4x the ideal": the margin's tooltip words. */
+QString accessHeatName(AccessHeat heat);
 
 /** What a launch did to one buffer: distinct elements read, written, touched by atomics. */
 struct BufferAccess

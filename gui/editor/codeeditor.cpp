@@ -59,7 +59,8 @@ CodeEditor::CodeEditor(QWidget *parent)
     connect(this, &QsciScintilla::linesChanged, this, &CodeEditor::updateMarginWidth);
     updateMarginWidth();
 
-    // Margin 1: error and warning markers. Margin 2 is folding.
+    // Margin 1: error and warning markers. Margin 2 is folding. Margin 3 and
+    // markers 8 to 12 belong to the memory-access heat (accessheat.h).
     setMarginType(1, QsciScintilla::SymbolMargin);
     setMarginWidth(1, 14);
     setMarginSensitivity(1, false);

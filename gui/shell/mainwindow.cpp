@@ -2,6 +2,7 @@
 
 #include "devicestatus.h"
 #include "docks.h"
+#include "editor/accessheat.h"
 #include "editor/codeeditor.h"
 #include "editor/disassembler.h"
 #include "editor/findbar.h"
@@ -58,6 +59,7 @@ void MainWindow::buildCentral()
     m_editor->setObjectName(QStringLiteral("editor"));
     // The menus' shortcuts (zoom, find, go to line) win over the editor's typing.
     m_editor->installEventFilter(this);
+    new AccessHeatMargin(m_editor, *m_wb); // parented to the editor
     m_findBar = new FindBar(m_editor, this);
     auto *editorArea = new QWidget(this);
     auto *editorLayout = new QVBoxLayout(editorArea);

@@ -30,9 +30,11 @@ bool AccessMap::start(const Project &project, const AccessRunOptions &options)
         delete m_thread;
         m_thread = nullptr;
     }
+    setReport(nullptr);
     QPointer<AccessMap> self(this);
     m_thread = QThread::create([self, project, options, that = this] {
         auto outcome = std::make_shared<AccessOutcome>();
+        outcome->step = options.step;
         {
             EngineClient engine; // its own worker, on this thread, gone before the answer is sent
             Result<AccessReport> r = runAccessMap(project, &engine, options);
@@ -48,7 +50,7 @@ bool AccessMap::start(const Project &project, const AccessRunOptions &options)
                 if (self) {
                     self->m_running = false;
                     if (outcome->report) {
-                        self->m_last = outcome->report;
+                        self->setReport(outcome->report);
                     }
                     Q_EMIT self->finished(*outcome);
                 }
@@ -57,6 +59,24 @@ bool AccessMap::start(const Project &project, const AccessRunOptions &options)
     });
     m_thread->start();
     return true;
+}
+
+void AccessMap::setReport(std::shared_ptr<const AccessReport> report)
+{
+    if (report == m_last) {
+        return;
+    }
+    m_last = std::move(report);
+    Q_EMIT reportChanged(m_last);
+}
+
+void AccessMap::setShowInEditor(bool on)
+{
+    if (on == m_showInEditor) {
+        return;
+    }
+    m_showInEditor = on;
+    Q_EMIT showInEditorChanged(on);
 }
 
 } // namespace Kp

@@ -100,6 +100,8 @@ Workbench::Workbench(EngineClient *engine, QObject *parent)
         }
         Q_EMIT accessFinished(o);
     });
+    // An access report describes the project it was recorded from.
+    connect(m_doc, &ProjectDocument::loaded, m_access, [this] { m_access->setReport(nullptr); });
     keepHistory();
 }
 
@@ -134,6 +136,12 @@ void Workbench::requestBuffer(const QString &name, InspectorView view, qint64 el
 {
     Q_EMIT showBuffer(name, view, element);
     Q_EMIT attention(PanelId::Inspector, Attention::UserAsked);
+}
+
+void Workbench::requestTouches(const QString &buffer, qint64 element)
+{
+    Q_EMIT showTouches(buffer, element);
+    Q_EMIT attention(PanelId::MemoryAccess, Attention::UserAsked);
 }
 
 void Workbench::requestSourceLine(int line, int column, int highlightFrom, int highlightTo, bool focus)

@@ -108,6 +108,11 @@ public:
      * when one is running.
      */
     bool analyzeAccess(int step);
+    /**
+     * Navigation: the Memory Access panel lists who touched element of
+     * buffer in the current access report, and comes forward.
+     */
+    void requestTouches(const QString &buffer, qint64 element);
     /** Navigation: show buffer name in the Inspector (element -1: where it is), and bring it forward. */
     void requestBuffer(const QString &name, InspectorView view = InspectorView::Grid, qint64 element = -1);
     /**
@@ -141,6 +146,7 @@ Q_SIGNALS:
     /** An Analyze Memory Access ended: its report, or why there is none. */
     void accessFinished(const Kp::AccessOutcome &outcome);
     void showBuffer(const QString &name, Kp::InspectorView view, qint64 element);
+    void showTouches(const QString &buffer, qint64 element);
     void showSourceLine(int line, int column, int highlightFrom, int highlightTo, bool focus);
     void showFailedCellsOf(const QString &check, const QString &buffer);
     void attention(Kp::PanelId panel, Kp::Attention why);

@@ -337,6 +337,48 @@ private Q_SLOTS:
         QCOMPARE(s.wavefrontsPerRequest(), wavefronts);
         QCOMPARE(s.idealWavefrontsPerRequest(), ideal);
         QVERIFY2(s.reading.contains(reading), qPrintable(s.reading));
+        QCOMPARE(stats->lines.first().maxConflict, s.maxConflict);
+    }
+
+    // The editor's heat margin: a line's class from its cost against the ideal.
+    void heatOfALine_data()
+    {
+        QTest::addColumn<qint64>("sectors");
+        QTest::addColumn<qint64>("idealSectors");
+        QTest::addColumn<qint64>("wavefronts");
+        QTest::addColumn<qint64>("idealWavefronts");
+        QTest::addColumn<int>("conflict");
+        QTest::addColumn<int>("heat");
+        const int ideal = int(AccessHeat::Ideal), mild = int(AccessHeat::Mild), costly = int(AccessHeat::Costly),
+                  severe = int(AccessHeat::Severe);
+        QTest::newRow("coalesced load") << qint64(64) << qint64(64) << qint64(0) << qint64(0) << 1 << ideal;
+        QTest::newRow("misaligned load, 5 of 4") << qint64(5) << qint64(4) << qint64(0) << qint64(0) << 1 << mild;
+        QTest::newRow("stride 2 floats, exactly 2x") << qint64(8) << qint64(4) << qint64(0) << qint64(0) << 1 << costly;
+        QTest::newRow("exactly 4x is still costly") << qint64(16) << qint64(4) << qint64(0) << qint64(0) << 1 << costly;
+        QTest::newRow("column store, 32 of 4") << qint64(32) << qint64(4) << qint64(0) << qint64(0) << 1 << severe;
+        QTest::newRow("no conflict") << qint64(0) << qint64(0) << qint64(10) << qint64(10) << 1 << ideal;
+        QTest::newRow("2-way conflict") << qint64(0) << qint64(0) << qint64(20) << qint64(10) << 2 << costly;
+        QTest::newRow("4-way conflict in one phase of many")
+            << qint64(0) << qint64(0) << qint64(13) << qint64(10) << 4 << severe;
+        QTest::newRow("32-way tile column") << qint64(0) << qint64(0) << qint64(320) << qint64(10) << 32 << severe;
+        QTest::newRow("ideal global, conflicted shared")
+            << qint64(4) << qint64(4) << qint64(30) << qint64(10) << 3 << costly;
+    }
+    void heatOfALine()
+    {
+        QFETCH(qint64, sectors);
+        QFETCH(qint64, idealSectors);
+        QFETCH(qint64, wavefronts);
+        QFETCH(qint64, idealWavefronts);
+        QFETCH(int, conflict);
+        QFETCH(int, heat);
+        LineAccess l;
+        l.sectors = sectors;
+        l.idealSectors = idealSectors;
+        l.wavefronts = wavefronts;
+        l.idealWavefronts = idealWavefronts;
+        l.maxConflict = conflict;
+        QCOMPARE(int(accessHeat(l)), heat);
     }
 
     // Who touched a cell: the (block, thread) and the line, from the records.

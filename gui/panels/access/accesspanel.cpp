@@ -1,20 +1,25 @@
 #include "accesspanel.h"
 
 #include "access/accessrun.h"
+#include "editor/accessheat.h"
 #include "workbench/accessmap.h"
 #include "workbench/devices.h"
 #include "workbench/projectdocument.h"
+#include "workbench/selection.h"
 #include "workbench/workbench.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMap>
 #include <QPushButton>
-#include <QSpinBox>
+#include <QStandardItemModel>
 #include <QTableWidget>
+#include <QTextDocument>
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
@@ -31,6 +36,37 @@ QString number(double v)
     return QString::number(v, 'g', 3);
 }
 
+/**
+ * A tooltip that shows text as it is. Qt renders a tooltip as HTML when it
+ * looks like HTML, and a source line can ("foo<b>(x)", "// <img src=...>"),
+ * so such text goes in escaped.
+ */
+QString plainToolTip(const QString &text)
+{
+    return Qt::mightBeRichText(text) ? QStringLiteral("<p style='white-space:pre'>%1</p>").arg(text.toHtmlEscaped())
+                                     : text;
+}
+
+QString intro()
+{
+    return AccessPanel::tr("Analyze records one launch of the step and shows how its memory accesses use the "
+                           "hardware, line by line.");
+}
+
+/** "2: transpose_naive", or "3: copy (not a kernel)" for a step the map cannot record. */
+QString stepText(int index, const LaunchStep &step)
+{
+    if (step.isKernel()) {
+        return QStringLiteral("%1: %2").arg(index + 1).arg(step.kernel);
+    }
+    const char *kind = step.kind == LaunchStep::Kind::Copy     ? "copy"
+                       : step.kind == LaunchStep::Kind::Memset ? "memset"
+                       : step.kind == LaunchStep::Kind::Record ? "record"
+                       : step.kind == LaunchStep::Kind::Wait   ? "wait"
+                                                               : "chunks";
+    return AccessPanel::tr("%1: %2 (not a kernel)").arg(index + 1).arg(QLatin1String(kind));
+}
+
 } // namespace
 
 AccessPanel::AccessPanel(Workbench &workbench, QWidget *parent)
@@ -40,19 +76,25 @@ AccessPanel::AccessPanel(Workbench &workbench, QWidget *parent)
     auto *layout = new QVBoxLayout(this);
     auto *top = new QHBoxLayout;
     top->addWidget(new QLabel(tr("Step"), this));
-    m_step = new QSpinBox(this);
+    m_step = new QComboBox(this);
     m_step->setObjectName(QStringLiteral("accessStep"));
-    m_step->setMinimum(1);
+    m_step->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     m_step->setToolTip(tr("The launch step to record; the steps before it run too"));
     top->addWidget(m_step);
     m_analyze = new QPushButton(tr("Analyze"), this);
     m_analyze->setObjectName(QStringLiteral("analyzeAccess"));
     top->addWidget(m_analyze);
-    m_summary = new QLabel(tr("Analyze records one launch of the step and shows how its memory accesses use the "
-                              "hardware, line by line."),
-                           this);
+    m_inEditor = new QCheckBox(tr("Show in editor"), this);
+    m_inEditor->setObjectName(QStringLiteral("accessInEditor"));
+    m_inEditor->setToolTip(tr("Colour each analysed source line in the editor's margin by its cost: green at the "
+                              "ideal, amber at 2 to 4 times it, red beyond, or a 4-way bank conflict"));
+    m_inEditor->setChecked(m_wb->access().showInEditor());
+    top->addWidget(m_inEditor);
+    m_summary = new QLabel(intro(), this);
     m_summary->setObjectName(QStringLiteral("accessSummary"));
     m_summary->setWordWrap(true);
+    // Kernel names and error messages carry the user's text ("k<b>", a compile log).
+    m_summary->setTextFormat(Qt::PlainText);
     top->addWidget(m_summary, 1);
     layout->addLayout(top);
 
@@ -99,6 +141,14 @@ AccessPanel::AccessPanel(Workbench &workbench, QWidget *parent)
     layout->addWidget(m_touches, 1);
 
     connect(m_analyze, &QPushButton::clicked, this, &AccessPanel::analyze);
+    connect(m_step, &QComboBox::currentIndexChanged, this, &AccessPanel::refreshControls);
+    connect(m_inEditor, &QCheckBox::toggled, &m_wb->access(), &AccessMap::setShowInEditor);
+    connect(&m_wb->access(), &AccessMap::showInEditorChanged, m_inEditor, &QCheckBox::setChecked);
+    connect(&m_wb->access(), &AccessMap::reportChanged, this, &AccessPanel::showReport);
+    connect(m_wb, &Workbench::showTouches, this, &AccessPanel::showTouches);
+    connect(&m_wb->access(), &AccessMap::lineRequested, this, &AccessPanel::showLine);
+    // The step the Launch panel edits is the one a user most likely wants recorded.
+    connect(&m_wb->selection(), &Selection::stepChanged, this, &AccessPanel::chooseStep);
     connect(m_find, &QPushButton::clicked, this, &AccessPanel::findTouches);
     connect(m_element, &QLineEdit::returnPressed, this, &AccessPanel::findTouches);
     connect(m_table, &QTableWidget::cellDoubleClicked, this, [this](int row, int) {
@@ -118,40 +168,82 @@ AccessPanel::AccessPanel(Workbench &workbench, QWidget *parent)
         refreshControls();
     });
     connect(m_wb, &Workbench::accessFinished, this, &AccessPanel::finished);
-    connect(&m_wb->document(), &ProjectDocument::projectChanged, this, &AccessPanel::refreshControls);
-    connect(&m_wb->document(), &ProjectDocument::loaded, this, &AccessPanel::refreshControls);
+    connect(&m_wb->document(), &ProjectDocument::projectChanged, this, &AccessPanel::refreshSteps);
+    connect(&m_wb->document(), &ProjectDocument::loaded, this, &AccessPanel::refreshSteps);
     connect(&m_wb->devices(), &Devices::changed, this, &AccessPanel::refreshControls);
-    refreshControls();
+    refreshSteps();
+    showReport(m_wb->access().last());
 }
 
 AccessPanel::~AccessPanel() = default;
 
+void AccessPanel::refreshSteps()
+{
+    const QList<LaunchStep> &launches = m_wb->document().project().launches;
+    const int chosen = chosenStep();
+    const QSignalBlocker quiet(m_step);
+    m_step->clear();
+    auto *model = qobject_cast<QStandardItemModel *>(m_step->model());
+    for (int i = 0; i < launches.size(); ++i) {
+        m_step->addItem(stepText(i, launches[i]), i);
+        if (!launches[i].isKernel() && model) {
+            // Listed, so the numbers match the Launch panel's, but not offered.
+            model->item(i)->setEnabled(false);
+        }
+    }
+    // The step chosen before, if it is still a kernel step; else the first kernel step.
+    int index = chosen >= 0 && chosen < launches.size() && launches[chosen].isKernel() ? chosen : -1;
+    for (int i = 0; index < 0 && i < launches.size(); ++i) {
+        if (launches[i].isKernel()) {
+            index = i;
+        }
+    }
+    m_step->setCurrentIndex(index);
+    // One step leaves nothing to choose.
+    m_step->setEnabled(launches.size() > 1);
+    refreshControls();
+}
+
+void AccessPanel::chooseStep(int step)
+{
+    const QList<LaunchStep> &launches = m_wb->document().project().launches;
+    if (step >= 0 && step < m_step->count() && step < launches.size() && launches[step].isKernel()) {
+        m_step->setCurrentIndex(step);
+    }
+}
+
+int AccessPanel::chosenStep() const
+{
+    return m_step->currentIndex() >= 0 ? m_step->currentData().toInt() : -1;
+}
+
 void AccessPanel::refreshControls()
 {
-    const int steps = int(m_wb->document().project().launches.size());
-    m_step->setMaximum(std::max(1, steps));
     const bool running = m_wb->access().isRunning();
     const bool canRun = m_wb->devices().canRun();
-    m_analyze->setEnabled(!running && canRun && steps > 0);
+    const bool kernel = chosenStep() >= 0;
+    m_analyze->setEnabled(!running && canRun && kernel);
     m_analyze->setToolTip(!canRun   ? m_wb->devices().whyNoRun()
                           : running ? tr("An analysis is running")
+                          : !kernel ? tr("The project has no kernel step to record")
                                     : tr("Record one launch of the step (an instrumented copy of the kernel, run "
                                          "once, untimed) and show its memory accesses per line"));
 }
 
 void AccessPanel::analyze()
 {
-    m_wb->analyzeAccess(m_step->value() - 1);
+    if (chosenStep() >= 0) {
+        m_wb->analyzeAccess(chosenStep());
+    }
 }
 
 void AccessPanel::finished(const AccessOutcome &outcome)
 {
     refreshControls();
     if (!outcome.report) {
-        m_summary->setText(tr("Not analysed: %1").arg(outcome.error.message));
+        m_summary->setText(tr("Step %1 not analysed: %2").arg(outcome.step + 1).arg(outcome.error.message));
         return;
     }
-    showReport(outcome.report);
     m_wb->requestAttention(PanelId::MemoryAccess, Attention::UserAsked);
 }
 
@@ -162,6 +254,7 @@ void AccessPanel::showReport(std::shared_ptr<const AccessReport> report)
     m_touches->clear();
     m_buffer->clear();
     if (!m_report) {
+        m_summary->setText(intro());
         return;
     }
     const AccessReport &r = *m_report;
@@ -186,6 +279,11 @@ void AccessPanel::showReport(std::shared_ptr<const AccessReport> report)
         const qint64 eb = (b->sectors - b->idealSectors) + (b->wavefronts - b->idealWavefronts);
         return ea != eb ? ea > eb : a->site.sourceLine < b->site.sourceLine;
     });
+    // Each row's line in the colour the editor's margin gives it.
+    QMap<std::pair<QString, int>, AccessHeat> heat;
+    for (const LineAccess &l : r.summary.lines) {
+        heat.insert({l.path, l.line}, accessHeat(l));
+    }
     m_table->setRowCount(int(sites.size()));
     for (int row = 0; row < sites.size(); ++row) {
         const SiteAccess &s = *sites[row];
@@ -194,14 +292,16 @@ void AccessPanel::showReport(std::shared_ptr<const AccessReport> report)
             own ? QString::number(s.site.sourceLine)
                 : QStringLiteral("%1:%2").arg(QFileInfo(s.site.sourcePath).fileName()).arg(s.site.sourceLine));
         line->setData(Qt::UserRole, own ? s.site.sourceLine : 0);
-        line->setToolTip(
+        line->setData(Qt::DecorationRole,
+                      AccessHeatMargin::colour(heat.value({s.site.sourcePath, s.site.sourceLine}, AccessHeat::Ideal)));
+        line->setToolTip(plainToolTip(
             own ? r.sourceText.section(QLatin1Char('\n'), s.site.sourceLine - 1, s.site.sourceLine - 1).trimmed()
-                : s.site.sourcePath);
+                : s.site.sourcePath));
         m_table->setItem(row, Line, line);
         auto *access =
             new QTableWidgetItem(QStringLiteral("%1 %2 (%3)")
                                      .arg(accessSpaceName(s.site.space), accessKindName(s.site.kind), s.site.typeName));
-        access->setToolTip(tr("PTX line %1: %2").arg(s.site.ptxLine).arg(s.site.instruction));
+        access->setToolTip(plainToolTip(tr("PTX line %1: %2").arg(s.site.ptxLine).arg(s.site.instruction)));
         m_table->setItem(row, Access, access);
         m_table->setItem(row, Requests, new QTableWidgetItem(QString::number(s.requests)));
         m_table->setItem(row, Sectors,
@@ -227,6 +327,44 @@ void AccessPanel::showReport(std::shared_ptr<const AccessReport> report)
     for (const TraceBuffer &b : r.summary.bufferList) {
         m_buffer->addItem(b.name);
     }
+}
+
+void AccessPanel::showLine(int line)
+{
+    m_table->clearSelection();
+    bool found = false;
+    for (int row = 0; row < m_table->rowCount(); ++row) {
+        if (m_table->item(row, Line)->data(Qt::UserRole).toInt() != line) {
+            continue;
+        }
+        const QModelIndex index = m_table->model()->index(row, Line);
+        m_table->selectionModel()->select(index, QItemSelectionModel::Select | QItemSelectionModel::Rows);
+        if (!found) {
+            // The costliest of the line's rows (the table is sorted so) is the one in view.
+            m_table->selectionModel()->setCurrentIndex(index, QItemSelectionModel::NoUpdate);
+            m_table->scrollTo(index);
+            found = true;
+        }
+    }
+    if (found) {
+        m_wb->requestAttention(PanelId::MemoryAccess, Attention::UserAsked);
+    }
+}
+
+void AccessPanel::showTouches(const QString &buffer, qint64 element)
+{
+    const int index = m_buffer->findText(buffer);
+    if (!m_report || index < 0) {
+        m_touches->clear();
+        auto *item =
+            new QTreeWidgetItem(m_touches, {m_report ? tr("%1 was not part of the analysed launch").arg(buffer)
+                                                     : tr("No memory-access analysis to ask: Analyze records one")});
+        item->setFirstColumnSpanned(true);
+        return;
+    }
+    m_buffer->setCurrentIndex(index);
+    m_element->setText(QString::number(element));
+    findTouches();
 }
 
 void AccessPanel::findTouches()

@@ -4,11 +4,11 @@
 
 #include <memory>
 
+class QCheckBox;
 class QComboBox;
 class QLabel;
 class QLineEdit;
 class QPushButton;
-class QSpinBox;
 class QTableWidget;
 class QTreeWidget;
 
@@ -24,7 +24,12 @@ struct AccessReport;
  * requests, sectors per request against the ideal, shared wavefronts against
  * the ideal and a reading, costliest first; double-clicking a row goes to the
  * line. "Who touched" lists the threads that read or wrote one cell of a
- * buffer in that launch. GUI thread only.
+ * buffer in that launch (also what the Inspector's "Who touched this cell?"
+ * asks for, through Workbench::requestTouches). The step chooser lists the
+ * project's launch steps (only kernel steps can be recorded) and follows the
+ * Launch panel's selected step; "Show in editor" turns the editor's heat
+ * margin on and off. It shows the AccessMap's current report. GUI thread
+ * only.
  */
 class AccessPanel : public QWidget
 {
@@ -33,19 +38,28 @@ public:
     explicit AccessPanel(Workbench &workbench, QWidget *parent = nullptr);
     ~AccessPanel() override;
 
-    /** Shows a report (what accessFinished brings; tests call it with a recorded one). */
+    /** Shows a report (the AccessMap's current one; tests call it with a recorded one). */
     void showReport(std::shared_ptr<const AccessReport> report);
+
+    /** The launch step (0-based) Analyze records: the chooser's; -1 when the project has no kernel step. */
+    int chosenStep() const;
 
 private:
     void analyze();
     void finished(const AccessOutcome &outcome);
     void refreshControls();
+    void refreshSteps();
+    void chooseStep(int step);
     void findTouches();
+    void showTouches(const QString &buffer, qint64 element);
+    /** Selects the rows of source line and comes forward (a click on the editor's heat margin). */
+    void showLine(int line);
 
     Workbench *m_wb;
     std::shared_ptr<const AccessReport> m_report;
-    QSpinBox *m_step = nullptr;
+    QComboBox *m_step = nullptr;
     QPushButton *m_analyze = nullptr;
+    QCheckBox *m_inEditor = nullptr;
     QLabel *m_summary = nullptr;
     QTableWidget *m_table = nullptr;
     QComboBox *m_buffer = nullptr;

@@ -119,6 +119,8 @@ public:
 
 private:
     void buildUi();
+    /** The grid's "Who touched this cell?" entry, over wb's access report (inspectordock.cpp). */
+    void followAccess(Workbench &wb);
     void setCurrent(std::shared_ptr<const HostBuffer> buffer);
     void refreshViews();
     /** Diff (when shown), info, controls and statistics for the current buffer. */

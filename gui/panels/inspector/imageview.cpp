@@ -360,6 +360,16 @@ QPoint ImageView::pixelAt(QPointF widgetPos) const
     return {int(x), int(y)};
 }
 
+qint64 ImageView::elementAt(QPoint widgetPos) const
+{
+    // The pixel painted at that screen pixel, as for the hover line.
+    const QPoint px = pixelAt(QPointF(widgetPos) + QPointF(0.5, 0.5));
+    if (px.x() < 0 || !m_source->geometry().contains(px.x(), px.y())) {
+        return -1;
+    }
+    return m_source->geometry().elementIndex(px.x(), px.y());
+}
+
 QString ImageView::hoverText(QPoint widgetPos) const
 {
     // The pixel painted at that screen pixel: paint samples screen pixel centres.

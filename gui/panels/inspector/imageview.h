@@ -90,6 +90,8 @@ public:
 
     /** The image pixel under a widget position; (-1, -1) outside the image. */
     QPoint pixelAt(QPointF widgetPos) const;
+    /** The buffer element (flat index) painted at a widget position, as the hover line names it; -1 outside. */
+    qint64 elementAt(QPoint widgetPos) const;
     /**
      * The hover line for a widget position: "x 12, y 7, index 3596: 0.5 |
      * blockIdx (0, 0, 0), threadIdx (12, 7, 0) (if one thread per element)"

@@ -4,14 +4,22 @@
 // alone).
 
 #include "bufferinspector.h"
+#include "imageview.h"
 
+#include "access/accessrun.h"
+#include "workbench/accessmap.h"
 #include "workbench/checkrunner.h"
 #include "workbench/memorycheck.h"
 #include "workbench/projectdocument.h"
 #include "workbench/runcontroller.h"
 #include "workbench/workbench.h"
 
+#include <QAction>
+#include <QMenu>
+#include <QTableView>
 #include <QTimer>
+
+#include <algorithm>
 
 namespace Kp {
 
@@ -123,6 +131,82 @@ BufferInspector::BufferInspector(Workbench &wb, QWidget *parent)
             wb.requestBuffer(buffer);
         }
     });
+    followAccess(wb);
+}
+
+void BufferInspector::followAccess(Workbench &wb)
+{
+    // "Who touched this cell?" asks the Memory Access panel, which lists the
+    // threads from the current access report (one implementation of it).
+    // The cell is the grid's current one, or the image's pixel right-clicked.
+    auto *who = new QAction(tr("Who touched this cell?"), this);
+    who->setObjectName(QStringLiteral("whoTouched"));
+    auto picked = std::make_shared<qint64>(-1);
+    const auto update = [this, who, &wb, picked] {
+        const std::shared_ptr<const AccessReport> r = wb.access().last();
+        const QString name = currentBufferName();
+        const qint64 element = *picked;
+        QString why;
+        if (!r) {
+            why = tr("Analyze Memory Access first: it records which threads touched which cells in one launch");
+        } else {
+            const auto b = std::find_if(r->summary.bufferList.cbegin(), r->summary.bufferList.cend(),
+                                        [&](const TraceBuffer &t) { return t.name == name; });
+            const qint64 count = b == r->summary.bufferList.cend() ? 0 : b->bytes / std::max(1, b->elementBytes);
+            if (b == r->summary.bufferList.cend()) {
+                why = tr("%1 was not a buffer of the analysed launch").arg(name);
+            } else if (element < 0) {
+                why = tr("Choose a cell of %1 first").arg(name);
+            } else if (element >= count) {
+                why = tr("%1[%2] is past the %3 elements the analysed launch had").arg(name).arg(element).arg(count);
+            }
+        }
+        who->setEnabled(why.isEmpty());
+        who->setToolTip(why.isEmpty() ? tr("List the threads of the analysed launch (step %1) that read or wrote "
+                                           "%2[%3], in the Memory Access panel")
+                                            .arg(r->step + 1)
+                                            .arg(name)
+                                            .arg(element)
+                                      : why);
+    };
+    const auto fromGrid = [this, picked, update] {
+        *picked = m_model->flatIndex(m_gridView->currentIndex());
+        update();
+    };
+    connect(m_gridView->selectionModel(), &QItemSelectionModel::currentChanged, who, fromGrid);
+    connect(m_model, &QAbstractItemModel::modelReset, who, fromGrid);
+    connect(&wb.access(), &AccessMap::reportChanged, who, update);
+    // A popup, not exec(): the menu does not hold the event loop (and tests can reach it).
+    const auto popup = [who](QWidget *view, QPoint pos) {
+        auto *menu = new QMenu(view);
+        menu->setObjectName(QStringLiteral("cellMenu"));
+        menu->setAttribute(Qt::WA_DeleteOnClose);
+        menu->setToolTipsVisible(true); // a disabled entry says why
+        menu->addAction(who);
+        menu->popup(view->mapToGlobal(pos));
+    };
+    m_gridView->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(m_gridView, &QWidget::customContextMenuRequested, who, [this, popup, fromGrid](const QPoint &pos) {
+        const QModelIndex index = m_gridView->indexAt(pos);
+        if (index.isValid()) {
+            m_gridView->setCurrentIndex(index);
+        }
+        fromGrid();
+        popup(m_gridView->viewport(), pos);
+    });
+    m_image->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(m_image, &QWidget::customContextMenuRequested, who, [this, picked, update, popup](const QPoint &pos) {
+        *picked = m_image->elementAt(pos);
+        update();
+        popup(m_image, pos);
+    });
+    connect(who, &QAction::triggered, this, [this, who, &wb, picked, update] {
+        update(); // the buffer shown may have changed since the menu opened
+        if (who->isEnabled()) {
+            wb.requestTouches(currentBufferName(), *picked);
+        }
+    });
+    update();
 }
 
 } // namespace Kp

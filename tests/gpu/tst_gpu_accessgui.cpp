@@ -1,0 +1,168 @@
+// On a machine with an NVIDIA GPU: Analyze Memory Access in the window as a
+// user does it (the panel's Analyze button), then the editor's heat margin
+// on the transposes (the naive one's column store red, the shared one's tile
+// column red, the padded one all green), and the Inspector's "Who touched
+// this cell?" on transpose_naive's output against the kernel's index
+// arithmetic. With KPG_TEST_SCREENSHOTS=DIR the window is saved after each.
+
+#include "client/engineclient.h"
+#include "editor/accessheat.h"
+#include "editor/codeeditor.h"
+#include "panels/access/accesspanel.h"
+#include "panels/inspector/buffergridmodel.h"
+#include "panels/inspector/bufferinspector.h"
+#include "shell/mainwindow.h"
+#include "testutil.h"
+#include "workbench/accessmap.h"
+#include "workbench/devices.h"
+#include "workbench/workbench.h"
+
+#include <QAction>
+#include <QDir>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QTableView>
+#include <QTreeWidget>
+#include <QtTest>
+
+#include <optional>
+
+using namespace Kp;
+
+namespace {
+
+void screenshot(QWidget *w, const QString &name)
+{
+    const QString dir = qEnvironmentVariable("KPG_TEST_SCREENSHOTS");
+    if (!dir.isEmpty()) {
+        QDir().mkpath(dir);
+        w->grab().save(dir + QLatin1Char('/') + name + QStringLiteral(".png"));
+    }
+}
+
+} // namespace
+
+class TestGpuAccessGui : public QObject
+{
+    Q_OBJECT
+
+    /** Opens preset in w and records its first step through the panel's Analyze; fails the test when it does not. */
+    static void analyze(MainWindow &w, const QString &preset, std::shared_ptr<const AccessReport> &report)
+    {
+        QSignalSpy compiled(&w, &MainWindow::compileFinished);
+        KP_VERIFY_RESULT(w.openProject(QStringLiteral(":/presets/%1/%1.kpg").arg(preset)));
+        QVERIFY2(compiled.wait(30000), "the preset did not compile within 30 s");
+        Devices &devices = w.workbench().devices();
+        QTRY_VERIFY_WITH_TIMEOUT(devices.known(), 30000);
+        QVERIFY2(devices.canRun(), qPrintable(devices.whyNoRun()));
+        auto *panel = w.findChild<AccessPanel *>(QStringLiteral("access"));
+        QVERIFY(panel);
+        auto *button = panel->findChild<QPushButton *>(QStringLiteral("analyzeAccess"));
+        QTRY_VERIFY_WITH_TIMEOUT(button->isEnabled(), 30000);
+        std::optional<AccessOutcome> outcome;
+        QMetaObject::Connection c =
+            connect(&w.workbench(), &Workbench::accessFinished, [&outcome](const AccessOutcome &o) { outcome = o; });
+        button->click();
+        QTRY_VERIFY_WITH_TIMEOUT(outcome.has_value(), 180000);
+        disconnect(c);
+        QVERIFY2(outcome->report, qPrintable(outcome->error.message));
+        report = outcome->report;
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true);
+        EngineClient client;
+        const Result<DeviceList> r = client.listDevicesSync();
+        if (!r) {
+            QSKIP(qPrintable(QStringLiteral("no GPU: %1").arg(r.error().message)));
+        }
+    }
+
+    void heatOfTheTransposes_data()
+    {
+        QTest::addColumn<QString>("preset");
+        QTest::addColumn<QList<int>>("lines");
+        QTest::addColumn<QStringList>("heats");
+        QTest::newRow("naive: the column store is red")
+            << "transpose_naive" << QList<int>{14} << QStringList{"over 4x the ideal"};
+        QTest::newRow("shared: coalesced both ways, the tile's column read is red")
+            << "transpose_shared" << QList<int>{23, 33} << QStringList{"ideal", "over 4x the ideal"};
+        QTest::newRow("padded: all at the ideal")
+            << "transpose_padded" << QList<int>{19, 28} << QStringList{"ideal", "ideal"};
+    }
+    void heatOfTheTransposes()
+    {
+        QFETCH(QString, preset);
+        QFETCH(QList<int>, lines);
+        QFETCH(QStringList, heats);
+        EngineClient engine;
+        MainWindow w(&engine);
+        w.resize(1280, 800);
+        w.show();
+        std::shared_ptr<const AccessReport> report;
+        analyze(w, preset, report);
+        if (QTest::currentTestFailed()) {
+            return;
+        }
+        auto *editor = w.findChild<CodeEditor *>(QStringLiteral("editor"));
+        auto *margin = editor->findChild<AccessHeatMargin *>();
+        QVERIFY(margin);
+        QVERIFY(!margin->isStale());
+        for (int i = 0; i < lines.size(); ++i) {
+            const std::optional<AccessHeat> h = margin->heatAt(lines[i]);
+            QVERIFY2(h, qPrintable(QStringLiteral("line %1 has no marker").arg(lines[i])));
+            QVERIFY2(accessHeatName(*h) == heats[i], qPrintable(margin->toolTipAt(lines[i])));
+        }
+        editor->ensureLineVisible(lines.last() - 1);
+        screenshot(&w, QStringLiteral("access-%1").arg(preset));
+        // An edit greys them.
+        editor->insertAt(QStringLiteral("\n"), 0, 0);
+        QVERIFY(margin->isStale());
+        QCOMPARE(margin->staleLines().size(), report->summary.lines.size());
+    }
+
+    // transpose_naive: thread (x, y) writes out[x * 600 + y]; x = 32 bx + tx, y = 8 by + ty.
+    void whoWroteACellOfTheTranspose_data()
+    {
+        QTest::addColumn<qint64>("element");
+        QTest::newRow("out[0]") << qint64(0);
+        QTest::newRow("out[601]") << qint64(601);
+        QTest::newRow("out[123457]") << qint64(123457);
+        QTest::newRow("the last cell") << qint64(1000 * 600 - 1);
+    }
+    void whoWroteACellOfTheTranspose()
+    {
+        QFETCH(qint64, element);
+        EngineClient engine;
+        MainWindow w(&engine);
+        w.resize(1280, 800);
+        w.show();
+        std::shared_ptr<const AccessReport> report;
+        analyze(w, QStringLiteral("transpose_naive"), report);
+        if (QTest::currentTestFailed()) {
+            return;
+        }
+        auto *inspector = w.findChild<BufferInspector *>(QStringLiteral("inspector"));
+        QVERIFY(inspector);
+        inspector->showBuffer(QStringLiteral("out"));
+        inspector->gridView()->setCurrentIndex(inspector->gridModel()->indexOfElement(element));
+        auto *who = inspector->findChild<QAction *>(QStringLiteral("whoTouched"));
+        QVERIFY2(who->isEnabled(), qPrintable(who->toolTip()));
+        who->trigger();
+        auto *touches = w.findChild<AccessPanel *>(QStringLiteral("access"))
+                            ->findChild<QTreeWidget *>(QStringLiteral("accessTouches"));
+        QCOMPARE(touches->topLevelItemCount(), 1); // written once, by one thread
+        const qint64 x = element / 600, y = element % 600;
+        const QTreeWidgetItem *t = touches->topLevelItem(0);
+        QCOMPARE(t->text(0), QStringLiteral("written"));
+        QCOMPARE(t->text(1), QStringLiteral("(%1, %2, 0)").arg(x / 32).arg(y / 8));
+        QCOMPARE(t->text(2), QStringLiteral("(%1, %2, 0)").arg(x % 32).arg(y % 8));
+        QCOMPARE(t->text(3), QStringLiteral("14"));
+        screenshot(&w, QStringLiteral("access-who-wrote-out-%1").arg(element));
+    }
+};
+
+QTEST_MAIN(TestGpuAccessGui)
+#include "tst_gpu_accessgui.moc"
