@@ -391,6 +391,51 @@ private Q_SLOTS:
         QTRY_COMPARE(lp->resolvedLabel()->text(), QString("grid (8192, 2, 1) × block (128, 1, 1) = 2,097,152 threads"));
     }
 
+    // Issue 29: sizes no CUDA GPU launches are refused without a GPU, with
+    // the field and the limit (the engine's default launch limits). Block
+    // x and y allow 1024 like a whole block: blockLimitAndResolvedWithoutGpu.
+    void gridAndBlockLimitsWithoutGpu_data()
+    {
+        QTest::addColumn<bool>("grid");
+        QTest::addColumn<int>("axis");
+        QTest::addColumn<QString>("value");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("grid y of 100000") << true << 1 << "100000"
+                                          << "step 1, grid y: 100000 blocks; CUDA GPUs allow at most 65535 blocks in y";
+        QTest::newRow("grid z of 65536") << true << 2 << "65536"
+                                         << "step 1, grid z: 65536 blocks; CUDA GPUs allow at most 65535 blocks in z";
+        QTest::newRow("grid x past 2^31-1")
+            << true << 0 << "n * 4096"
+            << "step 1, grid x: 'n * 4096' is too large (at most 2147483647); it gives 4.29497e+09";
+        QTest::newRow("block z of 65") << false << 2 << "65"
+                                       << "step 1, block z: 65 threads; CUDA GPUs allow at most 64 threads in z";
+    }
+
+    void gridAndBlockLimitsWithoutGpu()
+    {
+        QFETCH(bool, grid);
+        QFETCH(int, axis);
+        QFETCH(QString, value);
+        QFETCH(QString, message);
+        EngineClient engine;
+        MainWindow w(&engine);
+        KP_VERIFY_RESULT(w.openProject(":/presets/vector_add/vector_add.kpg"));
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(waitCompiled(w));
+        LaunchPanel *lp = w.launchPanel();
+        if (!grid && axis == 2) {
+            typeAndEnter(lp->blockField(0), "1"); // within 1024 threads a block, so z's own limit speaks
+        }
+        QLineEdit *field = grid ? lp->gridField(axis) : lp->blockField(axis);
+        typeAndEnter(field, value);
+        QTRY_COMPARE(lp->messageLabel()->text(), message);
+        QVERIFY(field->styleSheet().contains("border"));
+        QVERIFY(!lp->runButton()->isEnabled());
+        typeAndEnter(field, grid && axis == 0 ? "ceil_div(n, block.x)" : "1");
+        QTRY_VERIFY(lp->messageLabel()->text().isEmpty());
+    }
+
     // 14. New Project is empty: no title, description, throughput, buffers,
     // steps or checks of vector_add end up in the user's own project; its
     // kernel stub compiles, and the Log says where the templates are.
