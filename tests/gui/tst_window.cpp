@@ -276,10 +276,12 @@ private Q_SLOTS:
         QCOMPARE(e->selectedText(), QString("lap"));
         int line = 0, index = 0;
         e->getCursorPosition(&line, &index);
-        QCOMPARE(line, 18); // const float lap = ...
+        QCOMPARE(line, 18);                                      // const float lap = ...
+        QCOMPARE(bar->statusLabel()->text(), QString("1 of 2")); // which match of how many
         QTest::keyClick(bar->findField(), Qt::Key_Return);
         e->getCursorPosition(&line, &index);
         QCOMPARE(line, 19); // ... + alpha * lap;
+        QCOMPARE(bar->statusLabel()->text(), QString("2 of 2"));
         QTest::keyClick(bar->findField(), Qt::Key_Escape);
         QVERIFY(!bar->isVisible());
         QVERIFY(e->hasFocus());
