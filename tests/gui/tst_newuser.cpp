@@ -10,7 +10,10 @@
 #include "guitestutil.h"
 #include "panels/buffers/bufferspanel.h"
 #include "panels/buffers/initeditor.h"
+#include "panels/checks/checkspanel.h"
 #include "panels/launch/launchpanel.h"
+#include "panels/memory/memorypanel.h"
+#include "panels/sweep/sweeppanel.h"
 #include "shell/mainwindow.h"
 #include "testutil.h"
 #include "workbench/projectdocument.h"
@@ -434,6 +437,36 @@ private Q_SLOTS:
         QVERIFY(!lp->runButton()->isEnabled());
         typeAndEnter(field, grid && axis == 0 ? "ceil_div(n, block.x)" : "1");
         QTRY_VERIFY(lp->messageLabel()->text().isEmpty());
+    }
+
+    // Issue 29: before anything ran, and without a GPU, the panels say what
+    // they will do: Checks names the checks, Memory has checked nothing yet
+    // (not "Nothing found"), Run Sweep and Ceilings are off with the reason,
+    // and the Log names the preset rather than its resource path.
+    void beforeAnyRunWithoutGpu()
+    {
+        EngineClient engine;
+        MainWindow w(&engine);
+        KP_VERIFY_RESULT(w.openProject(":/presets/vector_add/vector_add.kpg"));
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(waitCompiled(w));
+        QCOMPARE(w.checksPanel()->summaryText(), QString("1 check: c = a + b. Run the project to evaluate it."));
+        const QString memory = w.memoryPanel()->summary()->text();
+        QVERIFY2(memory.startsWith("Nothing checked yet."), qPrintable(memory));
+        QVERIFY(!memory.contains("Nothing found"));
+        w.refreshDeviceStatus(); // as the program does when it starts
+        QTRY_VERIFY_WITH_TIMEOUT(w.deviceStatusKnown(), 30000);
+        auto *sweep = w.sweepPanel()->findChild<QPushButton *>("sweepRun");
+        auto *ceilings = w.sweepPanel()->findChild<QPushButton *>("sweepCeilings");
+        QTRY_VERIFY(!sweep->isEnabled());
+        QVERIFY(!ceilings->isEnabled());
+        QVERIFY2(sweep->toolTip().contains("compile-only mode"), qPrintable(sweep->toolTip()));
+        QVERIFY2(ceilings->toolTip().contains("compile-only mode"), qPrintable(ceilings->toolTip()));
+        QVERIFY(!sweep->toolTip().contains("cannot open shared object"));
+        const QString log = w.logView()->toPlainText();
+        QVERIFY2(log.contains("Opened preset vector_add (Vector add)"), qPrintable(log));
+        QVERIFY(!log.contains(":/presets"));
     }
 
     // 14. New Project is empty: no title, description, throughput, buffers,
