@@ -21,6 +21,7 @@
 
 #include <QAction>
 #include <QComboBox>
+#include <QDir>
 #include <QDockWidget>
 #include <QHash>
 #include <QInputDialog>
@@ -350,6 +351,14 @@ private Q_SLOTS:
         QVERIFY(about.contains("CUDA driver"));
         // Help > Documentation: the copy beside the program (the build tree mirrors the installed layout).
         QCOMPARE(QFileInfo(MainWindow::documentationPath()).fileName(), QString("README.md"));
+        // A build folder outside the source tree still finds the source tree's
+        // copy, and when nothing is found the message says where it looked.
+        const QStringList looked = MainWindow::documentationCandidates();
+        QVERIFY2(looked.contains(QDir::cleanPath(KPG_SOURCE_DIR "/README.md")), qPrintable(looked.join('\n')));
+        QVERIFY(looked.first().endsWith("share/doc/kernel-playground/README.md"));
+        for (const QString &path : looked) {
+            QVERIFY2(MainWindow::documentationMissingText().contains(path), qPrintable(path));
+        }
         QStringList menus;
         for (QAction *a : w.menuBar()->actions()) {
             menus << a->text();
