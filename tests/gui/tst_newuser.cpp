@@ -17,6 +17,8 @@
 #include "shell/mainwindow.h"
 #include "testutil.h"
 #include "workbench/projectdocument.h"
+#include "workbench/runhistory.h"
+#include "workbench/workbench.h"
 
 #include <QComboBox>
 #include <QFile>
@@ -467,6 +469,27 @@ private Q_SLOTS:
         const QString log = w.logView()->toPlainText();
         QVERIFY2(log.contains("Opened preset vector_add (Vector add)"), qPrintable(log));
         QVERIFY(!log.contains(":/presets"));
+    }
+
+    // Issue 29: Save wrote an empty history file beside a project that had
+    // never run; the first run's record makes the file.
+    void saveWritesNoEmptyHistory()
+    {
+        QTemporaryDir dir;
+        EngineClient engine;
+        MainWindow w(&engine);
+        KP_VERIFY_RESULT(w.openProject(":/presets/vector_add/vector_add.kpg"));
+        const QString kpg = dir.filePath("mine.kpg");
+        KP_VERIFY_RESULT(w.saveProjectTo(kpg));
+        KP_VERIFY_RESULT(w.saveProjectTo(kpg)); // Save again
+        Workbench::waitForHistoryWrites();
+        QVERIFY(QFileInfo::exists(kpg));
+        QVERIFY(!QFileInfo::exists(kpg + ".history.json"));
+        RunRecord record;
+        record.label = "first";
+        w.workbench().history().append(record);
+        Workbench::waitForHistoryWrites();
+        QVERIFY(QFileInfo::exists(kpg + ".history.json"));
     }
 
     // 14. New Project is empty: no title, description, throughput, buffers,
