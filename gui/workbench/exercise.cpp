@@ -5,11 +5,14 @@
 #include "grade/policy.h"
 #include "project/projectio.h"
 
+#include <QCryptographicHash>
 #include <QDir>
+#include <QFile>
 #include <QFileInfo>
 #include <QHash>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QSaveFile>
 
 #include <cmath>
 
@@ -99,6 +102,46 @@ Result<QByteArray> policyWithPoints(const QString &file, const QString &name, do
 
 } // namespace
 
+Status copyRegularFile(const QString &from, const QString &to, qint64 maxBytes, const QString &what)
+{
+    Result<std::unique_ptr<QFile>> in = openRegularFile(from, maxBytes, what);
+    if (!in) {
+        return badInput(QStringLiteral("cannot copy %1: %2").arg(from, in.error().message));
+    }
+    QSaveFile out(to);
+    if (!out.open(QIODevice::WriteOnly)) {
+        return badInput(QStringLiteral("cannot write %1: %2").arg(to, out.errorString()));
+    }
+    qint64 total = 0;
+    while (true) {
+        const QByteArray chunk = (*in)->read(1 << 20);
+        if (chunk.isEmpty()) {
+            break;
+        }
+        total += chunk.size();
+        if (total > maxBytes || out.write(chunk) != chunk.size()) {
+            out.cancelWriting();
+            return badInput(QStringLiteral("cannot copy %1 to %2").arg(from, to));
+        }
+    }
+    if (!out.commit()) {
+        return badInput(QStringLiteral("cannot write %1: %2").arg(to, out.errorString()));
+    }
+    return Unit{};
+}
+
+bool sameContents(const QString &a, const QString &b)
+{
+    QFile fa(a);
+    QFile fb(b);
+    if (!fa.open(QIODevice::ReadOnly) || !fb.open(QIODevice::ReadOnly) || fa.size() != fb.size()) {
+        return false;
+    }
+    QCryptographicHash ha(QCryptographicHash::Sha256);
+    QCryptographicHash hb(QCryptographicHash::Sha256);
+    return ha.addData(&fa) && hb.addData(&fb) && ha.result() == hb.result();
+}
+
 QString defaultStudentsDir(const QString &labDir)
 {
     const QString clean = QDir::cleanPath(labDir);
@@ -179,10 +222,6 @@ Result<SavedExercise> saveExercise(const Project &project, const ExerciseTarget 
                                 .arg(what, file));
         }
         const QString source = from.absoluteFilePath(file);
-        const Result<QByteArray> bytes = readRegularFile(source, kMaxDataFile, what);
-        if (!bytes) {
-            return badInput(QStringLiteral("%1 '%2': %3").arg(what, file, bytes.error().message));
-        }
         const QString to = newName.isEmpty() ? QFileInfo(file).fileName() : newName;
         if (taken.contains(to) && taken.value(to) != source) {
             return badInput(QStringLiteral("%1 '%2' and %3 would both be %4 in the exercise's folder; rename one")
@@ -190,9 +229,10 @@ Result<SavedExercise> saveExercise(const Project &project, const ExerciseTarget 
         }
         if (!taken.contains(to)) {
             taken.insert(to, source);
-            if (Status s = writeBytes(QDir(exDir).filePath(to), *bytes, &saved.written); !s) {
-                return s.error();
+            if (Status s = copyRegularFile(source, QDir(exDir).filePath(to), kMaxDataFile, what); !s) {
+                return badInput(QStringLiteral("%1 '%2': %3").arg(what, file, s.error().message));
             }
+            saved.written << QDir(exDir).filePath(to);
         }
         return to;
     };

@@ -32,6 +32,16 @@ struct SavedExercise
     QStringList written;   ///< every file written, instructor's first
 };
 
+/**
+ * Copies the regular file from (opened as core/safefile's openRegularFile
+ * opens it: no FIFO, device or folder, at most maxBytes) to to, in chunks,
+ * atomically. BadInput "cannot copy FROM: REASON".
+ */
+Status copyRegularFile(const QString &from, const QString &to, qint64 maxBytes, const QString &what);
+
+/** Whether two files hold the same bytes (false when either cannot be read). */
+bool sameContents(const QString &a, const QString &b);
+
 /** The folder the students' copy of a lab goes to by default: "LAB-students" beside it. */
 QString defaultStudentsDir(const QString &labDir);
 

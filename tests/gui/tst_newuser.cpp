@@ -21,8 +21,10 @@
 #include "workbench/workbench.h"
 
 #include <QComboBox>
+#include <QDir>
 #include <QFile>
 #include <QHeaderView>
+#include <QImage>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPlainTextEdit>
@@ -490,6 +492,75 @@ private Q_SLOTS:
         w.workbench().history().append(record);
         Workbench::waitForHistoryWrites();
         QVERIFY(QFileInfo::exists(kpg + ".history.json"));
+    }
+
+    // Issue 29: an image imported from outside the project's folder is
+    // copied into it (kpg check later reads only files inside), and it can
+    // become gray float32 from either side: the mode or the dtype.
+    void importedImageIsCopiedAndTurnsGray_data()
+    {
+        QTest::addColumn<bool>("modeFirst");
+        QTest::newRow("image mode first") << true;
+        QTest::newRow("dtype first") << false;
+    }
+
+    void importedImageIsCopiedAndTurnsGray()
+    {
+        QFETCH(bool, modeFirst);
+        QTemporaryDir dir;
+        QVERIFY(QDir().mkpath(dir.filePath("project")) && QDir().mkpath(dir.filePath("photos")));
+        QImage image(4, 3, QImage::Format_RGBA8888);
+        image.fill(Qt::red);
+        const QString outside = dir.filePath("photos/cat.png");
+        QVERIFY(image.save(outside));
+        EngineClient engine;
+        MainWindow w(&engine);
+        KP_VERIFY_RESULT(w.openProject(":/presets/vector_add/vector_add.kpg"));
+        const QString kpg = dir.filePath("project/p.kpg");
+        KP_VERIFY_RESULT(w.saveProjectTo(kpg));
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        BuffersPanel *bp = w.buffersPanel();
+        bp->importPath(outside, true);
+        QTRY_COMPARE(w.project().buffers.size(), 4);
+        const BufferSpec &cat = w.project().buffers[3];
+        QCOMPARE(cat.name, QString("cat"));
+        QCOMPARE(cat.init.file, QString("cat.png"));
+        QVERIFY(QFileInfo::exists(dir.filePath("project/cat.png")));
+        QVERIFY2(w.logView()->toPlainText().contains("Copied " + outside + " into the project's folder as cat.png"),
+                 qPrintable(w.logView()->toPlainText()));
+
+        bp->selectBuffer(3);
+        if (modeFirst) {
+            QComboBox *mode = bp->initEditor()->imageModeChooser();
+            mode->setFocus();
+            chooseByKeys(mode, "gray");
+        } else {
+            QTableWidget *t = bp->table();
+            t->setCurrentCell(3, 1);
+            t->editItem(t->item(3, 1));
+            auto *chooser = t->findChild<QComboBox *>();
+            QVERIFY(chooser);
+            // Chosen from the list, as a click on "float32" does.
+            const int index = chooser->findText("float32");
+            QVERIFY(index >= 0);
+            chooser->setCurrentIndex(index);
+            Q_EMIT chooser->activated(index);
+        }
+        QTRY_COMPARE(w.project().buffers[3].dtype, DType::Float32);
+        QCOMPARE(w.project().buffers[3].init.imageMode, BufferInit::ImageMode::Gray);
+        QVERIFY2(bp->messageLabel()->text().isEmpty(), qPrintable(bp->messageLabel()->text()));
+        // One edit: one undo takes both back.
+        w.document()->undoStack()->undo();
+        QCOMPARE(w.project().buffers[3].dtype, DType::UChar4);
+        QCOMPARE(w.project().buffers[3].init.imageMode, BufferInit::ImageMode::Rgba8);
+        w.document()->undoStack()->redo();
+
+        // The saved project passes kpg check's confinement (without a GPU it stops after compiling).
+        KP_VERIFY_RESULT(w.saveProjectTo(kpg));
+        const KpTest::Run r = KpTest::run("kpg", {"check", kpg}, {"KPG_CUDA_DRIVER=/nonexistent/libcuda.so.1"});
+        QVERIFY2((r.out + r.err).contains("compiled"), qPrintable(r.err + r.out));
+        QVERIFY2(!r.err.contains("outside"), qPrintable(r.err));
     }
 
     // 14. New Project is empty: no title, description, throughput, buffers,

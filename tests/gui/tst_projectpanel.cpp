@@ -26,6 +26,7 @@
 #include <QListWidget>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QSettings>
 #include <QSpinBox>
 #include <QTabWidget>
 #include <QTemporaryDir>
@@ -389,6 +390,7 @@ private Q_SLOTS:
         QCOMPARE(f.wb.document().project().checks.size(), 2);
 
         // Save as Exercise: the dialog, filled in as typed; its Save button.
+        QSettings().remove(QStringLiteral("exercise/labDir")); // a first exercise: no lab folder used before
         const QString lab = dir.filePath(QStringLiteral("lab1"));
         QString refused;
         QTimer::singleShot(0, &panel, [&] {
@@ -397,11 +399,22 @@ private Q_SLOTS:
                 refused = QStringLiteral("no dialog");
                 return;
             }
-            QCOMPARE(d->nameField()->text(), QStringLiteral("vecadd"));
-            QVERIFY(!d->buttons()->button(QDialogButtonBox::Save)->isEnabled()); // no lab folder yet
-            QVERIFY(d->messageLabel()->text().contains(QLatin1String("lab folder")));
+            // Any surprise is recorded and the dialog closed, so the test reports instead of waiting.
+            const auto fail = [&](const QString &why) {
+                refused = why;
+                d->reject();
+            };
+            if (d->nameField()->text() != QLatin1String("vecadd")) {
+                return fail(QStringLiteral("proposed name: ") + d->nameField()->text());
+            }
+            if (d->buttons()->button(QDialogButtonBox::Save)->isEnabled() ||
+                !d->messageLabel()->text().contains(QLatin1String("lab folder"))) {
+                return fail(QStringLiteral("Save is on without a lab folder: ") + d->messageLabel()->text());
+            }
             QTest::keyClicks(d->labField(), lab);
-            QCOMPARE(d->studentsField()->text(), lab + QStringLiteral("-students"));
+            if (d->studentsField()->text() != lab + QStringLiteral("-students")) {
+                return fail(QStringLiteral("students' folder: ") + d->studentsField()->text());
+            }
             d->nameField()->selectAll();
             QTest::keyClicks(d->nameField(), QStringLiteral("vector_add"));
             d->pointsField()->setValue(25);
@@ -416,6 +429,7 @@ private Q_SLOTS:
         QVERIFY2(refused.isEmpty(), qPrintable(refused));
         QVERIFY2(panel.exerciseLabel()->text().startsWith(QLatin1String("Saved exercise vector_add")),
                  qPrintable(panel.exerciseLabel()->text()));
+        QCOMPARE(QSettings().value(QStringLiteral("exercise/labDir")).toString(), lab); // proposed next time
 
         // The instructor's copy: the starter, the reference, both checks; the points.
         const QJsonObject teacher = readJson(lab + QStringLiteral("/vector_add/vector_add.kpg"));
