@@ -15,6 +15,7 @@
 #include <QDir>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QLineEdit>
 #include <QPainter>
 #include <QPainterPath>
 #include <QPushButton>
@@ -381,6 +382,67 @@ QString PresetGallery::currentPresetPath() const
     return item ? item->data(kPathRole).toString() : QString();
 }
 
+int PresetGallery::setFilter(const QString &text)
+{
+    const QStringList words = text.simplified().split(QLatin1Char(' '), Qt::SkipEmptyParts);
+    const auto matches = [&words](const QString &hay) {
+        for (const QString &w : words) {
+            if (!hay.contains(w, Qt::CaseInsensitive)) {
+                return false;
+            }
+        }
+        return true;
+    };
+    // Names first (title, kernel, folder); the descriptions only when no name
+    // matches: they mention their neighbours ("compare with transpose_padded").
+    const int n = int(std::min<qsizetype>(count(), m_presets.size()));
+    QList<bool> shown(n, false);
+    bool any = false;
+    for (int row = 0; row < n; ++row) {
+        const PresetInfo &p = m_presets[row];
+        shown[row] = matches(QStringList{p.title, p.kernel, p.name}.join(QLatin1Char('\n')));
+        any = any || shown[row];
+    }
+    if (!any) {
+        for (int row = 0; row < n; ++row) {
+            shown[row] = matches(m_presets[row].description);
+        }
+    }
+    int visible = 0;
+    QListWidgetItem *first = nullptr;
+    for (int row = 0; row < n; ++row) {
+        item(row)->setHidden(!shown[row]);
+        if (shown[row]) {
+            ++visible;
+            first = first ? first : item(row);
+        }
+    }
+    if (first && (!currentItem() || currentItem()->isHidden())) {
+        setCurrentItem(first);
+    }
+    return visible;
+}
+
+namespace {
+
+/** The search above a gallery: it narrows the cards; Enter opens the current one, Down moves into the cards. */
+QLineEdit *searchFor(PresetGallery *gallery, QWidget *parent)
+{
+    auto *search = new QLineEdit(parent);
+    search->setObjectName(QStringLiteral("presetSearch"));
+    search->setPlaceholderText(QObject::tr("Search presets: title, description, kernel"));
+    search->setClearButtonEnabled(true);
+    QObject::connect(search, &QLineEdit::textChanged, gallery, [gallery](const QString &t) { gallery->setFilter(t); });
+    QObject::connect(search, &QLineEdit::returnPressed, gallery, [gallery] {
+        if (QListWidgetItem *item = gallery->currentItem(); item && !item->isHidden()) {
+            Q_EMIT gallery->itemActivated(item);
+        }
+    });
+    return search;
+}
+
+} // namespace
+
 StartPage::StartPage(QWidget *parent)
     : QWidget(parent)
 {
@@ -401,12 +463,17 @@ StartPage::StartPage(QWidget *parent)
     buttons->addStretch(1);
     auto *presetsLabel = new QLabel(tr("<h3>Presets</h3>"), this);
     m_gallery = new PresetGallery(this);
+    m_search = searchFor(m_gallery, this);
+    auto *presetsRow = new QHBoxLayout;
+    presetsRow->addWidget(presetsLabel);
+    presetsRow->addStretch(1);
+    presetsRow->addWidget(m_search, 1);
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(12, 12, 12, 12); // the window fits 1024 px beside the side docks
     layout->addWidget(title);
     layout->addWidget(intro);
     layout->addLayout(buttons);
-    layout->addWidget(presetsLabel);
+    layout->addLayout(presetsRow);
     layout->addWidget(m_gallery, 1);
     setFocusProxy(m_gallery);
     connect(newButton, &QPushButton::clicked, this, &StartPage::newRequested);
@@ -420,8 +487,10 @@ PresetDialog::PresetDialog(QWidget *parent)
     setObjectName(QStringLiteral("presetDialog"));
     setWindowTitle(tr("New from Preset"));
     m_gallery = new PresetGallery(this);
+    m_search = searchFor(m_gallery, this);
     auto *box = new QDialogButtonBox(QDialogButtonBox::Open | QDialogButtonBox::Cancel, this);
     auto *layout = new QVBoxLayout(this);
+    layout->addWidget(m_search);
     layout->addWidget(m_gallery, 1);
     layout->addWidget(box);
     resize(3 * (PresetGallery::kThumbWidth + 32) + 60, 2 * (PresetGallery::kThumbHeight + 110) + 90);

@@ -6,6 +6,8 @@
 #include <QListWidget>
 #include <QString>
 
+class QLineEdit;
+
 namespace Kp {
 
 class Workbench;
@@ -72,6 +74,13 @@ public:
     const QList<PresetInfo> &presets() const { return m_presets; }
     /** The preset of the current card, or an empty path. */
     QString currentPresetPath() const;
+    /**
+     * Shows only the cards whose title, kernel or folder name holds every
+     * word of text (any case), or when none does, whose description does;
+     * the first one shown becomes current. Returns how many are shown; an
+     * empty text shows all.
+     */
+    int setFilter(const QString &text);
 
     static constexpr int kThumbWidth = 200;
     static constexpr int kThumbHeight = 120;
@@ -96,6 +105,8 @@ public:
     /** The window's start page: a Run of a preset makes its card's thumbnail from the output. */
     StartPage(Workbench &wb, QWidget *parent = nullptr);
     PresetGallery *gallery() const { return m_gallery; }
+    /** Narrows the gallery as the user types (PresetGallery::setFilter); Enter opens the first card shown. */
+    QLineEdit *searchField() const { return m_search; }
 
 Q_SIGNALS:
     void presetActivated(const QString &path);
@@ -104,6 +115,7 @@ Q_SIGNALS:
 
 private:
     PresetGallery *m_gallery;
+    QLineEdit *m_search;
 };
 
 /** File > New from Preset: the gallery in a dialog; chosenPath() once accepted. */
@@ -114,9 +126,11 @@ public:
     explicit PresetDialog(QWidget *parent = nullptr);
     QString chosenPath() const { return m_chosen; }
     PresetGallery *gallery() const { return m_gallery; }
+    QLineEdit *searchField() const { return m_search; }
 
 private:
     PresetGallery *m_gallery;
+    QLineEdit *m_search;
     QString m_chosen;
 };
 
