@@ -92,6 +92,8 @@ public:
     Status saveProjectTo(const QString &path);
     const Project &project() const;
     bool isProjectModified() const;
+    /** Where File > Open starts: the project's folder, else the last folder opened from or saved to. */
+    QString openDialogFolder() const;
     /** File > New from Preset: the gallery in a dialog; opens the chosen preset. */
     void newFromPreset();
 

@@ -30,6 +30,7 @@
 #include <QPlainTextEdit>
 #include <QPointer>
 #include <QPushButton>
+#include <QSettings>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTableWidget>
@@ -561,6 +562,25 @@ private Q_SLOTS:
         const KpTest::Run r = KpTest::run("kpg", {"check", kpg}, {"KPG_CUDA_DRIVER=/nonexistent/libcuda.so.1"});
         QVERIFY2((r.out + r.err).contains("compiled"), qPrintable(r.err + r.out));
         QVERIFY2(!r.err.contains("outside"), qPrintable(r.err));
+    }
+
+    // Issue 29: File > Open started in the home folder. It starts in the
+    // project's folder, else where the user last opened or saved a file.
+    void openStartsWhereTheUserWorks()
+    {
+        QTemporaryDir dir;
+        QVERIFY(QDir().mkpath(dir.filePath("saved")) && QDir().mkpath(dir.filePath("kernels")));
+        QSettings().remove("lastOpenDir");
+        QSettings().setValue("lastSaveDir", dir.filePath("saved"));
+        EngineClient engine;
+        MainWindow w(&engine);
+        KP_VERIFY_RESULT(w.openProject(":/presets/vector_add/vector_add.kpg")); // a preset has no folder
+        QCOMPARE(w.openDialogFolder(), dir.filePath("saved"));
+        QSettings().setValue("lastOpenDir", dir.filePath("kernels"));
+        QCOMPARE(w.openDialogFolder(), dir.filePath("kernels"));
+        const QString cu = writeFile(dir, "own.cu", "__global__ void k(float *a) { a[0] = 1; }\n");
+        KP_VERIFY_RESULT(w.openSource(cu));
+        QCOMPARE(w.openDialogFolder(), QFileInfo(cu).absolutePath());
     }
 
     // 14. New Project is empty: no title, description, throughput, buffers,
