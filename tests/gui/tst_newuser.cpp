@@ -33,6 +33,7 @@
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSpinBox>
+#include <QStatusBar>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QToolButton>
@@ -581,6 +582,38 @@ private Q_SLOTS:
         const QString cu = writeFile(dir, "own.cu", "__global__ void k(float *a) { a[0] = 1; }\n");
         KP_VERIFY_RESULT(w.openSource(cu));
         QCOMPARE(w.openDialogFolder(), QFileInfo(cu).absolutePath());
+    }
+
+    // Issue 29: Check Memory's status text ran under the NVRTC label. It
+    // ends before the first permanent label; the Log has the whole reason.
+    void checkMemoryStatusEndsBeforeTheLabels()
+    {
+        EngineClient engine;
+        MainWindow w(&engine);
+        KP_VERIFY_RESULT(w.openProject(":/presets/vector_add/vector_add.kpg"));
+        w.resize(1024, 700);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(waitCompiled(w));
+        QSignalSpy finished(&w, &MainWindow::memoryCheckFinished);
+        w.checkMemory(Sanitizer::Tool::Memcheck);
+        QVERIFY(finished.wait(120000));
+        QStatusBar *bar = w.statusBar();
+        const QString message = bar->currentMessage();
+        QVERIFY2(!message.isEmpty(), qPrintable(w.logView()->toPlainText()));
+        auto *nvrtc = bar->findChild<QLabel *>("nvrtcStatus");
+        QVERIFY(nvrtc && nvrtc->isVisible());
+        const int left = nvrtc->x(); // the first permanent label
+        QVERIFY2(bar->fontMetrics().horizontalAdvance(message) < left,
+                 qPrintable(QString("'%1' is %2 px; the labels start at %3")
+                                .arg(message)
+                                .arg(bar->fontMetrics().horizontalAdvance(message))
+                                .arg(left)));
+        QVERIFY(message.startsWith("Check memory failed: compute-sanitizer"));
+        QVERIFY(message.endsWith(QChar(0x2026))); // elided here, whole in the Log and the tooltip
+        QVERIFY(bar->toolTip().contains("CUDA_HOME"));
+        QVERIFY2(w.logView()->toPlainText().contains("compute-sanitizer was not found"),
+                 qPrintable(w.logView()->toPlainText()));
     }
 
     // 14. New Project is empty: no title, description, throughput, buffers,
