@@ -411,6 +411,14 @@ private Q_SLOTS:
                 !d->messageLabel()->text().contains(QLatin1String("lab folder"))) {
                 return fail(QStringLiteral("Save is on without a lab folder: ") + d->messageLabel()->text());
             }
+            // The label's '&' is a mnemonic for the field, not shown ("&Lab folder:" once was).
+            bool buddied = false;
+            for (const QLabel *l : d->findChildren<QLabel *>()) {
+                buddied = buddied || (l->text() == QLatin1String("&Lab folder:") && l->buddy() == d->labField());
+            }
+            if (!buddied) {
+                return fail(QStringLiteral("the lab folder's label is no buddy of its field"));
+            }
             QTest::keyClicks(d->labField(), lab);
             if (d->studentsField()->text() != lab + QStringLiteral("-students")) {
                 return fail(QStringLiteral("students' folder: ") + d->studentsField()->text());

@@ -51,7 +51,10 @@ ExerciseDialog::ExerciseDialog(const QString &labDir, const QString &name, doubl
     auto *form = new QFormLayout;
     form->setRowWrapPolicy(QFormLayout::WrapLongRows);
     form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
-    form->addRow(tr("&Lab folder:"), labRow);
+    // A row holding a layout gets no buddy from addRow: the label names its field itself, so '&' is a mnemonic.
+    auto *labLabel = new QLabel(tr("&Lab folder:"), this);
+    labLabel->setBuddy(m_lab);
+    form->addRow(labLabel, labRow);
     form->addRow(tr("&Exercise name:"), m_name);
     form->addRow(tr("&Points:"), m_points);
     form->addRow(tr("&Students' copy:"), m_students);

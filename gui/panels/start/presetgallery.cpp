@@ -430,7 +430,8 @@ QLineEdit *searchFor(PresetGallery *gallery, QWidget *parent)
 {
     auto *search = new QLineEdit(parent);
     search->setObjectName(QStringLiteral("presetSearch"));
-    search->setPlaceholderText(QObject::tr("Search presets: title, description, kernel"));
+    search->setPlaceholderText(QObject::tr("Search presets"));
+    search->setToolTip(QObject::tr("Narrows the cards by title, kernel or folder name, else by description"));
     search->setClearButtonEnabled(true);
     QObject::connect(search, &QLineEdit::textChanged, gallery, [gallery](const QString &t) { gallery->setFilter(t); });
     QObject::connect(search, &QLineEdit::returnPressed, gallery, [gallery] {
