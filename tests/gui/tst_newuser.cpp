@@ -14,6 +14,8 @@
 #include "panels/launch/launchpanel.h"
 #include "panels/memory/memorypanel.h"
 #include "panels/sweep/sweeppanel.h"
+#include "panels/sweep/sweepplotview.h"
+#include "shell/docks.h"
 #include "shell/mainwindow.h"
 #include "testutil.h"
 #include "workbench/projectdocument.h"
@@ -22,6 +24,7 @@
 
 #include <QComboBox>
 #include <QDir>
+#include <QDockWidget>
 #include <QFile>
 #include <QHeaderView>
 #include <QImage>
@@ -34,6 +37,7 @@
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QStatusBar>
+#include <QTableView>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QToolButton>
@@ -614,6 +618,36 @@ private Q_SLOTS:
         QVERIFY(bar->toolTip().contains("CUDA_HOME"));
         QVERIFY2(w.logView()->toPlainText().contains("compute-sanitizer was not found"),
                  qPrintable(w.logView()->toPlainText()));
+    }
+
+    // Issue 29: the roofline in the Sweep dock was too small to read in a
+    // 1052x720 window (seen after a GPU sweep). Offscreen, without a sweep,
+    // the layout already gives it the larger share: this pins that.
+    void sweepPlotIsReadableAt1052x720()
+    {
+        EngineClient engine;
+        MainWindow w(&engine);
+        KP_VERIFY_RESULT(w.openProject(":/presets/vector_add/vector_add.kpg"));
+        w.resize(1052, 720);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QDockWidget *dock = w.docks().dock(PanelId::Sweep);
+        QVERIFY(dock);
+        dock->show();
+        dock->raise();
+        w.sweepPanel()->setPlotKind(QStringLiteral("roofline"));
+        QApplication::processEvents();
+        auto *plot = w.sweepPanel()->findChild<SweepPlotView *>();
+        QVERIFY(plot);
+        QTRY_VERIFY(plot->isVisible());
+        const QTableView *table = w.sweepPanel()->findChild<QTableView *>("sweepTable");
+        QVERIFY(table);
+        // The dock is about 690 px wide here (the Launch dock has the left edge).
+        QVERIFY2(plot->width() >= 360 && plot->width() > table->width() && plot->height() >= 140,
+                 qPrintable(QString("the plot is %1 x %2, the table %3 wide")
+                                .arg(plot->width())
+                                .arg(plot->height())
+                                .arg(table->width())));
     }
 
     // 14. New Project is empty: no title, description, throughput, buffers,
