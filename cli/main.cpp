@@ -308,6 +308,18 @@ QJsonObject nvrtcJson()
                        {QStringLiteral("library"), (*nvrtc)->libraryPath}};
 }
 
+/** kpg devices' NVRTC and compiler sandbox lines, with a driver or without. */
+void printNvrtcLines(const QJsonObject &nvrtc)
+{
+    if (nvrtc.contains(QStringLiteral("version"))) {
+        out() << "NVRTC:  " << nvrtc.value(QStringLiteral("version")).toString() << " ("
+              << nvrtc.value(QStringLiteral("library")).toString() << ")\n";
+    } else {
+        out() << "NVRTC:  not found; kernels cannot be compiled\n";
+    }
+    out() << "Compiler sandbox: " << Sandbox::availability().text << "\n";
+}
+
 int devices(const QStringList &args)
 {
     bool json = false;
@@ -337,6 +349,11 @@ int devices(const QStringList &args)
                                   {QStringLiteral("nvrtc"), nvrtc},
                                   {QStringLiteral("error"), QJsonObject::fromVariantMap(e.toVariant())}};
             out() << QJsonDocument(doc).toJson(QJsonDocument::Indented);
+            out().flush();
+        } else {
+            // Compiling needs no GPU: what it needs is still worth showing.
+            out() << "Driver: none (compile-only: kpg compile and kpg check still compile)\n";
+            printNvrtcLines(nvrtc);
             out().flush();
         }
         err() << "kpg: " << printable(e.message) << "\n";
@@ -398,13 +415,7 @@ int devices(const QStringList &args)
         return code;
     }
     out() << "Driver: CUDA " << cudaVersionString(list.driverVersion) << "\n";
-    if (nvrtc.contains(QStringLiteral("version"))) {
-        out() << "NVRTC:  " << nvrtc.value(QStringLiteral("version")).toString() << " ("
-              << nvrtc.value(QStringLiteral("library")).toString() << ")\n";
-    } else {
-        out() << "NVRTC:  not found; kernels cannot be compiled\n";
-    }
-    out() << "Compiler sandbox: " << Sandbox::availability().text << "\n";
+    printNvrtcLines(nvrtc);
     for (qsizetype i = 0; i < list.devices.size(); ++i) {
         const DeviceInfo &d = list.devices[i];
         out() << "GPU " << d.ordinal << ": " << printable(d.name) << "  compute " << d.computeCapability() << " ("

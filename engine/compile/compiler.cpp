@@ -728,7 +728,7 @@ Result<CompileResult> Compiler::compile(const CompileRequest &request)
     NvrtcOutput &out = ran.value();
     const nvrtcResult cr = nvrtcResult(out.status);
     result.compileMs = out.compileMs;
-    result.log = out.log;
+    result.log = userLog(out.log);
     const QList<Diagnostic> parsed = parseDiagnostics(result.log);
     result.diagnostics.append(parsed);
 

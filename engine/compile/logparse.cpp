@@ -21,6 +21,24 @@ bool isNoise(const QString &l)
 }
 } // namespace
 
+QString userLog(const QString &log)
+{
+    QString text = log;
+    while (text.endsWith(QChar(0))) {
+        text.chop(1);
+    }
+    if (!text.contains(QLatin1String("precompiled header"))) {
+        return text;
+    }
+    QStringList kept;
+    for (const QString &l : text.split(QLatin1Char('\n'))) {
+        if (!l.contains(QLatin1String("precompiled header"))) {
+            kept << l;
+        }
+    }
+    return kept.join(QLatin1Char('\n'));
+}
+
 QList<Diagnostic> parseDiagnostics(const QString &log)
 {
     static const QRegularExpression header(

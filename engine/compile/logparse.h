@@ -14,6 +14,13 @@ namespace Kp {
  */
 QList<Diagnostic> parseDiagnostics(const QString &log);
 
+/**
+ * NVRTC's log as users read it: without the automatic precompiled header's
+ * lines ("creating precompiled header file /tmp/...", which name a temporary
+ * folder and say nothing about the kernel) and the log's terminating NUL.
+ */
+QString userLog(const QString &log);
+
 /** ptxas -v statistics per function (lowered name). */
 QHash<QString, KernelResources> parsePtxasInfo(const QString &log);
 

@@ -372,9 +372,11 @@ Status Grader::prepare()
                 const QString what = probe.outcome == Outcome::CompileError
                                          ? probe.compileErrors.join(QStringLiteral("; "))
                                          : probe.detail;
-                err.message = QStringLiteral("%1: the reference (%2) does not pass as a submission on GPU %3: %4: %5")
-                                  .arg(e.path, e.project.reference->sourceFile)
-                                  .arg(device)
+                // Without a GPU only the compile was tried: no GPU to name.
+                const QString where = m_options.devices.isEmpty() ? QStringLiteral("(compiled without a GPU)")
+                                                                  : QStringLiteral("on GPU %1").arg(device);
+                err.message = QStringLiteral("%1: the reference (%2) does not pass as a submission %3: %4: %5")
+                                  .arg(e.path, e.project.reference->sourceFile, where)
                                   .arg(outcomeText(probe.outcome), what);
                 std::lock_guard<std::mutex> lock(errorMutex);
                 if (!firstError) {

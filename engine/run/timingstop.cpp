@@ -138,11 +138,22 @@ QString SampleStopper::note(StopCriterion c) const
             .arg(m_r2, 0, 'f', 2)
             .arg(m_rule.minR2)
             .arg(noisePct);
-    case StopCriterion::MaxSamples:
-        return QStringLiteral("stopped at the maximum of %1 samples before the noise fell under %2 % or the "
-                              "distribution settled")
+    case StopCriterion::MaxSamples: {
+        // Say what held the noise criterion back: the noise itself, or (a
+        // short kernel) too little GPU time for minSeconds, where the noise
+        // was already under its bound.
+        const QString held =
+            noise() <= m_rule.maxNoise
+                ? QStringLiteral("the noise (%1 %) was under the bound of %2 %, but the samples added up to %3 s of "
+                                 "GPU time, short of minSeconds (%4 s)")
+                      .arg(noisePct, bound)
+                      .arg(sum() / 1000.0, 0, 'g', 3)
+                      .arg(m_rule.minSeconds)
+                : QStringLiteral("the noise (%1 %) was still above the bound of %2 %").arg(noisePct, bound);
+        return QStringLiteral("stopped at the maximum of %1 samples: %2%3")
             .arg(m_rule.maxSamples)
-            .arg(bound);
+            .arg(held, m_rule.entropy ? QStringLiteral(", and the distribution had not settled") : QString());
+    }
     case StopCriterion::TimeLimit:
         return QStringLiteral("stopped after the timing time-out of %1 s with %2 samples")
             .arg(m_rule.timeoutSeconds)

@@ -1,6 +1,7 @@
 #include "codeeditor.h"
 
 #include "cudalexer.h"
+#include "typing.h"
 
 #include <QEvent>
 #include <QFontDatabase>
@@ -43,6 +44,7 @@ CodeEditor::CodeEditor(QWidget *parent)
     setIndentationWidth(4);
     setAutoIndent(true);
     setBackspaceUnindents(true);
+    new EditorTyping(this); // braceless if/for bodies, undo by word
     setBraceMatching(QsciScintilla::SloppyBraceMatch);
     setCaretLineVisible(true);
     const bool dark = palette().color(QPalette::Base).lightness() < 128;

@@ -50,6 +50,14 @@ CudaLexer::CudaLexer(QObject *parent)
     setFont(mono);
 }
 
+const char *CudaLexer::blockStartKeyword(int *style) const
+{
+    if (style) {
+        *style = Keyword;
+    }
+    return "case default private protected public";
+}
+
 const char *CudaLexer::keywords(int set) const
 {
     switch (set) {

@@ -17,6 +17,12 @@ public:
 
     const char *language() const override { return "CUDA"; }
     const char *keywords(int set) const override;
+    /**
+     * Only labels open an indented block by keyword: QsciLexerCPP's list
+     * (if, for, while, else, ...) indented the line after `if (i >= n)
+     * return;` too. Braceless bodies are EditorTyping's (typing.h).
+     */
+    const char *blockStartKeyword(int *style = nullptr) const override;
 
     /** Re-derives colours from a palette (call when the palette changes). */
     void applyPalette(const QPalette &palette);

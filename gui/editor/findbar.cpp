@@ -104,9 +104,44 @@ bool FindBar::findNext(bool backwards)
     }
     const bool found =
         m_editor->findFirst(text, false, m_case->isChecked(), m_word->isChecked(), true, !backwards, line, index, true);
-    m_status->setText(found ? QString() : tr("Not found"));
+    QString status = tr("Not found");
+    if (found) {
+        // Which match of how many: the selection Scintilla just made starts one of them.
+        const QList<int> matches = matchPositions();
+        const int at = int(m_editor->SendScintilla(QsciScintilla::SCI_GETSELECTIONSTART));
+        const qsizetype k = matches.indexOf(at);
+        status =
+            k >= 0 ? tr("%1 of %2").arg(k + 1).arg(matches.size()) : tr("%n match(es)", nullptr, int(matches.size()));
+    }
+    m_status->setText(status);
     m_find->setStyleSheet(found ? QString() : QStringLiteral("background: #fde8e8;"));
     return found;
+}
+
+QList<int> FindBar::matchPositions() const
+{
+    QList<int> at;
+    const QString needle = m_find->text();
+    if (needle.isEmpty()) {
+        return at;
+    }
+    const bool cs = m_case->isChecked();
+    // Scintilla positions are UTF-8 bytes; search the bytes so they line up.
+    const QByteArray text = cs ? m_editor->text().toUtf8() : m_editor->text().toLower().toUtf8();
+    const QByteArray what = cs ? needle.toUtf8() : needle.toLower().toUtf8();
+    const auto wordChar = [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+    };
+    for (qsizetype i = text.indexOf(what); i >= 0; i = text.indexOf(what, i + 1)) {
+        if (m_word->isChecked()) {
+            const qsizetype end = i + what.size();
+            if ((i > 0 && wordChar(text[i - 1])) || (end < text.size() && wordChar(text[end]))) {
+                continue;
+            }
+        }
+        at << int(i);
+    }
+    return at;
 }
 
 bool FindBar::selectionMatches() const

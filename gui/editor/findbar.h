@@ -1,5 +1,6 @@
 #pragma once
 
+#include <QList>
 #include <QWidget>
 
 class QCheckBox;
@@ -14,7 +15,7 @@ namespace Kp {
  * Find and Replace under the editor, as in Qt Creator: Ctrl+F opens it on
  * the selected word, Enter finds the next match (Shift+Enter the previous),
  * Esc closes it and returns to the editor. Replace is the same bar with a
- * second field. GUI thread only.
+ * second field. A found match is counted: "3 of 12". GUI thread only.
  */
 class FindBar : public QWidget
 {
@@ -37,6 +38,9 @@ public:
 
 protected:
     bool eventFilter(QObject *watched, QEvent *event) override;
+
+    /** Where the matches of the search text start, in bytes of the UTF-8 text, as Scintilla counts. */
+    QList<int> matchPositions() const;
 
 private:
     bool selectionMatches() const;

@@ -63,22 +63,34 @@ void MainWindow::openFileDialog()
     if (!maybeSave(tr("Open"))) {
         return;
     }
-    // Where the user works: this project's folder, else where projects were last saved.
-    const QString dir = !document()->sourceDir().isEmpty()
-                            ? document()->sourceDir()
-                            : QSettings()
-                                  .value(QStringLiteral("lastSaveDir"),
-                                         QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation))
-                                  .toString();
     const QString path = QFileDialog::getOpenFileName(
-        this, tr("Open"), dir,
+        this, tr("Open"), openDialogFolder(),
         tr("Projects and kernels (*.kpg *.cu *.cuh);;Projects (*.kpg);;CUDA sources (*.cu *.cuh);;All files (*)"));
     if (path.isEmpty()) {
         return;
     }
     if (const Status s = openSource(path); !s) {
         QMessageBox::warning(this, tr("Open"), s.error().message);
+    } else {
+        QSettings().setValue(QStringLiteral("lastOpenDir"), QFileInfo(path).absolutePath());
     }
+}
+
+QString MainWindow::openDialogFolder() const
+{
+    // Where the user works: this project's folder, else the folder last opened
+    // from or saved to, else the documents folder; never the working directory.
+    if (!document()->sourceDir().isEmpty()) {
+        return document()->sourceDir();
+    }
+    const QSettings settings;
+    for (const char *key : {"lastOpenDir", "lastSaveDir"}) {
+        const QString dir = settings.value(QLatin1String(key)).toString();
+        if (!dir.isEmpty() && QFileInfo(dir).isDir()) {
+            return dir;
+        }
+    }
+    return QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation);
 }
 
 bool MainWindow::confirmSourceOverwrite(const QString &kpgPath)

@@ -92,6 +92,8 @@ public:
     Status saveProjectTo(const QString &path);
     const Project &project() const;
     bool isProjectModified() const;
+    /** Where File > Open starts: the project's folder, else the last folder opened from or saved to. */
+    QString openDialogFolder() const;
     /** File > New from Preset: the gallery in a dialog; opens the chosen preset. */
     void newFromPreset();
 
@@ -132,8 +134,12 @@ public:
     QList<QPair<QString, QString>> shortcutList() const;
     /** The About box's text: the program's, Qt's, NVRTC's and the driver's versions. */
     QString aboutText() const;
-    /** The installed documentation's README, or empty. */
+    /** The documentation's README: the installed copy, else the source tree's; empty when none is found. */
     static QString documentationPath();
+    /** Where documentationPath() looks, in order. */
+    static QStringList documentationCandidates();
+    /** What Help > Documentation says when no README is found: where it looked. */
+    static QString documentationMissingText();
     /** The shortcut list while it is shown (tests). */
     QDialog *shortcutsDialog() const { return m_shortcutsDialog; }
 

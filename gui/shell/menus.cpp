@@ -238,8 +238,8 @@ void MainWindow::buildMenus()
         const QString docs = documentationPath();
         if (docs.isEmpty() || !QDesktopServices::openUrl(QUrl::fromLocalFile(docs))) {
             QMessageBox::information(this, tr("Documentation"),
-                                     tr("The documentation is installed with the program (share/doc/"
-                                        "kernel-playground); no copy was found beside this one."));
+                                     docs.isEmpty() ? documentationMissingText()
+                                                    : tr("Could not open %1: no program is set to open it.").arg(docs));
         }
     });
     help->addAction(tr("&About Kernel Playground"), this,
@@ -269,18 +269,39 @@ QString MainWindow::aboutText() const
              m_wb->devices().known() ? m_wb->devices().driverVersion() : tr("not asked yet"));
 }
 
-QString MainWindow::documentationPath()
+QStringList MainWindow::documentationCandidates()
 {
     // Installed: <prefix>/bin/kernel-playground and <prefix>/share/doc/kernel-playground/README.md.
+    // A build: bin/ inside the build folder, which is usually inside the
+    // source tree but need not be; the source tree it was built from comes last.
     const QDir bin(QCoreApplication::applicationDirPath());
-    for (const QString &rel :
-         {QStringLiteral("../share/doc/kernel-playground/README.md"), QStringLiteral("../../README.md")}) {
-        const QString path = QDir::cleanPath(bin.absoluteFilePath(rel));
+    QStringList out;
+    for (const QString &rel : {QStringLiteral("../share/doc/kernel-playground/README.md"),
+                               QStringLiteral("../../README.md"), QStringLiteral("../../../README.md")}) {
+        out << QDir::cleanPath(bin.absoluteFilePath(rel));
+    }
+#ifdef KPG_DOCS_SOURCE_DIR
+    out << QDir::cleanPath(QStringLiteral(KPG_DOCS_SOURCE_DIR "/README.md"));
+#endif
+    out.removeDuplicates();
+    return out;
+}
+
+QString MainWindow::documentationPath()
+{
+    for (const QString &path : documentationCandidates()) {
         if (QFileInfo(path).isFile()) {
             return path;
         }
     }
     return {};
+}
+
+QString MainWindow::documentationMissingText()
+{
+    return tr("The documentation (README.md and docs/) is installed with the program in share/doc/kernel-playground "
+              "and is part of the source tree. No copy was found; looked for:\n%1")
+        .arg(documentationCandidates().join(QLatin1Char('\n')));
 }
 
 QList<QPair<QString, QString>> MainWindow::shortcutList() const

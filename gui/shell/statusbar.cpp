@@ -17,7 +17,26 @@
 #include <QStatusBar>
 #include <QToolButton>
 
+#include <algorithm>
+
 namespace Kp {
+
+namespace {
+
+/**
+ * A temporary message that ends before the permanent labels (NVRTC, the
+ * sandbox, the cursor): QStatusBar hides the normal widgets (the GPU line)
+ * for it but draws a long one underneath the permanent ones. Elided to the
+ * room left of firstPermanent; the tooltip has it whole.
+ */
+void showShort(QStatusBar *bar, const QWidget *firstPermanent, const QString &text)
+{
+    const int room = std::max(0, firstPermanent->x() - bar->fontMetrics().averageCharWidth() - 8);
+    bar->setToolTip(text);
+    bar->showMessage(bar->fontMetrics().elidedText(text, Qt::ElideRight, room));
+}
+
+} // namespace
 
 StatusLine::StatusLine(Workbench &wb, QStatusBar *bar, CodeEditor *editor, QObject *parent)
     : QObject(parent)
@@ -97,23 +116,26 @@ StatusLine::StatusLine(Workbench &wb, QStatusBar *bar, CodeEditor *editor, QObje
                                       : tr("The changed buffers come back from the target; Abort stops it"));
         m_transfer->show();
     });
-    connect(&wb, &Workbench::memoryCheckStarted, bar, [bar](Sanitizer::Tool tool) {
-        bar->showMessage(
-            tr("Checking memory with %1 (one run under compute-sanitizer)…").arg(Sanitizer::toolName(tool)));
+    connect(&wb, &Workbench::memoryCheckStarted, bar, [bar, nvrtcLabel](Sanitizer::Tool tool) {
+        showShort(bar, nvrtcLabel,
+                  tr("Checking memory with %1 (one run under compute-sanitizer)…").arg(Sanitizer::toolName(tool)));
     });
-    connect(&wb, &Workbench::memoryCheckFinished, bar, [bar](const SanitizedRun &run, Sanitizer::Tool tool) {
-        if (!run.report) {
-            const std::optional<Error> &e = run.reportError ? run.reportError : run.checked.error;
-            bar->showMessage(tr("Check memory failed: %1").arg(e ? e->message : tr("no report")));
-            return;
-        }
-        const qsizetype n = run.report->findings.size();
-        bar->showMessage(
-            n == 0 ? tr("Check memory (%1): no findings").arg(Sanitizer::toolName(tool))
-            : n == 1
-                ? tr("Check memory (%1): 1 finding, marked in the editor").arg(Sanitizer::toolName(tool))
-                : tr("Check memory (%1): %2 findings, marked in the editor").arg(Sanitizer::toolName(tool)).arg(n));
-    });
+    connect(
+        &wb, &Workbench::memoryCheckFinished, bar, [bar, nvrtcLabel](const SanitizedRun &run, Sanitizer::Tool tool) {
+            if (!run.report) {
+                // The reason can be a paragraph (a missing tool, the paths looked in): elided here, whole in the Log.
+                const std::optional<Error> &e = run.reportError ? run.reportError : run.checked.error;
+                showShort(bar, nvrtcLabel, tr("Check memory failed: %1").arg(e ? e->message : tr("no report")));
+                return;
+            }
+            const qsizetype n = run.report->findings.size();
+            showShort(
+                bar, nvrtcLabel,
+                n == 0 ? tr("Check memory (%1): no findings").arg(Sanitizer::toolName(tool))
+                : n == 1
+                    ? tr("Check memory (%1): 1 finding, marked in the editor").arg(Sanitizer::toolName(tool))
+                    : tr("Check memory (%1): %2 findings, marked in the editor").arg(Sanitizer::toolName(tool)).arg(n));
+        });
 }
 
 } // namespace Kp

@@ -590,24 +590,58 @@ void ProjectDocument::revalidate()
         const qint64 perBlock = block[0] * block[1] * block[2];
         v.resolved << resolvedText(grid, block);
         v.steps.append({st.kernel, int(perBlock), st.sharedBytes});
-        // Known without a GPU: no CUDA device runs more than 1024 threads per
-        // block, so say so here rather than after a failed launch.
-        if (perBlock > kMaxThreadsPerBlock && !v.error) {
-            v.error = Error{QStringLiteral("project"),
-                            Error::Code::BadInput,
-                            {},
-                            tr("launches[%1].block: %2 × %3 × %4 = %5 threads per block; CUDA GPUs run at most "
-                               "%6 threads per block")
-                                .arg(i)
-                                .arg(block[0])
-                                .arg(block[1])
-                                .arg(block[2])
-                                .arg(perBlock)
-                                .arg(kMaxThreadsPerBlock)};
-            v.error->path = QStringLiteral("launches[%1].block").arg(i);
+        // Known without a GPU: the limits every CUDA GPU shares (the engine's
+        // default LaunchLimits), so say so here rather than after a failed launch.
+        if (!v.error) {
+            v.error = launchLimitError(int(i), grid, block);
         }
     }
     done();
+}
+
+std::optional<Error> ProjectDocument::launchLimitError(int step, const qint64 grid[3], const qint64 block[3])
+{
+    static const LaunchLimits
+        every; // what all CUDA GPUs allow; a device may allow more shared memory, never more threads
+    static const char *axis[3] = {"x", "y", "z"};
+    const auto fail = [step](const QString &path, const QString &message) {
+        Error e{QStringLiteral("project"), Error::Code::BadInput, {}, message};
+        e.path = QStringLiteral("launches[%1].%2").arg(step).arg(path);
+        return e;
+    };
+    // The total first: block x and y allow as many threads as a whole block.
+    const qint64 perBlock = block[0] * block[1] * block[2];
+    if (perBlock > every.maxThreadsPerBlock) {
+        return fail(QStringLiteral("block"), tr("launches[%1].block: %2 × %3 × %4 = %5 threads per block; CUDA GPUs "
+                                                "run at most %6 threads per block")
+                                                 .arg(step)
+                                                 .arg(block[0])
+                                                 .arg(block[1])
+                                                 .arg(block[2])
+                                                 .arg(perBlock)
+                                                 .arg(every.maxThreadsPerBlock));
+    }
+    for (int a = 0; a < 3; ++a) {
+        if (grid[a] > every.maxGrid[a]) {
+            return fail(QStringLiteral("grid[%1]").arg(a),
+                        tr("launches[%1].grid[%2]: %4 blocks; CUDA GPUs allow at most %5 blocks in %3")
+                            .arg(step)
+                            .arg(a)
+                            .arg(QLatin1String(axis[a]))
+                            .arg(grid[a])
+                            .arg(every.maxGrid[a]));
+        }
+        if (block[a] > every.maxBlock[a]) {
+            return fail(QStringLiteral("block[%1]").arg(a),
+                        tr("launches[%1].block[%2]: %4 threads; CUDA GPUs allow at most %5 threads in %3")
+                            .arg(step)
+                            .arg(a)
+                            .arg(QLatin1String(axis[a]))
+                            .arg(block[a])
+                            .arg(every.maxBlock[a]));
+        }
+    }
+    return std::nullopt;
 }
 
 QStringList ProjectDocument::recentProjects()

@@ -160,6 +160,12 @@ public:
 
     /** The most threads per block any CUDA GPU runs (compute capability 2.0 and later). */
     static constexpr qint64 kMaxThreadsPerBlock = 1024;
+    /**
+     * Grid or block sizes no CUDA GPU launches (the engine's default
+     * LaunchLimits: grid x 2^31-1, y and z 65535; block x, y 1024, z 64; 1024
+     * threads a block), with the field's path; nothing when within them.
+     */
+    static std::optional<Error> launchLimitError(int step, const qint64 grid[3], const qint64 block[3]);
 
 Q_SIGNALS:
     /** Another project or source was loaded: everything is new, the editor takes sourceText. */

@@ -12,6 +12,7 @@
 
 #include <QCoreApplication>
 #include <QFile>
+#include <QFileInfo>
 #include <QPointer>
 #include <QThreadPool>
 #include <QTimer>
@@ -31,6 +32,11 @@ QThreadPool &historyWriter()
 }
 
 } // namespace
+
+void Workbench::waitForHistoryWrites()
+{
+    historyWriter().waitForDone();
+}
 
 Workbench::Workbench(EngineClient *engine, QObject *parent)
     : QObject(parent)
@@ -185,6 +191,11 @@ void Workbench::keepHistory()
             return;
         }
         const QList<RunRecord> records = m_history->records();
+        // No runs and no file: nothing to keep, so no empty file beside the
+        // project. (A history the user cleared still overwrites its file.)
+        if (records.isEmpty() && !QFileInfo::exists(path)) {
+            return;
+        }
         QPointer<Workbench> self(this);
         historyWriter().start([path, records, self] {
             const Status s = saveHistory(path, records);

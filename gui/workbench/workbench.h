@@ -98,6 +98,8 @@ public:
     Devices &devices() { return *m_devices; }
     const Devices &devices() const { return *m_devices; }
     RunHistoryModel &history() { return *m_history; }
+    /** Blocks until the history files queued so far are written (tests; the writer is one thread for all). */
+    static void waitForHistoryWrites();
 
     /** Build > Check Memory: the project once under compute-sanitizer with tool. False when one is running. */
     bool checkMemory(Sanitizer::Tool tool, bool hazards = false);

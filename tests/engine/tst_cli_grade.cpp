@@ -549,12 +549,14 @@ private Q_SLOTS:
         QTest::newRow("speed target without reference")
             << "speedupnoref" << 65 << "grading.speedup: a speed target needs a reference kernel to compare with";
         QTest::newRow("reference outside the lab") << "refoutside" << 65 << "scale.kpg: reference.source: '../../x.cu'";
-        QTest::newRow("broken reference") << "badref" << 65
-                                          << "the reference (reference.cu) does not pass as a submission on GPU 0: "
-                                             "compile error: reference.cu:4:";
+        QTest::newRow("broken reference")
+            << "badref" << 65
+            << "the reference (reference.cu) does not pass as a submission (compiled without a GPU): "
+               "compile error: reference.cu:4:";
         QTest::newRow("reference needing a header of the lab")
             << "refheader" << 65
-            << "the reference (reference.cu) does not pass as a submission on GPU 0: compile error: reference.cu:1:";
+            << "the reference (reference.cu) does not pass as a submission (compiled without a GPU): compile error: "
+               "reference.cu:1:";
         QTest::newRow("unknown student") << "only" << 64 << "grade: --only: no student folder 'zed'";
         QTest::newRow("no submissions option") << "nosubsopt" << 64 << "give a lab folder and --submissions DIR";
         QTest::newRow("bad grading policy")

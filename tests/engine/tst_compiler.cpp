@@ -121,6 +121,24 @@ private Q_SLOTS:
         QVERIFY(!r.nvrtcOptions.contains("-default-device"));
     }
 
+    // Issue 29: the log showed NVRTC's "creating precompiled header file
+    // /tmp/..." lines to users; they are left out, the rest kept.
+    void logWithoutPrecompiledHeaderLines()
+    {
+        const CompileResult r = compile(QStringLiteral("#include <cuda_fp16.h>\n__global__ void k(float *a) { a[0] = "
+                                                       "__half2float(__float2half(a[1])); }\n"));
+        QVERIFY2(r.ok, qPrintable(dump(r)));
+        QVERIFY(r.nvrtcOptions.contains("-pch")); // NVRTC made or used a precompiled header
+        QVERIFY2(!r.log.contains("precompiled header"), qPrintable(r.log));
+        QVERIFY2(!r.log.contains(QChar(0)), qPrintable(r.log));
+        QVERIFY2(r.log.contains("ptxas info"), qPrintable(r.log));
+        QCOMPARE(
+            userLog(QStringLiteral("\"k.cu\": creating precompiled header file \"/tmp/x/k_0.pch\"\nptxas info    : "
+                                   "0 bytes gmem\n")
+                        .append(QChar(0))),
+            QStringLiteral("ptxas info    : 0 bytes gmem\n"));
+    }
+
     // Unannotated functions: compiled again with -default-device, and the log says so.
     void defaultDeviceRetry_data()
     {

@@ -144,6 +144,27 @@ private Q_SLOTS:
         QCOMPARE(panel.candidateChooser()->count(), 6);
     }
 
+    // Issue 29: with one run, Compare compared it with itself ("SAME"); it
+    // asks for a second run, and says so when A and B are chosen alike.
+    void oneRunIsNoComparison()
+    {
+        RunHistoryModel model;
+        model.append(run(0.0100, 400, 1, kSourceA, "-DN=16", 12, 0));
+        ComparePanel panel(&model);
+        panel.resize(900, 400);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        QVERIFY2(panel.verdictText().isEmpty(), qPrintable(panel.verdictText()));
+        QCOMPARE(panel.verdictLabel()->text(),
+                 QString("Compare needs two runs; there is one so far. Change something and run again."));
+        model.append(run(0.0080, 400, 2, kSourceB, "-DN=32", 16, 8));
+        QVERIFY2(panel.verdictText().startsWith("FASTER"), qPrintable(panel.verdictText()));
+        panel.compareRows(1, 1);
+        QVERIFY(panel.verdictText().isEmpty());
+        QCOMPARE(panel.verdictLabel()->text(),
+                 QString("A and B are the same run (#2): choose another run for one of them."));
+    }
+
     void resultsMenuOpensIt()
     {
         ResultsPanel results;

@@ -16,6 +16,7 @@
 #include "workbench/compilecontroller.h"
 
 #include <QDir>
+#include <QLineEdit>
 #include <QRandomGenerator>
 #include <QSignalSpy>
 #include <QStackedWidget>
@@ -87,6 +88,48 @@ private Q_SLOTS:
             const QImage thumb = gallery.item(i)->data(Qt::DecorationRole).value<QImage>();
             QCOMPARE(thumb.size(), QSize(PresetGallery::kThumbWidth, PresetGallery::kThumbHeight));
         }
+    }
+
+    // Issue 29: the gallery had no search. Typing narrows the cards to
+    // every word's matches (in the titles, else the descriptions); Enter
+    // opens the first shown.
+    void searchNarrowsTheCards()
+    {
+        StartPage page;
+        page.resize(1000, 700);
+        page.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&page));
+        PresetGallery *gallery = page.gallery();
+        const int all = gallery->count();
+        const auto shownTitles = [gallery] {
+            QStringList t;
+            for (int row = 0; row < gallery->count(); ++row) {
+                if (!gallery->item(row)->isHidden()) {
+                    t << gallery->item(row)->text();
+                }
+            }
+            return t;
+        };
+        page.searchField()->setFocus();
+        QTest::keyClicks(page.searchField(), "transpose");
+        QCOMPARE(shownTitles(), (QStringList{"Matrix transpose through a padded tile",
+                                             "Matrix transpose through shared memory", "Matrix transpose, naive"}));
+        QVERIFY(!gallery->currentItem()->isHidden());
+        QTest::keyClicks(page.searchField(), " padded");
+        QCOMPARE(shownTitles(), QStringList{"Matrix transpose through a padded tile"});
+        QSignalSpy opened(&page, &StartPage::presetActivated);
+        QTest::keyClick(page.searchField(), Qt::Key_Return);
+        QCOMPARE(opened.count(), 1);
+        QVERIFY2(opened[0][0].toString().contains("transpose"), qPrintable(opened[0][0].toString()));
+        // Words of no title search the descriptions.
+        page.searchField()->clear();
+        QTest::keyClicks(page.searchField(), "bank conflicts");
+        QVERIFY2(shownTitles().contains("Matrix transpose through a padded tile"), qPrintable(shownTitles().join('|')));
+        page.searchField()->clear();
+        QTest::keyClicks(page.searchField(), "no such preset");
+        QVERIFY(shownTitles().isEmpty());
+        page.searchField()->clear();
+        QCOMPARE(shownTitles().size(), all);
     }
 
     void startPageAndKeyboard()

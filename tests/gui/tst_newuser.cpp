@@ -10,21 +10,34 @@
 #include "guitestutil.h"
 #include "panels/buffers/bufferspanel.h"
 #include "panels/buffers/initeditor.h"
+#include "panels/checks/checkspanel.h"
 #include "panels/launch/launchpanel.h"
+#include "panels/memory/memorypanel.h"
+#include "panels/sweep/sweeppanel.h"
+#include "panels/sweep/sweepplotview.h"
+#include "shell/docks.h"
 #include "shell/mainwindow.h"
 #include "testutil.h"
 #include "workbench/projectdocument.h"
+#include "workbench/runhistory.h"
+#include "workbench/workbench.h"
 
 #include <QComboBox>
+#include <QDir>
+#include <QDockWidget>
 #include <QFile>
 #include <QHeaderView>
+#include <QImage>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPlainTextEdit>
 #include <QPointer>
 #include <QPushButton>
+#include <QSettings>
 #include <QSignalSpy>
 #include <QSpinBox>
+#include <QStatusBar>
+#include <QTableView>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QToolButton>
@@ -389,6 +402,252 @@ private Q_SLOTS:
         QCOMPARE(lp->resolvedLabel()->text(), QString("— (fix the marked field)"));
         typeAndEnter(lp->gridField(1), "2");
         QTRY_COMPARE(lp->resolvedLabel()->text(), QString("grid (8192, 2, 1) × block (128, 1, 1) = 2,097,152 threads"));
+    }
+
+    // Issue 29: sizes no CUDA GPU launches are refused without a GPU, with
+    // the field and the limit (the engine's default launch limits). Block
+    // x and y allow 1024 like a whole block: blockLimitAndResolvedWithoutGpu.
+    void gridAndBlockLimitsWithoutGpu_data()
+    {
+        QTest::addColumn<bool>("grid");
+        QTest::addColumn<int>("axis");
+        QTest::addColumn<QString>("value");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("grid y of 100000") << true << 1 << "100000"
+                                          << "step 1, grid y: 100000 blocks; CUDA GPUs allow at most 65535 blocks in y";
+        QTest::newRow("grid z of 65536") << true << 2 << "65536"
+                                         << "step 1, grid z: 65536 blocks; CUDA GPUs allow at most 65535 blocks in z";
+        QTest::newRow("grid x past 2^31-1")
+            << true << 0 << "n * 4096"
+            << "step 1, grid x: 'n * 4096' is too large (at most 2147483647); it gives 4.29497e+09";
+        QTest::newRow("block z of 65") << false << 2 << "65"
+                                       << "step 1, block z: 65 threads; CUDA GPUs allow at most 64 threads in z";
+    }
+
+    void gridAndBlockLimitsWithoutGpu()
+    {
+        QFETCH(bool, grid);
+        QFETCH(int, axis);
+        QFETCH(QString, value);
+        QFETCH(QString, message);
+        EngineClient engine;
+        MainWindow w(&engine);
+        KP_VERIFY_RESULT(w.openProject(":/presets/vector_add/vector_add.kpg"));
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(waitCompiled(w));
+        LaunchPanel *lp = w.launchPanel();
+        if (!grid && axis == 2) {
+            typeAndEnter(lp->blockField(0), "1"); // within 1024 threads a block, so z's own limit speaks
+        }
+        QLineEdit *field = grid ? lp->gridField(axis) : lp->blockField(axis);
+        typeAndEnter(field, value);
+        QTRY_COMPARE(lp->messageLabel()->text(), message);
+        QVERIFY(field->styleSheet().contains("border"));
+        QVERIFY(!lp->runButton()->isEnabled());
+        typeAndEnter(field, grid && axis == 0 ? "ceil_div(n, block.x)" : "1");
+        QTRY_VERIFY(lp->messageLabel()->text().isEmpty());
+    }
+
+    // Issue 29: before anything ran, and without a GPU, the panels say what
+    // they will do: Checks names the checks, Memory has checked nothing yet
+    // (not "Nothing found"), Run Sweep and Ceilings are off with the reason,
+    // and the Log names the preset rather than its resource path.
+    void beforeAnyRunWithoutGpu()
+    {
+        EngineClient engine;
+        MainWindow w(&engine);
+        KP_VERIFY_RESULT(w.openProject(":/presets/vector_add/vector_add.kpg"));
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(waitCompiled(w));
+        QCOMPARE(w.checksPanel()->summaryText(), QString("1 check: c = a + b. Run the project to evaluate it."));
+        const QString memory = w.memoryPanel()->summary()->text();
+        QVERIFY2(memory.startsWith("Nothing checked yet."), qPrintable(memory));
+        QVERIFY(!memory.contains("Nothing found"));
+        w.refreshDeviceStatus(); // as the program does when it starts
+        QTRY_VERIFY_WITH_TIMEOUT(w.deviceStatusKnown(), 30000);
+        auto *sweep = w.sweepPanel()->findChild<QPushButton *>("sweepRun");
+        auto *ceilings = w.sweepPanel()->findChild<QPushButton *>("sweepCeilings");
+        QTRY_VERIFY(!sweep->isEnabled());
+        QVERIFY(!ceilings->isEnabled());
+        QVERIFY2(sweep->toolTip().contains("compile-only mode"), qPrintable(sweep->toolTip()));
+        QVERIFY2(ceilings->toolTip().contains("compile-only mode"), qPrintable(ceilings->toolTip()));
+        QVERIFY(!sweep->toolTip().contains("cannot open shared object"));
+        const QString log = w.logView()->toPlainText();
+        QVERIFY2(log.contains("Opened preset vector_add (Vector add)"), qPrintable(log));
+        QVERIFY(!log.contains(":/presets"));
+    }
+
+    // Issue 29: Save wrote an empty history file beside a project that had
+    // never run; the first run's record makes the file.
+    void saveWritesNoEmptyHistory()
+    {
+        QTemporaryDir dir;
+        EngineClient engine;
+        MainWindow w(&engine);
+        KP_VERIFY_RESULT(w.openProject(":/presets/vector_add/vector_add.kpg"));
+        const QString kpg = dir.filePath("mine.kpg");
+        KP_VERIFY_RESULT(w.saveProjectTo(kpg));
+        KP_VERIFY_RESULT(w.saveProjectTo(kpg)); // Save again
+        Workbench::waitForHistoryWrites();
+        QVERIFY(QFileInfo::exists(kpg));
+        QVERIFY(!QFileInfo::exists(kpg + ".history.json"));
+        RunRecord record;
+        record.label = "first";
+        w.workbench().history().append(record);
+        Workbench::waitForHistoryWrites();
+        QVERIFY(QFileInfo::exists(kpg + ".history.json"));
+    }
+
+    // Issue 29: an image imported from outside the project's folder is
+    // copied into it (kpg check later reads only files inside), and it can
+    // become gray float32 from either side: the mode or the dtype.
+    void importedImageIsCopiedAndTurnsGray_data()
+    {
+        QTest::addColumn<bool>("modeFirst");
+        QTest::newRow("image mode first") << true;
+        QTest::newRow("dtype first") << false;
+    }
+
+    void importedImageIsCopiedAndTurnsGray()
+    {
+        QFETCH(bool, modeFirst);
+        QTemporaryDir dir;
+        QVERIFY(QDir().mkpath(dir.filePath("project")) && QDir().mkpath(dir.filePath("photos")));
+        QImage image(4, 3, QImage::Format_RGBA8888);
+        image.fill(Qt::red);
+        const QString outside = dir.filePath("photos/cat.png");
+        QVERIFY(image.save(outside));
+        EngineClient engine;
+        MainWindow w(&engine);
+        KP_VERIFY_RESULT(w.openProject(":/presets/vector_add/vector_add.kpg"));
+        const QString kpg = dir.filePath("project/p.kpg");
+        KP_VERIFY_RESULT(w.saveProjectTo(kpg));
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        BuffersPanel *bp = w.buffersPanel();
+        bp->importPath(outside, true);
+        QTRY_COMPARE(w.project().buffers.size(), 4);
+        const BufferSpec &cat = w.project().buffers[3];
+        QCOMPARE(cat.name, QString("cat"));
+        QCOMPARE(cat.init.file, QString("cat.png"));
+        QVERIFY(QFileInfo::exists(dir.filePath("project/cat.png")));
+        QVERIFY2(w.logView()->toPlainText().contains("Copied " + outside + " into the project's folder as cat.png"),
+                 qPrintable(w.logView()->toPlainText()));
+
+        bp->selectBuffer(3);
+        if (modeFirst) {
+            QComboBox *mode = bp->initEditor()->imageModeChooser();
+            mode->setFocus();
+            chooseByKeys(mode, "gray");
+        } else {
+            QTableWidget *t = bp->table();
+            t->setCurrentCell(3, 1);
+            t->editItem(t->item(3, 1));
+            auto *chooser = t->findChild<QComboBox *>();
+            QVERIFY(chooser);
+            // Chosen from the list, as a click on "float32" does.
+            const int index = chooser->findText("float32");
+            QVERIFY(index >= 0);
+            chooser->setCurrentIndex(index);
+            Q_EMIT chooser->activated(index);
+        }
+        QTRY_COMPARE(w.project().buffers[3].dtype, DType::Float32);
+        QCOMPARE(w.project().buffers[3].init.imageMode, BufferInit::ImageMode::Gray);
+        QVERIFY2(bp->messageLabel()->text().isEmpty(), qPrintable(bp->messageLabel()->text()));
+        // One edit: one undo takes both back.
+        w.document()->undoStack()->undo();
+        QCOMPARE(w.project().buffers[3].dtype, DType::UChar4);
+        QCOMPARE(w.project().buffers[3].init.imageMode, BufferInit::ImageMode::Rgba8);
+        w.document()->undoStack()->redo();
+
+        // The saved project passes kpg check's confinement (without a GPU it stops after compiling).
+        KP_VERIFY_RESULT(w.saveProjectTo(kpg));
+        const KpTest::Run r = KpTest::run("kpg", {"check", kpg}, {"KPG_CUDA_DRIVER=/nonexistent/libcuda.so.1"});
+        QVERIFY2((r.out + r.err).contains("compiled"), qPrintable(r.err + r.out));
+        QVERIFY2(!r.err.contains("outside"), qPrintable(r.err));
+    }
+
+    // Issue 29: File > Open started in the home folder. It starts in the
+    // project's folder, else where the user last opened or saved a file.
+    void openStartsWhereTheUserWorks()
+    {
+        QTemporaryDir dir;
+        QVERIFY(QDir().mkpath(dir.filePath("saved")) && QDir().mkpath(dir.filePath("kernels")));
+        QSettings().remove("lastOpenDir");
+        QSettings().setValue("lastSaveDir", dir.filePath("saved"));
+        EngineClient engine;
+        MainWindow w(&engine);
+        KP_VERIFY_RESULT(w.openProject(":/presets/vector_add/vector_add.kpg")); // a preset has no folder
+        QCOMPARE(w.openDialogFolder(), dir.filePath("saved"));
+        QSettings().setValue("lastOpenDir", dir.filePath("kernels"));
+        QCOMPARE(w.openDialogFolder(), dir.filePath("kernels"));
+        const QString cu = writeFile(dir, "own.cu", "__global__ void k(float *a) { a[0] = 1; }\n");
+        KP_VERIFY_RESULT(w.openSource(cu));
+        QCOMPARE(w.openDialogFolder(), QFileInfo(cu).absolutePath());
+    }
+
+    // Issue 29: Check Memory's status text ran under the NVRTC label. It
+    // ends before the first permanent label; the Log has the whole reason.
+    void checkMemoryStatusEndsBeforeTheLabels()
+    {
+        EngineClient engine;
+        MainWindow w(&engine);
+        KP_VERIFY_RESULT(w.openProject(":/presets/vector_add/vector_add.kpg"));
+        w.resize(1024, 700);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(waitCompiled(w));
+        QSignalSpy finished(&w, &MainWindow::memoryCheckFinished);
+        w.checkMemory(Sanitizer::Tool::Memcheck);
+        QVERIFY(finished.wait(120000));
+        QStatusBar *bar = w.statusBar();
+        const QString message = bar->currentMessage();
+        QVERIFY2(!message.isEmpty(), qPrintable(w.logView()->toPlainText()));
+        auto *nvrtc = bar->findChild<QLabel *>("nvrtcStatus");
+        QVERIFY(nvrtc && nvrtc->isVisible());
+        const int left = nvrtc->x(); // the first permanent label
+        QVERIFY2(bar->fontMetrics().horizontalAdvance(message) < left,
+                 qPrintable(QString("'%1' is %2 px; the labels start at %3")
+                                .arg(message)
+                                .arg(bar->fontMetrics().horizontalAdvance(message))
+                                .arg(left)));
+        QVERIFY(message.startsWith("Check memory failed: compute-sanitizer"));
+        QVERIFY(message.endsWith(QChar(0x2026))); // elided here, whole in the Log and the tooltip
+        QVERIFY(bar->toolTip().contains("CUDA_HOME"));
+        QVERIFY2(w.logView()->toPlainText().contains("compute-sanitizer was not found"),
+                 qPrintable(w.logView()->toPlainText()));
+    }
+
+    // Issue 29: the roofline in the Sweep dock was too small to read in a
+    // 1052x720 window (seen after a GPU sweep). Offscreen, without a sweep,
+    // the layout already gives it the larger share: this pins that.
+    void sweepPlotIsReadableAt1052x720()
+    {
+        EngineClient engine;
+        MainWindow w(&engine);
+        KP_VERIFY_RESULT(w.openProject(":/presets/vector_add/vector_add.kpg"));
+        w.resize(1052, 720);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QDockWidget *dock = w.docks().dock(PanelId::Sweep);
+        QVERIFY(dock);
+        dock->show();
+        dock->raise();
+        w.sweepPanel()->setPlotKind(QStringLiteral("roofline"));
+        QApplication::processEvents();
+        auto *plot = w.sweepPanel()->findChild<SweepPlotView *>();
+        QVERIFY(plot);
+        QTRY_VERIFY(plot->isVisible());
+        const QTableView *table = w.sweepPanel()->findChild<QTableView *>("sweepTable");
+        QVERIFY(table);
+        // The dock is about 690 px wide here (the Launch dock has the left edge).
+        QVERIFY2(plot->width() >= 360 && plot->width() > table->width() && plot->height() >= 140,
+                 qPrintable(QString("the plot is %1 x %2, the table %3 wide")
+                                .arg(plot->width())
+                                .arg(plot->height())
+                                .arg(table->width())));
     }
 
     // 14. New Project is empty: no title, description, throughput, buffers,

@@ -9,20 +9,29 @@
 
 #include "check/checkjson.h"
 #include "panels/project/checkseditor.h"
+#include "panels/project/exercisedialog.h"
 #include "panels/project/projectpanel.h"
 #include "project/orderedjson.h"
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDialogButtonBox>
+#include <QDoubleSpinBox>
+#include <QFile>
+#include <QJsonArray>
 #include <QJsonDocument>
+#include <QJsonObject>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QSettings>
 #include <QSpinBox>
 #include <QTabWidget>
+#include <QTemporaryDir>
 #include <QTextBrowser>
+#include <QTimer>
 #include <QUndoStack>
 
 using namespace Kp;
@@ -52,6 +61,34 @@ QString checkJson(const CheckSpec &c)
 {
     return QString::fromUtf8(QJsonDocument(toJsonValue(checkSpecNode(c)).toObject()).toJson(QJsonDocument::Compact));
 }
+
+bool writeText(const QString &path, const QByteArray &text)
+{
+    QDir().mkpath(QFileInfo(path).absolutePath());
+    QFile f(path);
+    return f.open(QIODevice::WriteOnly | QIODevice::Truncate) && f.write(text) == text.size();
+}
+
+QByteArray readText(const QString &path)
+{
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+QJsonObject readJson(const QString &path)
+{
+    return QJsonDocument::fromJson(readText(path)).object();
+}
+
+const QByteArray kStarter = "extern \"C\" __global__ void vectorAdd(const float *a, const float *b, float *c, int n)\n"
+                            "{\n"
+                            "    // TODO: c[i] = a[i] + b[i] for every i < n\n"
+                            "}\n";
+const QByteArray kAnswer = "extern \"C\" __global__ void vectorAdd(const float *a, const float *b, float *c, int n)\n"
+                           "{\n"
+                           "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                           "    if (i < n) c[i] = a[i] + b[i];\n"
+                           "}\n";
 
 QString compact(const char *json)
 {
@@ -317,6 +354,214 @@ private Q_SLOTS:
         QVERIFY(!e->applyButton()->isEnabled() || !e->applyButton()->parentWidget()->isEnabled());
         KP_VERIFY_RESULT(e->addCheck());
         QCOMPARE(f.wb.document().project().checks.value(0).kind, CheckSpec::Kind::Printed);
+    }
+    // Issue 29: an instructor builds an exercise in the panel (a reference
+    // kernel, a hidden check), saves it as an exercise worth 25 points, and
+    // grades two students with the real kpg grade. Without a GPU grading
+    // stops after compiling and binding: one student's kernel compiles, the
+    // other's compile error is reported with its line.
+    void savedAsExerciseIsGradedByKpg()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        PanelFixture f;
+        ProjectPanel panel(f.wb);
+        panel.show();
+        KP_VERIFY_RESULT(f.wb.document().openProject(kVectorAdd));
+        // The instructor's working copy: the template saved, the starter typed, a reference beside it.
+        const QString work = dir.filePath(QStringLiteral("work/vecadd.kpg"));
+        QVERIFY(QDir().mkpath(QFileInfo(work).absolutePath()));
+        f.wb.document().setSourceText(QString::fromUtf8(kStarter));
+        KP_VERIFY_RESULT(f.wb.document().saveTo(work));
+        QVERIFY(writeText(dir.filePath(QStringLiteral("work/solution.cu")), kAnswer));
+        panel.tabs()->setCurrentIndex(2);
+        typeAndEnter(panel.referenceField(), QStringLiteral("solution.cu"));
+        QVERIFY2(!panel.messageLabel()->isVisible(), qPrintable(panel.messageLabel()->text()));
+        // A second check against the reference, hidden from the students.
+        ChecksEditor *e = panel.checksEditor();
+        QTest::mouseClick(e->findChild<QPushButton *>(QStringLiteral("addCheck")), Qt::LeftButton);
+        typeAndEnter(e->nameField(), QStringLiteral("same as the reference"));
+        e->kindChooser()->setCurrentIndex(e->kindChooser()->findData(QStringLiteral("reference")));
+        e->bufferChooser()->setCurrentIndex(e->bufferChooser()->findText(QStringLiteral("c")));
+        e->otherChooser()->setCurrentIndex(e->otherChooser()->findText(QStringLiteral("c")));
+        e->hiddenBox()->setChecked(true);
+        QTest::mouseClick(e->applyButton(), Qt::LeftButton);
+        QVERIFY2(!panel.messageLabel()->isVisible(), qPrintable(panel.messageLabel()->text()));
+        QCOMPARE(f.wb.document().project().checks.size(), 2);
+
+        // Save as Exercise: the dialog, filled in as typed; its Save button.
+        QSettings().remove(QStringLiteral("exercise/labDir")); // a first exercise: no lab folder used before
+        const QString lab = dir.filePath(QStringLiteral("lab1"));
+        QString refused;
+        QTimer::singleShot(0, &panel, [&] {
+            ExerciseDialog *d = panel.exerciseDialog();
+            if (!d) {
+                refused = QStringLiteral("no dialog");
+                return;
+            }
+            // Any surprise is recorded and the dialog closed, so the test reports instead of waiting.
+            const auto fail = [&](const QString &why) {
+                refused = why;
+                d->reject();
+            };
+            if (d->nameField()->text() != QLatin1String("vecadd")) {
+                return fail(QStringLiteral("proposed name: ") + d->nameField()->text());
+            }
+            if (d->buttons()->button(QDialogButtonBox::Save)->isEnabled() ||
+                !d->messageLabel()->text().contains(QLatin1String("lab folder"))) {
+                return fail(QStringLiteral("Save is on without a lab folder: ") + d->messageLabel()->text());
+            }
+            // The label's '&' is a mnemonic for the field, not shown ("&Lab folder:" once was).
+            bool buddied = false;
+            for (const QLabel *l : d->findChildren<QLabel *>()) {
+                buddied = buddied || (l->text() == QLatin1String("&Lab folder:") && l->buddy() == d->labField());
+            }
+            if (!buddied) {
+                return fail(QStringLiteral("the lab folder's label is no buddy of its field"));
+            }
+            QTest::keyClicks(d->labField(), lab);
+            if (d->studentsField()->text() != lab + QStringLiteral("-students")) {
+                return fail(QStringLiteral("students' folder: ") + d->studentsField()->text());
+            }
+            d->nameField()->selectAll();
+            QTest::keyClicks(d->nameField(), QStringLiteral("vector_add"));
+            d->pointsField()->setValue(25);
+            QTest::mouseClick(d->buttons()->button(QDialogButtonBox::Save), Qt::LeftButton);
+            // A refusal keeps the dialog open: say why and close it, so the test ends.
+            if (panel.exerciseDialog() && panel.exerciseDialog()->isVisible()) {
+                refused = d->messageLabel()->text();
+                d->reject();
+            }
+        });
+        QTest::mouseClick(panel.exerciseButton(), Qt::LeftButton);
+        QVERIFY2(refused.isEmpty(), qPrintable(refused));
+        QVERIFY2(panel.exerciseLabel()->text().startsWith(QLatin1String("Saved exercise vector_add")),
+                 qPrintable(panel.exerciseLabel()->text()));
+        QCOMPARE(QSettings().value(QStringLiteral("exercise/labDir")).toString(), lab); // proposed next time
+
+        // The instructor's copy: the starter, the reference, both checks; the points.
+        const QJsonObject teacher = readJson(lab + QStringLiteral("/vector_add/vector_add.kpg"));
+        QCOMPARE(teacher.value("source").toString(), QStringLiteral("starter.cu"));
+        QCOMPARE(teacher.value("reference").toObject().value("source").toString(), QStringLiteral("reference.cu"));
+        QCOMPARE(teacher.value("checks").toArray().size(), 2);
+        QVERIFY(teacher.value("checks").toArray().at(1).toObject().value("hidden").toBool());
+        QCOMPARE(readText(lab + QStringLiteral("/vector_add/starter.cu")), kStarter);
+        QCOMPARE(readText(lab + QStringLiteral("/vector_add/reference.cu")), kAnswer);
+        QCOMPARE(readJson(lab + QStringLiteral("/grading.json"))
+                     .value("exercises")
+                     .toObject()
+                     .value("vector_add")
+                     .toObject()
+                     .value("points")
+                     .toDouble(),
+                 25.0);
+        // The students' copy: the starter as vector_add.cu, no reference, no hidden check.
+        const QString students = lab + QStringLiteral("-students/vector_add");
+        const QJsonObject student = readJson(students + QStringLiteral("/vector_add.kpg"));
+        QCOMPARE(student.value("source").toString(), QStringLiteral("vector_add.cu"));
+        QVERIFY(!student.contains("reference"));
+        QCOMPARE(student.value("checks").toArray().size(), 1);
+        QCOMPARE(student.value("checks").toArray().at(0).toObject().value("name").toString(),
+                 QStringLiteral("c = a + b"));
+        QCOMPARE(readText(students + QStringLiteral("/vector_add.cu")), kStarter);
+        QVERIFY(!QFileInfo::exists(students + QStringLiteral("/reference.cu")));
+        QVERIFY(!QFileInfo::exists(students + QStringLiteral("/solution.cu")));
+
+        // Two students hand in; the real kpg grade grades them against the saved lab.
+        const QString subs = dir.filePath(QStringLiteral("submissions"));
+        QVERIFY(writeText(subs + QStringLiteral("/alice/vector_add.cu"), kAnswer));
+        QVERIFY(writeText(subs + QStringLiteral("/bob/vector_add.cu"),
+                          "extern \"C\" __global__ void vectorAdd(const float *a, const float *b, float *c, int n)\n"
+                          "{\n"
+                          "    c[0] = a[0] + b[0]\n"
+                          "}\n"));
+        const QString csv = dir.filePath(QStringLiteral("grades.csv"));
+        const QString book = dir.filePath(QStringLiteral("gradebook.csv"));
+        const Run r =
+            run(QStringLiteral("kpg"),
+                {QStringLiteral("grade"), lab, QStringLiteral("--submissions"), subs, QStringLiteral("--no-sandbox"),
+                 QStringLiteral("--csv"), csv, QStringLiteral("--gradebook"), book},
+                {QStringLiteral("KPG_CUDA_DRIVER=/nonexistent/libcuda.so.1")}, 240000);
+        QVERIFY2(r.status == QProcess::NormalExit, qPrintable(r.err));
+        const QString grades = QString::fromUtf8(readText(csv));
+        QVERIFY2(grades.contains(QLatin1String("alice,vector_add,no-gpu")), qPrintable(grades + r.out + r.err));
+        QVERIFY2(grades.contains(QLatin1String("bob,vector_add,compile-error")), qPrintable(grades + r.out + r.err));
+        QVERIFY2(grades.contains(QLatin1String("vector_add.cu:4:")), qPrintable(grades));
+        // The gradebook's full grade is the points the dialog set.
+        const QStringList lines = QString::fromUtf8(readText(book)).split(QLatin1Char('\n'));
+        QVERIFY2(lines.size() >= 3, qPrintable(lines.join('\n')));
+        QVERIFY2(lines[0].startsWith(QLatin1String("student,total,max,")), qPrintable(lines[0]));
+        QCOMPARE(lines[1].section(QLatin1Char(','), 0, 0), QStringLiteral("alice"));
+        QCOMPARE(lines[1].section(QLatin1Char(','), 2, 2).toDouble(), 25.0);
+    }
+
+    // Saving again asks before replacing, and a refusal names the field.
+    void saveAsExerciseRefusals_data()
+    {
+        QTest::addColumn<QString>("name");
+        QTest::addColumn<bool>("noChecks");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("a name students cannot hand in")
+            << "vector add" << false << "exercise name 'vector add': students hand in";
+        QTest::newRow("no checks") << "vector_add" << true << "the project has no checks";
+    }
+
+    void saveAsExerciseRefusals()
+    {
+        QFETCH(QString, name);
+        QFETCH(bool, noChecks);
+        QFETCH(QString, message);
+        QTemporaryDir dir;
+        PanelFixture f;
+        KP_VERIFY_RESULT(f.wb.document().openProject(kVectorAdd));
+        Project p = f.wb.document().project();
+        if (noChecks) {
+            p.checks.clear();
+        }
+        ExerciseTarget t;
+        t.labDir = dir.filePath(QStringLiteral("lab"));
+        t.name = name;
+        const Result<SavedExercise> saved = saveExercise(p, t);
+        QVERIFY(!saved);
+        QVERIFY2(saved.error().message.startsWith(message), qPrintable(saved.error().message));
+        QVERIFY(!QFileInfo::exists(t.labDir + QStringLiteral("/grading.json")));
+    }
+
+    void existingExerciseIsReplacedOnlyWhenAsked()
+    {
+        QTemporaryDir dir;
+        PanelFixture f;
+        KP_VERIFY_RESULT(f.wb.document().openProject(kVectorAdd));
+        ExerciseTarget t;
+        t.labDir = dir.filePath(QStringLiteral("lab"));
+        t.name = QStringLiteral("va");
+        t.points = 5;
+        const Result<SavedExercise> first = saveExercise(f.wb.document().project(), t);
+        QVERIFY2(first, first ? "" : qPrintable(first.error().message));
+        QVERIFY(exerciseExists(t.labDir, t.name));
+        const Result<SavedExercise> again = saveExercise(f.wb.document().project(), t);
+        QVERIFY(!again);
+        QVERIFY2(again.error().message.contains(QLatin1String("already exists")), qPrintable(again.error().message));
+        t.replace = true;
+        t.points = 7;
+        const Result<SavedExercise> replaced = saveExercise(f.wb.document().project(), t);
+        QVERIFY2(replaced, replaced ? "" : qPrintable(replaced.error().message));
+        QCOMPARE(readJson(t.labDir + QStringLiteral("/grading.json"))
+                     .value("exercises")
+                     .toObject()
+                     .value("va")
+                     .toObject()
+                     .value("points")
+                     .toDouble(),
+                 7.0);
+        // A folder of other files under that name is never removed.
+        QVERIFY(writeText(t.labDir + QStringLiteral("/notes/todo.txt"), "mine"));
+        t.name = QStringLiteral("notes");
+        const Result<SavedExercise> notes = saveExercise(f.wb.document().project(), t);
+        QVERIFY(!notes);
+        QVERIFY2(notes.error().message.contains(QLatin1String("not the exercise notes")),
+                 qPrintable(notes.error().message));
+        QCOMPARE(readText(t.labDir + QStringLiteral("/notes/todo.txt")), QByteArray("mine"));
     }
 };
 

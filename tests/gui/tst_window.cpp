@@ -21,6 +21,7 @@
 
 #include <QAction>
 #include <QComboBox>
+#include <QDir>
 #include <QDockWidget>
 #include <QHash>
 #include <QInputDialog>
@@ -276,10 +277,12 @@ private Q_SLOTS:
         QCOMPARE(e->selectedText(), QString("lap"));
         int line = 0, index = 0;
         e->getCursorPosition(&line, &index);
-        QCOMPARE(line, 18); // const float lap = ...
+        QCOMPARE(line, 18);                                      // const float lap = ...
+        QCOMPARE(bar->statusLabel()->text(), QString("1 of 2")); // which match of how many
         QTest::keyClick(bar->findField(), Qt::Key_Return);
         e->getCursorPosition(&line, &index);
         QCOMPARE(line, 19); // ... + alpha * lap;
+        QCOMPARE(bar->statusLabel()->text(), QString("2 of 2"));
         QTest::keyClick(bar->findField(), Qt::Key_Escape);
         QVERIFY(!bar->isVisible());
         QVERIFY(e->hasFocus());
@@ -348,6 +351,14 @@ private Q_SLOTS:
         QVERIFY(about.contains("CUDA driver"));
         // Help > Documentation: the copy beside the program (the build tree mirrors the installed layout).
         QCOMPARE(QFileInfo(MainWindow::documentationPath()).fileName(), QString("README.md"));
+        // A build folder outside the source tree still finds the source tree's
+        // copy, and when nothing is found the message says where it looked.
+        const QStringList looked = MainWindow::documentationCandidates();
+        QVERIFY2(looked.contains(QDir::cleanPath(KPG_SOURCE_DIR "/README.md")), qPrintable(looked.join('\n')));
+        QVERIFY(looked.first().endsWith("share/doc/kernel-playground/README.md"));
+        for (const QString &path : looked) {
+            QVERIFY2(MainWindow::documentationMissingText().contains(path), qPrintable(path));
+        }
         QStringList menus;
         for (QAction *a : w.menuBar()->actions()) {
             menus << a->text();

@@ -9,10 +9,12 @@
 #include "initeditor.h"
 #include "project/bufferjson.h"
 #include "run/runner.h"
+#include "workbench/exercise.h"
 #include "workbench/fieldplace.h"
 #include "workbench/projectdocument.h"
 
 #include <QComboBox>
+#include <QDir>
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -35,6 +37,101 @@
 namespace Kp {
 
 namespace {
+
+/**
+ * A file an init reads (an image, an .npy), brought into the project: a file
+ * outside a saved project's folder is copied into it (under its name, or
+ * NAME-2.EXT when another file has that name) and named relative to it, so
+ * the project keeps it and `kpg check`, which reads only files inside the
+ * project's folder, does not refuse the project later. *note says what was
+ * done, or why the file stays where it is (an unsaved project).
+ */
+QJsonObject adoptFile(const ProjectDocument *doc, QJsonObject init, QString *note)
+{
+    const QString file = init.value(QStringLiteral("file")).toString();
+    if (file.isEmpty() || QFileInfo(file).isRelative()) {
+        return init;
+    }
+    if (doc->path().isEmpty()) {
+        *note = QObject::tr("%1 is outside the project's folder, and the project is not saved yet: save it and "
+                            "import the file again to keep a copy with the project (kpg check reads only files "
+                            "inside the project's folder).")
+                    .arg(file);
+        return init;
+    }
+    const QDir dir(QFileInfo(doc->path()).absolutePath());
+    const QString canonical = QFileInfo(file).canonicalFilePath();
+    const QString root = dir.canonicalPath();
+    if (!canonical.isEmpty() && canonical.startsWith(root + QLatin1Char('/'))) {
+        init.insert(QStringLiteral("file"), dir.relativeFilePath(canonical));
+        return init;
+    }
+    const QFileInfo info(file);
+    QString name = info.fileName();
+    for (int n = 2; QFileInfo::exists(dir.filePath(name)) && !sameContents(file, dir.filePath(name)); ++n) {
+        name = info.completeBaseName() + QStringLiteral("-%1.").arg(n) + info.suffix();
+    }
+    if (!QFileInfo::exists(dir.filePath(name))) {
+        if (const Status s =
+                copyRegularFile(file, dir.filePath(name), kMaxNpyFileBytes, QObject::tr("the imported file"));
+            !s) {
+            *note = s.error().message;
+            return init;
+        }
+    }
+    *note = QObject::tr("Copied %1 into the project's folder as %2, so the project keeps it (kpg check reads only "
+                        "files inside the project's folder).")
+                .arg(file, name);
+    init.insert(QStringLiteral("file"), name);
+    return init;
+}
+
+/**
+ * Sets key of buffer index together with what an image buffer needs to go
+ * with it: the image mode's dtype (gray: float32, rgba8: uchar4, rgba:
+ * float4, dropping a last dimension of 4 a vector dtype now carries), or the
+ * dtype's mode (a scalar dtype: gray). Refused like any edit when that is
+ * not enough, or when the buffer is no image.
+ */
+Status editImageTogether(ProjectDocument *doc, int index, const QString &key, const QJsonValue &v)
+{
+    if (index < 0 || index >= doc->project().buffers.size()) {
+        return Unit{};
+    }
+    const BufferSpec &b = doc->project().buffers[index];
+    const bool toImage =
+        key == QLatin1String("init") && v.toObject().value(QStringLiteral("kind")).toString() == QLatin1String("image");
+    const bool imageDtype = key == QLatin1String("dtype") && b.init.kind == BufferInit::Kind::Image;
+    if (!toImage && !imageDtype) {
+        return Error{QStringLiteral("project"), Error::Code::BadInput, {}, QStringLiteral("not an image")};
+    }
+    return doc->edit(QObject::tr("Set %1 of buffer %2").arg(key).arg(index + 1), [&](QJsonObject &o) {
+        QJsonArray items = o.value(QStringLiteral("buffers")).toArray();
+        QJsonObject item = items[index].toObject();
+        item.insert(key, v);
+        if (toImage) {
+            const QString mode = v.toObject().value(QStringLiteral("mode")).toString(QStringLiteral("rgba8"));
+            const QString dtype = mode == QLatin1String("gray")    ? QStringLiteral("float32")
+                                  : mode == QLatin1String("rgba8") ? QStringLiteral("uchar4")
+                                                                   : QStringLiteral("float4");
+            item.insert(QStringLiteral("dtype"), dtype);
+            QJsonArray shape = item.value(QStringLiteral("shape")).toArray();
+            if (shape.size() == 3 && shape.last().toInt() == 4) {
+                shape.removeLast(); // one pixel is one element now
+                item.insert(QStringLiteral("shape"), shape);
+            }
+        } else {
+            QJsonObject init = item.value(QStringLiteral("init")).toObject();
+            const QString dtype = v.toString();
+            init.insert(QStringLiteral("mode"), dtype == QLatin1String("uchar4")   ? QStringLiteral("rgba8")
+                                                : dtype == QLatin1String("float4") ? QStringLiteral("rgba")
+                                                                                   : QStringLiteral("gray"));
+            item.insert(QStringLiteral("init"), init);
+        }
+        items[index] = item;
+        o.insert(QStringLiteral("buffers"), items);
+    });
+}
 enum Column { Name, DTypeCol, Shape, Init, Elements, Bytes, ColumnCount };
 
 QString shapeText(const QList<qint64> &shape)
@@ -426,9 +523,13 @@ void BuffersPanel::importFile(bool image)
     const QString path =
         QFileDialog::getOpenFileName(this, image ? tr("Import image") : tr("Import .npy"), QString(),
                                      image ? tr("Images (*.png *.jpg *.jpeg)") : tr("NumPy arrays (*.npy)"));
-    if (path.isEmpty()) {
-        return;
+    if (!path.isEmpty()) {
+        importPath(path, image);
     }
+}
+
+void BuffersPanel::importPath(const QString &path, bool image)
+{
     QString name = QFileInfo(path).completeBaseName().replace(QRegularExpression(QStringLiteral("[^A-Za-z0-9_]")),
                                                               QStringLiteral("_"));
     if (name.isEmpty() || name[0].isDigit()) {
@@ -466,14 +567,37 @@ void BuffersPanel::setDocument(ProjectDocument *doc)
     };
     const QString buffers = QStringLiteral("buffers");
     const QString scalars = QStringLiteral("scalars");
-    connect(this, &BuffersPanel::edited, doc, [=](int index, const QString &key, const QJsonValue &v) {
-        apply(doc->editListItem(buffers, index, key, v));
+    connect(this, &BuffersPanel::edited, doc, [=, this](int index, const QString &key, const QJsonValue &value) {
+        QString note;
+        const QJsonValue v = key == QLatin1String("init") ? QJsonValue(adoptFile(doc, value.toObject(), &note)) : value;
+        if (!note.isEmpty()) {
+            Q_EMIT logMessage(note);
+        }
+        Status s = doc->editListItem(buffers, index, key, v);
+        if (!s) {
+            // An image's mode and its buffer's dtype go together: alone,
+            // neither could change (gray needs a scalar dtype, a scalar dtype
+            // refuses rgba8), so the other follows in the same edit.
+            if (Status both = editImageTogether(doc, index, key, v); both) {
+                s = both;
+            }
+        }
+        apply(s);
     });
-    connect(this, &BuffersPanel::addRequested, doc, [=](QJsonObject b) {
+    connect(this, &BuffersPanel::addRequested, doc, [=, this](QJsonObject b) {
+        QString note;
+        if (b.contains(QStringLiteral("init"))) {
+            b.insert(QStringLiteral("init"), adoptFile(doc, b.value(QStringLiteral("init")).toObject(), &note));
+        }
         const QJsonObject init = b.value(QStringLiteral("init")).toObject();
+        if (!note.isEmpty()) {
+            Q_EMIT logMessage(note);
+            setMessage(note);
+        }
         if (init.value(QStringLiteral("kind")).toString() == QLatin1String("npy")) {
             // Adopt the file's dtype, so an import never starts with a mismatch.
-            const QString file = init.value(QStringLiteral("file")).toString();
+            const QString file =
+                QDir(doc->project().dir()).absoluteFilePath(init.value(QStringLiteral("file")).toString());
             if (const auto f = openRegularFile(file, kMaxNpyFileBytes, tr("an .npy file"))) {
                 if (const auto h = readNpyHeader(**f, file)) {
                     b.insert(QStringLiteral("dtype"), dtypeName(h->dtype));

@@ -45,6 +45,11 @@ public:
     /** Shows the buffers; sizes come from the resolved host copies when given. */
     void setProject(const Project &project, const HostBuffers *host);
     void setMessage(const QString &error);
+    /**
+     * Adds a buffer filled from the image or .npy at path. A file outside a
+     * saved project's folder is copied into it first (the Log says so).
+     */
+    void importPath(const QString &path, bool image);
 
     QTableWidget *table() const { return m_table; }
     QTableWidget *scalarTable() const { return m_scalars; }

@@ -201,7 +201,9 @@ void ChecksPanel::setOutcomes(const QList<CheckOutcome> &outcomes)
     } else if (failed > 0) {
         m_summary->setText(tr("<b style='color:%1'>%2 of %3 checks failed</b>").arg(kFail.name()).arg(failed).arg(n));
     } else {
-        m_summary->setText(tr("<b style='color:%1'>All %n check(s) passed</b>", nullptr, n).arg(kPass.name()));
+        // No translation is loaded, so "%n check(s)" would show as written: spell both numbers.
+        m_summary->setText(n == 1 ? tr("<b style='color:%1'>The check passed</b>").arg(kPass.name())
+                                  : tr("<b style='color:%1'>All %2 checks passed</b>").arg(kPass.name()).arg(n));
     }
 }
 
@@ -249,10 +251,11 @@ ChecksPanel::ChecksPanel(Workbench &wb, QWidget *parent)
         for (const CheckSpec &c : p.checks) {
             names << c.displayName();
         }
-        setNote(p.checks.isEmpty()
-                    ? tr("This project has no checks (\"checks\" in the .kpg).")
-                    : tr("%n check(s): %1. Run the project to evaluate them.", nullptr, int(p.checks.size()))
-                          .arg(names.join(QStringLiteral("; "))));
+        setNote(p.checks.isEmpty()     ? tr("This project has no checks (\"checks\" in the .kpg).")
+                : p.checks.size() == 1 ? tr("1 check: %1. Run the project to evaluate it.").arg(names.first())
+                                       : tr("%1 checks: %2. Run the project to evaluate them.")
+                                             .arg(p.checks.size())
+                                             .arg(names.join(QStringLiteral("; "))));
     };
     ProjectDocument &doc = wb.document();
     connect(&doc, &ProjectDocument::loaded, this, [noteFor, &doc] { noteFor(doc.project()); });

@@ -185,6 +185,17 @@ void ComparePanel::update()
         m_chart->clear(tr("Choose two runs to compare"));
         return;
     }
+    if (m_model->rowCount() < 2 || ia == ib) {
+        // A run against itself says nothing: ask for what makes a comparison.
+        m_verdict->setText(m_model->rowCount() < 2
+                               ? tr("Compare needs two runs; there is one so far. Change something and run again.")
+                               : tr("A and B are the same run (#%1): choose another run for one of them.")
+                                     .arg(m_model->record(ia).number));
+        m_reason->clear();
+        m_diff->clear();
+        m_chart->clear(tr("Two runs are compared here"));
+        return;
+    }
     const RunRecord &a = m_model->record(ia);
     const RunRecord &b = m_model->record(ib);
 

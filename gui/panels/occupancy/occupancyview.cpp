@@ -387,12 +387,14 @@ QString OccupancyView::summaryText() const
     if (r.blocksPerSm == 0) {
         return stale + tr("Cannot run: %1").arg(r.problem);
     }
-    return stale + tr("%1 blocks/SM, %2 of %3 warps: %4 % occupancy")
-                       .arg(r.blocksPerSm)
-                       .arg(r.activeWarps)
-                       .arg(r.maxWarps)
-                       .arg(QString::number(r.occupancy * 100, 'f',
-                                            r.occupancy * 100 == std::floor(r.occupancy * 100) ? 0 : 1));
+    // The words of the Launch panel's Occupancy line (engine occupancyText), so one thing reads one way.
+    return stale +
+           tr("%1 % (%2 blocks/SM, %3 of %4 warps), limited by %5")
+               .arg(QString::number(r.occupancy * 100, 'f', r.occupancy * 100 == std::floor(r.occupancy * 100) ? 0 : 1))
+               .arg(r.blocksPerSm)
+               .arg(r.activeWarps)
+               .arg(r.maxWarps)
+               .arg(occupancyLimitName(r.limiter));
 }
 
 QString OccupancyView::limiterText() const

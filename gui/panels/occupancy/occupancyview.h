@@ -68,7 +68,8 @@ public:
     const SmLimits &smLimits() const { return m_sm; }
     KernelUse currentUse() const { return m_use; }
     OccupancyResult currentResult() const { return m_result; }
-    /** The sentence under the numbers: "8 blocks/SM, 64 of 64 warps: 100 % occupancy". */
+    /** The sentence under the numbers: "100 % (8 blocks/SM, 64 of 64 warps), limited by warps", as the Launch panel
+     * words it. */
     QString summaryText() const;
     /** "Limited by registers: ..." */
     QString limiterText() const;

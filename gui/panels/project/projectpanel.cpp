@@ -2,19 +2,29 @@
 
 #include "checkseditor.h"
 #include "core/expression.h"
+#include "exercisedialog.h"
 #include "project/orderedjson.h"
 #include "project/project.h"
 #include "run/runner.h"
+#include "workbench/compilecontroller.h"
+#include "workbench/exercise.h"
 #include "workbench/fieldplace.h"
 #include "workbench/projectdocument.h"
 #include "workbench/workbench.h"
 
+#include <QDir>
 #include <QEvent>
+#include <QFileInfo>
 #include <QFormLayout>
 #include <QJsonObject>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMessageBox>
 #include <QPlainTextEdit>
+#include <QPushButton>
+#include <QRegularExpression>
+#include <QScopeGuard>
+#include <QSettings>
 #include <QTabWidget>
 #include <QTextBrowser>
 #include <QVBoxLayout>
@@ -55,6 +65,7 @@ QJsonValue numberOrText(const QString &text)
 
 ProjectPanel::ProjectPanel(Workbench &wb, QWidget *parent)
     : QWidget(parent)
+    , m_wb(wb)
     , m_doc(wb.document())
 {
     setObjectName(QStringLiteral("projectPanel"));
@@ -119,6 +130,16 @@ ProjectPanel::ProjectPanel(Workbench &wb, QWidget *parent)
     m_speedup->setToolTip(tr("The least speed ratio that passes: the reference's median time over the "
                              "submission's (1 = as fast, 0.5 = half as fast)"));
     labForm->addRow(tr("&Speed target:"), m_speedup);
+    m_exerciseButton = new QPushButton(tr("Save as &Exercise…"), lab);
+    m_exerciseButton->setObjectName(QStringLiteral("saveAsExercise"));
+    m_exerciseButton->setToolTip(tr("Write this project into a lab for kpg grade: the instructor's copy and the "
+                                    "students' copy, with the exercise's points"));
+    labForm->addRow(m_exerciseButton);
+    m_exerciseNote = new QLabel(lab);
+    m_exerciseNote->setObjectName(QStringLiteral("exerciseNote"));
+    m_exerciseNote->setWordWrap(true);
+    m_exerciseNote->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    labForm->addRow(m_exerciseNote);
     m_tabs->addTab(lab, tr("Lab"));
 
     m_message = new QLabel(this);
@@ -175,6 +196,7 @@ ProjectPanel::ProjectPanel(Workbench &wb, QWidget *parent)
         }
     });
     connect(m_checks, &ChecksEditor::edited, this, &ProjectPanel::showStatus);
+    connect(m_exerciseButton, &QPushButton::clicked, this, &ProjectPanel::saveAsExercise);
 
     const auto show = [this] { showProject(m_doc.project()); };
     connect(&m_doc, &ProjectDocument::loaded, this, [this, show] {
@@ -196,6 +218,49 @@ bool ProjectPanel::eventFilter(QObject *watched, QEvent *event)
 void ProjectPanel::commitDescription()
 {
     commitTop(QStringLiteral("description"), m_description->toPlainText(), tr("Set description"));
+}
+
+void ProjectPanel::saveAsExercise()
+{
+    // The form's fields and the editor's text are the project as the user sees it.
+    commitDescription();
+    m_wb.compile().syncSource();
+    QSettings settings;
+    const QString lab = settings.value(QStringLiteral("exercise/labDir")).toString();
+    // Students hand in NAME.cu: the proposed name is one they can.
+    QString name = m_doc.suggestedBaseName();
+    name.replace(QRegularExpression(QStringLiteral("[^A-Za-z0-9_.+-]")), QStringLiteral("_"));
+    ExerciseDialog dialog(lab, name, 10, this);
+    m_exerciseDialog = &dialog;
+    const auto done = qScopeGuard([this] { m_exerciseDialog = nullptr; });
+    while (dialog.exec() == QDialog::Accepted) {
+        ExerciseTarget target = dialog.target();
+        if (exerciseExists(target.labDir, target.name)) {
+            const auto answer =
+                QMessageBox::question(&dialog, tr("Save as Exercise"),
+                                      tr("The lab already has an exercise %1 (%2). Replace it, and its students' copy?")
+                                          .arg(target.name, QDir(target.labDir).filePath(target.name)),
+                                      QMessageBox::Yes | QMessageBox::Cancel, QMessageBox::Cancel);
+            if (answer != QMessageBox::Yes) {
+                continue;
+            }
+            target.replace = true;
+        }
+        const Result<SavedExercise> saved = saveExercise(m_doc.project(), target);
+        if (!saved) {
+            dialog.showError(panelMessage(saved.error(), m_doc.project()));
+            continue;
+        }
+        settings.setValue(QStringLiteral("exercise/labDir"), target.labDir);
+        const QString note = tr("Saved exercise %1: the instructor's copy in %2, the students' copy in %3 (%4 "
+                                "points in %5).")
+                                 .arg(target.name, saved->instructorDir, saved->studentsDir)
+                                 .arg(target.points)
+                                 .arg(saved->policyFile);
+        m_exerciseNote->setText(note);
+        m_wb.log(note);
+        return;
+    }
 }
 
 void ProjectPanel::commitTop(const QString &key, const QString &text, const QString &label)

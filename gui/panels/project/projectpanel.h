@@ -8,6 +8,7 @@
 class QDoubleSpinBox;
 class QLabel;
 class QLineEdit;
+class QPushButton;
 class QPlainTextEdit;
 class QTabWidget;
 class QTextBrowser;
@@ -15,6 +16,7 @@ class QTextBrowser;
 namespace Kp {
 
 class ChecksEditor;
+class ExerciseDialog;
 class ProjectDocument;
 class Workbench;
 struct Project;
@@ -28,7 +30,9 @@ struct Project;
  * is one ProjectDocument::edit, so the project reader judges it with the
  * messages a .kpg file gets, and Edit > Undo takes it back. A text field is
  * committed on Enter or on leaving it; the description when the editor loses
- * the focus or the preview is shown. GUI thread only.
+ * the focus or the preview is shown. "Save as Exercise…" on the Lab tab
+ * writes the project into a lab for kpg grade, with the students' copy
+ * (workbench/exercise.h). GUI thread only.
  */
 class ProjectPanel : public QWidget
 {
@@ -53,6 +57,19 @@ public:
     /** Commits the description as typed (the editor's focus-out does this too). */
     void commitDescription();
 
+    /** The Lab tab's "Save as Exercise…" button. */
+    QPushButton *exerciseButton() const { return m_exerciseButton; }
+    /** What the last Save as Exercise wrote, or why it did not. */
+    QLabel *exerciseLabel() const { return m_exerciseNote; }
+    /**
+     * Asks where to save the project as an exercise (ExerciseDialog) and saves
+     * it there; a refusal keeps the dialog open with the reason, an existing
+     * exercise of that name is replaced only when the user says so.
+     */
+    void saveAsExercise();
+    /** The dialog while saveAsExercise() shows it (tests). */
+    ExerciseDialog *exerciseDialog() const { return m_exerciseDialog; }
+
 protected:
     bool eventFilter(QObject *watched, QEvent *event) override;
 
@@ -66,6 +83,7 @@ private:
     /** Shows a refused edit's message (the reader's words), or clears it. */
     void showStatus(const Status &s);
 
+    Workbench &m_wb;
     ProjectDocument &m_doc;
     QTabWidget *m_tabs;
     QTabWidget *m_descriptionTabs;
@@ -78,6 +96,9 @@ private:
     QLineEdit *m_speedup;
     QLabel *m_message;
     ChecksEditor *m_checks;
+    QPushButton *m_exerciseButton;
+    QLabel *m_exerciseNote;
+    ExerciseDialog *m_exerciseDialog = nullptr;
 };
 
 } // namespace Kp

@@ -15,6 +15,7 @@
 #include <QDir>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QLineEdit>
 #include <QPainter>
 #include <QPainterPath>
 #include <QPushButton>
@@ -381,6 +382,68 @@ QString PresetGallery::currentPresetPath() const
     return item ? item->data(kPathRole).toString() : QString();
 }
 
+int PresetGallery::setFilter(const QString &text)
+{
+    const QStringList words = text.simplified().split(QLatin1Char(' '), Qt::SkipEmptyParts);
+    const auto matches = [&words](const QString &hay) {
+        for (const QString &w : words) {
+            if (!hay.contains(w, Qt::CaseInsensitive)) {
+                return false;
+            }
+        }
+        return true;
+    };
+    // Names first (title, kernel, folder); the descriptions only when no name
+    // matches: they mention their neighbours ("compare with transpose_padded").
+    const int n = int(std::min<qsizetype>(count(), m_presets.size()));
+    QList<bool> shown(n, false);
+    bool any = false;
+    for (int row = 0; row < n; ++row) {
+        const PresetInfo &p = m_presets[row];
+        shown[row] = matches(QStringList{p.title, p.kernel, p.name}.join(QLatin1Char('\n')));
+        any = any || shown[row];
+    }
+    if (!any) {
+        for (int row = 0; row < n; ++row) {
+            shown[row] = matches(m_presets[row].description);
+        }
+    }
+    int visible = 0;
+    QListWidgetItem *first = nullptr;
+    for (int row = 0; row < n; ++row) {
+        item(row)->setHidden(!shown[row]);
+        if (shown[row]) {
+            ++visible;
+            first = first ? first : item(row);
+        }
+    }
+    if (first && (!currentItem() || currentItem()->isHidden())) {
+        setCurrentItem(first);
+    }
+    return visible;
+}
+
+namespace {
+
+/** The search above a gallery: it narrows the cards; Enter opens the current one, Down moves into the cards. */
+QLineEdit *searchFor(PresetGallery *gallery, QWidget *parent)
+{
+    auto *search = new QLineEdit(parent);
+    search->setObjectName(QStringLiteral("presetSearch"));
+    search->setPlaceholderText(QObject::tr("Search presets"));
+    search->setToolTip(QObject::tr("Narrows the cards by title, kernel or folder name, else by description"));
+    search->setClearButtonEnabled(true);
+    QObject::connect(search, &QLineEdit::textChanged, gallery, [gallery](const QString &t) { gallery->setFilter(t); });
+    QObject::connect(search, &QLineEdit::returnPressed, gallery, [gallery] {
+        if (QListWidgetItem *item = gallery->currentItem(); item && !item->isHidden()) {
+            Q_EMIT gallery->itemActivated(item);
+        }
+    });
+    return search;
+}
+
+} // namespace
+
 StartPage::StartPage(QWidget *parent)
     : QWidget(parent)
 {
@@ -400,12 +463,15 @@ StartPage::StartPage(QWidget *parent)
     buttons->addWidget(openButton);
     buttons->addStretch(1);
     auto *presetsLabel = new QLabel(tr("<h3>Presets</h3>"), this);
+    m_presetsRow = new QHBoxLayout;
+    m_presetsRow->addWidget(presetsLabel);
+    m_presetsRow->addStretch(1);
     m_layout = new QVBoxLayout(this);
     m_layout->setContentsMargins(12, 12, 12, 12); // the window fits 1024 px beside the side docks
     m_layout->addWidget(title);
     m_layout->addWidget(intro);
     m_layout->addLayout(buttons);
-    m_layout->addWidget(presetsLabel);
+    m_layout->addLayout(m_presetsRow);
     connect(newButton, &QPushButton::clicked, this, &StartPage::newRequested);
     connect(openButton, &QPushButton::clicked, this, &StartPage::openRequested);
 }
@@ -414,11 +480,19 @@ PresetGallery *StartPage::gallery()
 {
     if (!m_gallery) {
         m_gallery = new PresetGallery(this);
+        m_search = searchFor(m_gallery, this);
+        m_presetsRow->addWidget(m_search, 1);
         m_layout->addWidget(m_gallery, 1);
         setFocusProxy(m_gallery);
         connect(m_gallery, &PresetGallery::presetActivated, this, &StartPage::presetActivated);
     }
     return m_gallery;
+}
+
+QLineEdit *StartPage::searchField()
+{
+    gallery();
+    return m_search;
 }
 
 void StartPage::showEvent(QShowEvent *event)
@@ -433,8 +507,10 @@ PresetDialog::PresetDialog(QWidget *parent)
     setObjectName(QStringLiteral("presetDialog"));
     setWindowTitle(tr("New from Preset"));
     m_gallery = new PresetGallery(this);
+    m_search = searchFor(m_gallery, this);
     auto *box = new QDialogButtonBox(QDialogButtonBox::Open | QDialogButtonBox::Cancel, this);
     auto *layout = new QVBoxLayout(this);
+    layout->addWidget(m_search);
     layout->addWidget(m_gallery, 1);
     layout->addWidget(box);
     resize(3 * (PresetGallery::kThumbWidth + 32) + 60, 2 * (PresetGallery::kThumbHeight + 110) + 90);

@@ -6,6 +6,8 @@
 #include <QListWidget>
 #include <QString>
 
+class QHBoxLayout;
+class QLineEdit;
 class QVBoxLayout;
 
 namespace Kp {
@@ -74,6 +76,13 @@ public:
     const QList<PresetInfo> &presets() const { return m_presets; }
     /** The preset of the current card, or an empty path. */
     QString currentPresetPath() const;
+    /**
+     * Shows only the cards whose title, kernel or folder name holds every
+     * word of text (any case), or when none does, whose description does;
+     * the first one shown becomes current. Returns how many are shown; an
+     * empty text shows all.
+     */
+    int setFilter(const QString &text);
 
     static constexpr int kThumbWidth = 200;
     static constexpr int kThumbHeight = 120;
@@ -98,11 +107,13 @@ public:
     /** The window's start page: a Run of a preset makes its card's thumbnail from the output. */
     StartPage(Workbench &wb, QWidget *parent = nullptr);
     /**
-     * The gallery, made on first use: reading every preset and drawing its
-     * thumbnail was a fifth of the window's start, paid even when a project
-     * opens and the start page is never seen.
+     * The gallery, made on first use (with its search field): reading every
+     * preset and drawing its thumbnail was a fifth of the window's start,
+     * paid even when a project opens and the start page is never seen.
      */
     PresetGallery *gallery();
+    /** Narrows the gallery as the user types (PresetGallery::setFilter); Enter opens the first card shown. */
+    QLineEdit *searchField();
 
 Q_SIGNALS:
     void presetActivated(const QString &path);
@@ -114,7 +125,9 @@ protected:
 
 private:
     PresetGallery *m_gallery = nullptr;
+    QLineEdit *m_search = nullptr;
     QVBoxLayout *m_layout = nullptr;
+    QHBoxLayout *m_presetsRow = nullptr;
 };
 
 /** File > New from Preset: the gallery in a dialog; chosenPath() once accepted. */
@@ -125,9 +138,11 @@ public:
     explicit PresetDialog(QWidget *parent = nullptr);
     QString chosenPath() const { return m_chosen; }
     PresetGallery *gallery() const { return m_gallery; }
+    QLineEdit *searchField() const { return m_search; }
 
 private:
     PresetGallery *m_gallery;
+    QLineEdit *m_search;
     QString m_chosen;
 };
 
