@@ -303,8 +303,9 @@ private Q_SLOTS:
                                 << "--step takes a step number (1, 2, ...), not '0'";
         QTest::newRow("records") << QStringList{vectorAdd, "--records", "-5"} << 64
                                  << "--records takes a positive number of warp records, not '-5'";
-        QTest::newRow("too many records") << QStringList{vectorAdd, "--records", "99999999999"} << 64
-                                          << "room for 99999999999 records asked; the map takes 1 to 786432 (they travel back in one answer)";
+        QTest::newRow("too many records")
+            << QStringList{vectorAdd, "--records", "99999999999"} << 64
+            << "room for 99999999999 records asked; the map takes 1 to 786432 (they travel back in one answer)";
         QTest::newRow("cell syntax") << QStringList{vectorAdd, "--cell", "c(3)"} << 64 << "--cell takes BUFFER[INDEX]";
         QTest::newRow("cell of no buffer")
             << QStringList{vectorAdd, "--cell", "d[3]"} << 64 << "--cell d[3]: the project has no buffer 'd'";
