@@ -1210,6 +1210,10 @@ void LaunchPanel::rebuildArgs()
                         : tr("A scalar of %1 or a number; Enter commits").arg(typeName));
         if (const ArgBinding *t = textureAt(r)) {
             combo->setEnabled(false);
+            // The start of "texture over img (array, ...)" says what it is; a narrow column showed its end.
+            if (QLineEdit *edit = combo->lineEdit()) {
+                edit->setCursorPosition(0);
+            }
             combo->setToolTip(
                 tr("%1, made by the run over the buffer; change it in the project file: %2")
                     .arg(t->texture.describe(),
