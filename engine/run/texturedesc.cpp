@@ -420,11 +420,8 @@ Status checkTextureLimits(const TextureDescriptors &d, const TextureSpec &spec, 
         }
         return Unit{};
     };
-    switch (spec.layout) {
-    case TextureSpec::Layout::Linear:
-        if (Status s = check(1, &limits.linear1d, QStringLiteral("linear texture")); !s) {
-            return s;
-        }
+    // An object over the buffer itself (linear, pitched) needs its start aligned; an array is a copy.
+    const auto checkAddress = [&]() -> Status {
         if (address != 0 && limits.textureAlignment > 0 && address % quint64(limits.textureAlignment) != 0) {
             return specError(field, QStringLiteral("buffer '%1' starts at device address 0x%2, which is not a "
                                                    "multiple of %3 bytes (the device's texture alignment): use "
@@ -433,7 +430,14 @@ Status checkTextureLimits(const TextureDescriptors &d, const TextureSpec &spec, 
                                         .arg(address, 0, 16)
                                         .arg(limits.textureAlignment));
         }
-        break;
+        return Unit{};
+    };
+    switch (spec.layout) {
+    case TextureSpec::Layout::Linear:
+        if (Status s = check(1, &limits.linear1d, QStringLiteral("linear texture")); !s) {
+            return s;
+        }
+        return checkAddress();
     case TextureSpec::Layout::Pitched:
         if (Status s = check(2, limits.pitch2d.data(), QStringLiteral("pitched texture")); !s) {
             return s;
@@ -453,15 +457,7 @@ Status checkTextureLimits(const TextureDescriptors &d, const TextureSpec &spec, 
                                         .arg(d.rowBytes)
                                         .arg(limits.pitchAlignment));
         }
-        if (address != 0 && limits.textureAlignment > 0 && address % quint64(limits.textureAlignment) != 0) {
-            return specError(field, QStringLiteral("buffer '%1' starts at device address 0x%2, which is not a "
-                                                   "multiple of %3 bytes (the device's texture alignment): use "
-                                                   "\"layout\": \"array\"")
-                                        .arg(spec.buffer)
-                                        .arg(address, 0, 16)
-                                        .arg(limits.textureAlignment));
-        }
-        break;
+        return checkAddress();
     case TextureSpec::Layout::Array:
         if (surface) {
             const qint64 *limit = d.dims == 1   ? &limits.surface1d
