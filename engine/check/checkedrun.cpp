@@ -231,10 +231,13 @@ CheckedRun runProjectWithChecks(const Project &original, EngineClient *engine, c
             out.error = s.error();
             return out;
         }
-        if (const Result<PreparedRun> check = prepareRun(project, *compiled, shapes, options.device); !check) {
-            out.error = check.error();
+        const Result<PreparedRun> bound = prepareRun(project, *compiled, shapes, options.device);
+        if (!bound) {
+            out.error = bound.error();
             return out;
         }
+        // Kept from here, not from the run below: a machine without a GPU gets them too.
+        out.warnings << bound->warnings;
         if (needReference) {
             if (const Result<PreparedRun> check = prepareRun(reference, *out.referenceCompiled, shapes, options.device);
                 !check) {
@@ -304,9 +307,6 @@ CheckedRun runProjectWithChecks(const Project &original, EngineClient *engine, c
         if (!prepared) {
             out.error = prefixed(prepared.error(), runPrefix);
             return out;
-        }
-        if (k == 0) {
-            out.warnings = prepared->warnings + out.warnings;
         }
 
         // The inputs as they were: for expressions, and for the reference run.

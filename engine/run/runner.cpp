@@ -488,6 +488,66 @@ Result<int> textureArg(const KernelParam &param, const ArgBinding &a, const Host
     return int(req->textures.size() - 1);
 }
 
+/**
+ * The hint for a launch that starts whole blocks of threads beyond every
+ * buffer it is given, or an empty string. One thread per element is the
+ * usual mapping; rounding the grid up to whole blocks explains up to one
+ * block less per axis, so the hint is given only when the launch with one
+ * block fewer on every axis that has several would still cover the largest
+ * buffer (a grid of 1,000 blocks for 1,000 elements, a 100x100 grid for a
+ * 1000x1000 image in 16x16 blocks). Only the largest buffer counts: small
+ * ones (histogram bins, partial sums, filter taps) are meant to be smaller.
+ * A kernel that guards its index runs right anyway; one that does not writes
+ * past the end, which is what the hint is for.
+ */
+QString launchLargerThanBuffers(const QString &field, const Dim3 &grid, const Dim3 &block, const QList<RunArg> &args,
+                                const RunRequest &req, const HostBuffers &buffers)
+{
+    qint64 largest = 0;
+    QString name;
+    const auto consider = [&](int index) {
+        if (index < 0 || index >= buffers.all().size()) {
+            return;
+        }
+        const qint64 n = buffers.all()[index]->elementCount();
+        if (n > largest) {
+            largest = n;
+            name = req.buffers[index].name;
+        }
+    };
+    for (const RunArg &a : args) {
+        if (a.isBuffer()) {
+            consider(a.buffer);
+        } else if (a.isTexture()) {
+            consider(req.textures[a.texture].buffer);
+        }
+    }
+    if (largest == 0) {
+        return {};
+    }
+    double covered = 1; // threads of the launch less one block on every axis with several; doubles: no overflow
+    double threads = 1;
+    bool severalBlocks = false;
+    for (size_t d = 0; d < 3; ++d) {
+        threads *= double(grid[d]) * double(block[d]);
+        severalBlocks = severalBlocks || grid[d] > 1;
+        covered *= double(grid[d] > 1 ? grid[d] - 1 : 1) * double(block[d]);
+    }
+    if (!severalBlocks || covered < double(largest)) {
+        return {};
+    }
+    QString text = QStringLiteral("%1: the launch starts %2 threads but the largest buffer it is given, '%3', holds %4 "
+                                  "elements, so whole blocks have no element of their own; a kernel that does not "
+                                  "guard its index (if (i < n)) writes past the end")
+                       .arg(field, QString::number(qint64(threads)), name, QString::number(largest));
+    if (grid[1] == 1 && grid[2] == 1 && block[1] == 1 && block[2] == 1) {
+        text += QStringLiteral(" (a grid of %1 blocks of %2 covers it)")
+                    .arg((largest + block[0] - 1) / block[0])
+                    .arg(block[0]);
+    }
+    return text;
+}
+
 /** Why a parameter passed by value cannot take a number, in words that say what to do instead. */
 QString unbindableText(const QString &where, const KernelParam &param)
 {
@@ -923,6 +983,9 @@ Result<PreparedRun> prepareRun(const Project &project, const CompileResult &comp
                     break;
                 }
             }
+        }
+        if (QString hint = launchLargerThanBuffers(field, grid, block, rs.args, req, buffers); !hint.isEmpty()) {
+            out.warnings << hint;
         }
         return rs;
     };

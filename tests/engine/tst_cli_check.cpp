@@ -73,6 +73,31 @@ private Q_SLOTS:
         QVERIFY2(r.err.contains("kpg: No NVIDIA driver found"), qPrintable(r.err));
     }
 
+    // A launch that starts whole blocks beyond every buffer is a warning
+    // kpg check prints before saying there is no GPU (the student's "grid of
+    // n blocks" instead of ceil_div(n, block)).
+    void warnsOfALaunchBeyondItsBuffersWithoutAGpu()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        QByteArray p(kProject);
+        p.replace("CHECKS", R"([{"name": "c = a + b", "buffer": "c", "expected": "a + b"}])");
+        p.replace(R"~("grid": "ceil_div(n, block.x)")~", R"~("grid": "n")~");
+        writeFile(dir.filePath("p.kpg"), p);
+        writeFile(dir.filePath("add.cu"), kSource);
+        const KpTest::Run r = KpTest::run("kpg", {"check", dir.filePath("p.kpg")}, kNoDriver);
+        if (noNvrtc(r)) {
+            QSKIP("NVRTC is not installed");
+        }
+        QCOMPARE(r.exitCode, 69);
+        QVERIFY2(r.err.contains("kpg: warning: launches[0]: the launch starts 128000 threads but the largest buffer "
+                                "it is given, 'a', holds 1000 elements, so whole blocks have no element of their own; "
+                                "a kernel that does not guard its index (if (i < n)) writes past the end (a grid of 8 "
+                                "blocks of 128 covers it)"),
+                 qPrintable(r.err));
+        QVERIFY2(r.out.contains("1 check were checked; running them needs a GPU"), qPrintable(r.out));
+    }
+
     void exitCodes_data()
     {
         QTest::addColumn<QString>("command");

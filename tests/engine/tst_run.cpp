@@ -697,6 +697,47 @@ __global__ void clean(float *o) { o[0] = 1; printf("x\n"); }
                                               "reinterpreted)"));
     }
 
+    void launchBeyondBuffersHints_data()
+    {
+        QTest::addColumn<QJsonValue>("grid");
+        QTest::addColumn<QJsonValue>("block");
+        QTest::addColumn<QString>("hint"); // empty: no hint
+        const QString start = QStringLiteral("launches[0]: the launch starts %1 threads but the largest buffer it is "
+                                             "given, 'a', holds 1000 elements, so whole blocks have no element of "
+                                             "their own; a kernel that does not guard its index (if (i < n)) writes "
+                                             "past the end");
+        // Rounding up to whole blocks is what every grid of ceil_div(n, block) does: no hint.
+        QTest::newRow("ceil_div") << QJsonValue(QJsonArray{"ceil_div(n, block.x)"}) << QJsonValue(QJsonArray{256})
+                                  << QString();
+        QTest::newRow("one block more than needed, rounded")
+            << QJsonValue(QJsonArray{4}) << QJsonValue(QJsonArray{256}) << QString();
+        QTest::newRow("a whole block beyond")
+            << QJsonValue(QJsonArray{5}) << QJsonValue(QJsonArray{256})
+            << start.arg(1280) + QStringLiteral(" (a grid of 4 blocks of 256 covers it)");
+        QTest::newRow("grid of n blocks")
+            << QJsonValue(QJsonArray{"n"}) << QJsonValue(QJsonArray{256})
+            << start.arg(256000) + QStringLiteral(" (a grid of 4 blocks of 256 covers it)");
+        // One block is never a hint: a block of 1024 threads over 1000 elements is rounding too.
+        QTest::newRow("one big block") << QJsonValue(QJsonArray{1}) << QJsonValue(QJsonArray{1024}) << QString();
+        // 2D: one block fewer on each axis still covers 1000 elements (3*16 x 3*16 = 2304).
+        QTest::newRow("2D beyond") << QJsonValue(QJsonArray{4, 4}) << QJsonValue(QJsonArray{16, 16}) << start.arg(4096);
+        QTest::newRow("2D rounded") << QJsonValue(QJsonArray{2, 2}) << QJsonValue(QJsonArray{16, 16}) << QString();
+    }
+
+    void launchBeyondBuffersHints()
+    {
+        QFETCH(QJsonValue, grid);
+        QFETCH(QJsonValue, block);
+        QFETCH(QString, hint);
+        const auto r = prepare(project({step("vector_add", QJsonArray{"a", "b", "c", "n"}, grid, block)}));
+        KP_VERIFY_RESULT(r);
+        if (hint.isEmpty()) {
+            QVERIFY2(r->warnings.isEmpty(), qPrintable(r->warnings.join('\n')));
+        } else {
+            QCOMPARE(r->warnings, QStringList{hint});
+        }
+    }
+
     void throughputExpressions()
     {
         QJsonObject json = project({step("vector_add", QJsonArray{"a", "b", "c", "n"})});
