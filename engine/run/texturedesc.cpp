@@ -2,7 +2,11 @@
 
 #include <QJsonArray>
 #include <QJsonObject>
+#include <QLocale>
 #include <QStringList>
+
+#include <cmath>
+#include <limits>
 
 namespace Kp {
 
@@ -160,7 +164,14 @@ Result<TextureSpec> TextureSpec::fromJson(const QJsonValue &value, const QString
                 return specError(path + QStringLiteral(".border[%1]").arg(k),
                                  QStringLiteral("expected a number, got %1").arg(jsonTypeName(a[k])));
             }
-            s.border[size_t(k)] = float(a[k].toDouble());
+            // A float colour: 1e308 would turn into infinity (and converting it is undefined behaviour).
+            const double c = a[k].toDouble();
+            if (!(std::fabs(c) <= double(std::numeric_limits<float>::max()))) {
+                return specError(path + QStringLiteral(".border[%1]").arg(k),
+                                 QStringLiteral("%1 does not fit in a float (the border colour is 4 floats)")
+                                     .arg(QString::number(c, 'g', QLocale::FloatingPointShortest)));
+            }
+            s.border[size_t(k)] = float(c);
         }
     }
     if (s.kind == Kind::Surface) {

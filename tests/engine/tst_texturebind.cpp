@@ -158,6 +158,9 @@ private Q_SLOTS:
                                        << p + ".read: 'float' is not a read mode; allowed: element, normalizedFloat";
         QTest::newRow("bad layout") << binding(R"({"texture": "img", "layout": 2})")
                                     << p + ".layout: expected a layout (linear, pitched, array), got a number";
+        QTest::newRow("border beyond a float")
+            << binding(R"({"texture": "img", "address": "border", "border": [0, 1e308]})")
+            << p + ".border[1]: 1e+308 does not fit in a float (the border colour is 4 floats)";
         QTest::newRow("border is not a colour")
             << binding(R"({"texture": "img", "address": "border", "border": "red"})")
             << p + ".border: expected 1 to 4 numbers (the colour outside a \"border\" texture)";

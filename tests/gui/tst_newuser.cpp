@@ -404,6 +404,31 @@ private Q_SLOTS:
         QTRY_COMPARE(lp->resolvedLabel()->text(), QString("grid (8192, 2, 1) × block (128, 1, 1) = 2,097,152 threads"));
     }
 
+    // Issue 29: a grid of n blocks (instead of ceil_div(n, block.x)) starts
+    // whole blocks beyond every buffer; the Launch panel says so as the user
+    // types it, without a GPU, and the warning goes when the grid is fixed.
+    void launchBeyondTheBuffersIsHinted()
+    {
+        EngineClient engine;
+        MainWindow w(&engine);
+        KP_VERIFY_RESULT(w.openProject(":/presets/vector_add/vector_add.kpg"));
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(waitCompiled(w));
+        LaunchPanel *lp = w.launchPanel();
+        QVERIFY2(lp->messageLabel()->text().isEmpty(), qPrintable(lp->messageLabel()->text()));
+        typeAndEnter(lp->gridField(0), "n");
+        QTRY_VERIFY2(lp->messageLabel()->text().contains(
+                         "the largest buffer it is given, 'a', holds 1048576 elements, so whole blocks have no "
+                         "element of their own"),
+                     qPrintable(lp->messageLabel()->text()));
+        QVERIFY(lp->messageLabel()->text().contains("(a grid of 4096 blocks of 256 covers it)"));
+        // A warning, not an error (a guarded kernel runs right): not in the error's red.
+        QVERIFY(lp->messageLabel()->styleSheet().isEmpty());
+        typeAndEnter(lp->gridField(0), "ceil_div(n, block.x)");
+        QTRY_VERIFY2(lp->messageLabel()->text().isEmpty(), qPrintable(lp->messageLabel()->text()));
+    }
+
     // Issue 29: sizes no CUDA GPU launches are refused without a GPU, with
     // the field and the limit (the engine's default launch limits). Block
     // x and y allow 1024 like a whole block: blockLimitAndResolvedWithoutGpu.

@@ -227,6 +227,8 @@ void BufferInspector::buildUi()
     m_stats = new QLabel(this);
     m_stats->setObjectName(QStringLiteral("stats"));
     m_stats->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    // Wraps between its five figures in a narrow dock (1024 pixels: "Inf 0" was cut off), never inside one.
+    m_stats->setWordWrap(true);
     m_hover = new QLabel(this);
     m_hover->setObjectName(QStringLiteral("hover"));
     m_hover->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -711,7 +713,8 @@ void BufferInspector::updateStats()
 
 void BufferInspector::showStats(const BufferStats &s)
 {
-    m_stats->setText(QStringLiteral("min %1  max %2  mean %3  NaN %4  Inf %5")
+    // No-break spaces inside each figure: a line breaks only between them.
+    m_stats->setText(QStringLiteral("min\u00a0%1  max\u00a0%2  mean\u00a0%3  NaN\u00a0%4  Inf\u00a0%5")
                          .arg(number(s.min), number(s.max), number(s.mean))
                          .arg(s.nanCount)
                          .arg(s.infCount));
@@ -798,7 +801,7 @@ QString BufferInspector::currentBufferName() const
 
 QString BufferInspector::statsText() const
 {
-    return m_stats->text();
+    return QString(m_stats->text()).replace(QChar(0x00a0), QLatin1Char(' ')); // as read, not as laid out
 }
 
 QString BufferInspector::hoverLine() const

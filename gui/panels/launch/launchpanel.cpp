@@ -1365,10 +1365,9 @@ void LaunchPanel::setValidation(const QString &error, const QString &errorPath, 
             }
         }
     }
-    QString text = error;
-    if (!warnings.isEmpty()) {
-        text += (text.isEmpty() ? QString() : QStringLiteral("\n")) + warnings.join(QLatin1Char('\n'));
-    }
+    // One message at a time: the error, else the warnings (a launch too big
+    // for the GPU is also bigger than its buffers; the limit is what to fix).
+    const QString text = error.isEmpty() ? warnings.join(QLatin1Char('\n')) : error;
     m_message->setText(text);
     m_message->setStyleSheet(error.isEmpty() ? QString() : QStringLiteral("color: #d73a49;"));
     // While a grid or block field of this step is wrong, the numbers from
