@@ -17,7 +17,9 @@ set(KPG_ENGINE_PARSE_SOURCES
   buffers/bufferspec.cpp
   buffers/npy.cpp
   buffers/bufferinit.cpp
+  kernel/cxxtokens.cpp
   kernel/signature.cpp
+  kernel/starter.cpp
   kernel/structlayout.cpp
   compile/compiletypes.cpp
   compile/logparse.cpp

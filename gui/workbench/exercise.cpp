@@ -3,6 +3,7 @@
 #include "core/safefile.h"
 #include "grade/lab.h"
 #include "grade/policy.h"
+#include "kernel/starter.h"
 #include "project/projectio.h"
 
 #include <QCryptographicHash>
@@ -238,7 +239,34 @@ Result<SavedExercise> saveExercise(const Project &project, const ExerciseTarget 
     };
 
     e.sourceFile = QStringLiteral("starter.cu");
-    if (e.reference && !e.reference->sourceFile.isEmpty()) {
+    if (target.solutionAsReference) {
+        // The editor holds the instructor's solution: it becomes the
+        // reference, and the students get its kernels with empty bodies.
+        if (e.reference && !e.reference->sourceFile.isEmpty()) {
+            return badInput(QStringLiteral("the project already names its reference kernel ('%1'), so the source is "
+                                           "the students' starter; clear the Lab tab's Reference kernel to save the "
+                                           "source as the solution")
+                                .arg(e.reference->sourceFile),
+                            QStringLiteral("reference.source"));
+        }
+        const Starter starter = starterSource(project.sourceText);
+        if (starter.kernels == 0) {
+            return badInput(QStringLiteral("the source has no __global__ kernel with a body, so there is nothing to "
+                                           "empty for the students' starter"),
+                            QStringLiteral("source"));
+        }
+        if (Status s = writeBytes(QDir(exDir).filePath(QStringLiteral("reference.cu")), project.sourceText.toUtf8(),
+                                  &saved.written);
+            !s) {
+            return s.error();
+        }
+        taken.insert(QStringLiteral("reference.cu"), QStringLiteral("the reference kernel"));
+        ReferenceSpec reference = e.reference.value_or(ReferenceSpec{});
+        reference.sourceFile = QStringLiteral("reference.cu");
+        reference.sourceText = project.sourceText;
+        e.reference = reference;
+        e.sourceText = starter.source;
+    } else if (e.reference && !e.reference->sourceFile.isEmpty()) {
         const Result<QString> to =
             copyIn(e.reference->sourceFile, QStringLiteral("reference.cu"), QStringLiteral("the reference kernel"));
         if (!to) {

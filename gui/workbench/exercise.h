@@ -21,6 +21,13 @@ struct ExerciseTarget
     QString studentsDir; ///< the students' copy of the lab; NAME/ in it is replaced
     /** Replace LAB/NAME when it already holds an exercise of that name (never another folder). */
     bool replace = false;
+    /**
+     * The project's source is the instructor's solution: saved as the
+     * exercise's reference.cu, and the starter is the same source with every
+     * kernel's body emptied (kernel/starter). Off: the source is the starter,
+     * and the reference is the one the project names, if any.
+     */
+    bool solutionAsReference = false;
 };
 
 /** What saveExercise wrote. */

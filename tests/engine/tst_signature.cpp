@@ -2,6 +2,7 @@
 // write them, and the parameter table it must produce.
 
 #include "kernel/signature.h"
+#include "kernel/starter.h"
 
 #include <QtTest>
 
@@ -12,6 +13,56 @@ class TestSignature : public QObject
     Q_OBJECT
 
 private Q_SLOTS:
+    // An exercise's starter from the instructor's solution: each kernel's
+    // body emptied, everything else as written.
+    void starterEmptiesKernelBodies_data()
+    {
+        QTest::addColumn<QString>("solution");
+        QTest::addColumn<QString>("starter");
+        QTest::addColumn<int>("kernels");
+        const QString todo = QStringLiteral("\n    // Your code here: the exercise's description says what this kernel "
+                                            "computes.\n");
+        QTest::newRow("one kernel") << "__global__ void k(float *a, int n)\n{\n    a[0] = n;\n}\n"
+                                    << "__global__ void k(float *a, int n)\n{" + todo + "}\n"
+                                    << 1;
+        QTest::newRow("template, launch bounds, braces in a comment and a string")
+            << "template <int B>\n__global__ void __launch_bounds__(256) k(float *a)\n{\n    // }\n"
+               "    const char *s = \"}\";\n    if (a) { a[0] = B; }\n}\nint after;\n"
+            << "template <int B>\n__global__ void __launch_bounds__(256) k(float *a)\n{" + todo + "}\nint after;\n"
+            << 1;
+        QTest::newRow("helpers and declarations stay")
+            << "#define N 4\n__device__ float twice(float v) { return 2 * v; }\n__global__ void d(float *a);\n"
+               "__global__ void k(float *a) { a[0] = twice(a[0]); }\nextern \"C\" {\n__global__ void e(int *b) "
+               "{ b[0] = N; }\n}\n"
+            << "#define N 4\n__device__ float twice(float v) { return 2 * v; }\n__global__ void d(float *a);\n"
+               "__global__ void k(float *a) {" +
+                   todo + "}\nextern \"C\" {\n__global__ void e(int *b) {" + todo + "}\n}\n"
+            << 2;
+        QTest::newRow("no kernel") << "__device__ int f() { return 1; }\n"
+                                   << "__device__ int f() { return 1; }\n"
+                                   << 0;
+        QTest::newRow("an unclosed body is left as it is") << "__global__ void k(float *a) { a[0] = 1;\n"
+                                                           << "__global__ void k(float *a) { a[0] = 1;\n"
+                                                           << 0;
+    }
+    void starterEmptiesKernelBodies()
+    {
+        QFETCH(QString, solution);
+        QFETCH(QString, starter);
+        QFETCH(int, kernels);
+        const Kp::Starter s = Kp::starterSource(solution);
+        QCOMPARE(s.source, starter);
+        QCOMPARE(s.kernels, kernels);
+        // The starter's kernels are the solution's, with the same parameters.
+        const auto before = Kp::findKernels(solution);
+        const auto after = Kp::findKernels(s.source);
+        QCOMPARE(after.size(), before.size());
+        for (qsizetype i = 0; i < before.size(); ++i) {
+            QCOMPARE(after[i].name, before[i].name);
+            QCOMPARE(after[i].params.size(), before[i].params.size());
+        }
+    }
+
     void params_data()
     {
         QTest::addColumn<QString>("source");

@@ -527,6 +527,58 @@ private Q_SLOTS:
         QVERIFY(!QFileInfo::exists(t.labDir + QStringLiteral("/grading.json")));
     }
 
+    // The instructor wrote the solution in the editor and ticks "the source
+    // is my solution" (the default without a reference): the solution is the
+    // reference, and the students get the kernel with an empty body.
+    void solutionBecomesTheReference()
+    {
+        QTemporaryDir dir;
+        PanelFixture f;
+        KP_VERIFY_RESULT(f.wb.document().openProject(kVectorAdd));
+        f.wb.document().setSourceText(QString::fromUtf8(kAnswer));
+        ExerciseTarget t;
+        t.labDir = dir.filePath(QStringLiteral("lab"));
+        t.name = QStringLiteral("va");
+        t.solutionAsReference = true;
+        const Result<SavedExercise> saved = saveExercise(f.wb.document().project(), t);
+        QVERIFY2(saved, saved ? "" : qPrintable(saved.error().message));
+        const QString ex = t.labDir + QStringLiteral("/va");
+        QCOMPARE(readText(ex + QStringLiteral("/reference.cu")), kAnswer);
+        const QByteArray starter = "extern \"C\" __global__ void vectorAdd(const float *a, const float *b, float *c, "
+                                   "int n)\n"
+                                   "{\n"
+                                   "    // Your code here: the exercise's description says what this kernel computes.\n"
+                                   "}\n";
+        QCOMPARE(readText(ex + QStringLiteral("/starter.cu")), starter);
+        const QJsonObject teacher = readJson(ex + QStringLiteral("/va.kpg"));
+        QCOMPARE(teacher.value("source").toString(), QStringLiteral("starter.cu"));
+        QCOMPARE(teacher.value("reference").toObject().value("source").toString(), QStringLiteral("reference.cu"));
+        // The students' copy has the starter and nothing of the solution.
+        const QString students = t.labDir + QStringLiteral("-students/va");
+        QCOMPARE(readText(students + QStringLiteral("/va.cu")), starter);
+        QVERIFY(!QFileInfo::exists(students + QStringLiteral("/reference.cu")));
+        QVERIFY(!readJson(students + QStringLiteral("/va.kpg")).contains("reference"));
+        // The editor still holds the solution: saving does not change the project.
+        QCOMPARE(f.wb.document().project().sourceText, QString::fromUtf8(kAnswer));
+
+        // A project that names its reference keeps its source as the starter: ticking the box is refused, named.
+        Project named = f.wb.document().project();
+        named.reference = ReferenceSpec{QStringLiteral("solution.cu"), QString::fromUtf8(kAnswer), {}, {}};
+        t.replace = true;
+        const Result<SavedExercise> refused = saveExercise(named, t);
+        QVERIFY(!refused);
+        QVERIFY2(refused.error().message.startsWith(
+                     QLatin1String("the project already names its reference kernel ('solution.cu')")),
+                 qPrintable(refused.error().message));
+        // A source without a kernel body has nothing to empty.
+        Project none = f.wb.document().project();
+        none.sourceText = QStringLiteral("__device__ float twice(float v) { return 2 * v; }\n");
+        const Result<SavedExercise> empty = saveExercise(none, t);
+        QVERIFY(!empty);
+        QVERIFY2(empty.error().message.contains(QLatin1String("no __global__ kernel with a body")),
+                 qPrintable(empty.error().message));
+    }
+
     void existingExerciseIsReplacedOnlyWhenAsked()
     {
         QTemporaryDir dir;

@@ -1,5 +1,6 @@
 #include "exercisedialog.h"
 
+#include <QCheckBox>
 #include <QDialogButtonBox>
 #include <QDoubleSpinBox>
 #include <QFileDialog>
@@ -12,7 +13,8 @@
 
 namespace Kp {
 
-ExerciseDialog::ExerciseDialog(const QString &labDir, const QString &name, double points, QWidget *parent)
+ExerciseDialog::ExerciseDialog(const QString &labDir, const QString &name, double points, bool solution,
+                               QWidget *parent)
     : QDialog(parent)
 {
     setObjectName(QStringLiteral("exerciseDialog"));
@@ -42,6 +44,15 @@ ExerciseDialog::ExerciseDialog(const QString &labDir, const QString &name, doubl
     m_students = new QLineEdit(this);
     m_students->setObjectName(QStringLiteral("exerciseStudents"));
     m_students->setText(labDir.isEmpty() ? QString() : defaultStudentsDir(labDir));
+    // An instructor writes the solution first; the students' starter is
+    // then the same kernels with empty bodies, made for them.
+    m_solution = new QCheckBox(tr("The source is my &solution: save it as reference.cu and give the students its "
+                                  "kernels with empty bodies"),
+                               this);
+    m_solution->setObjectName(QStringLiteral("exerciseSolution"));
+    m_solution->setChecked(solution);
+    m_solution->setToolTip(tr("Off: the source as it is is the students' starter, and the reference is the one the "
+                              "Lab tab names"));
     m_message = new QLabel(this);
     m_message->setObjectName(QStringLiteral("exerciseMessage"));
     m_message->setWordWrap(true);
@@ -61,6 +72,7 @@ ExerciseDialog::ExerciseDialog(const QString &labDir, const QString &name, doubl
     auto *layout = new QVBoxLayout(this);
     layout->addWidget(note);
     layout->addLayout(form);
+    layout->addWidget(m_solution);
     layout->addWidget(m_message);
     layout->addWidget(m_buttons);
 
@@ -91,6 +103,7 @@ ExerciseTarget ExerciseDialog::target() const
     t.name = m_name->text().trimmed();
     t.points = m_points->value();
     t.studentsDir = m_students->text().trimmed();
+    t.solutionAsReference = m_solution->isChecked();
     return t;
 }
 

@@ -4,6 +4,7 @@
 
 #include <QDialog>
 
+class QCheckBox;
 class QDialogButtonBox;
 class QDoubleSpinBox;
 class QLabel;
@@ -22,7 +23,8 @@ class ExerciseDialog : public QDialog
 {
     Q_OBJECT
 public:
-    ExerciseDialog(const QString &labDir, const QString &name, double points, QWidget *parent = nullptr);
+    /** solution: whether "the source is my solution" starts ticked (ExerciseTarget::solutionAsReference). */
+    ExerciseDialog(const QString &labDir, const QString &name, double points, bool solution, QWidget *parent = nullptr);
 
     ExerciseTarget target() const;
 
@@ -30,6 +32,7 @@ public:
     QLineEdit *nameField() const { return m_name; }
     QDoubleSpinBox *pointsField() const { return m_points; }
     QLineEdit *studentsField() const { return m_students; }
+    QCheckBox *solutionBox() const { return m_solution; }
     QDialogButtonBox *buttons() const { return m_buttons; }
     /** Why the dialog cannot be accepted yet (an empty field), or empty. */
     QLabel *messageLabel() const { return m_message; }
@@ -44,6 +47,7 @@ private:
     QLineEdit *m_name;
     QDoubleSpinBox *m_points;
     QLineEdit *m_students;
+    QCheckBox *m_solution;
     QLabel *m_message;
     QDialogButtonBox *m_buttons;
     bool m_studentsTyped = false;

@@ -228,9 +228,18 @@ void ProjectPanel::saveAsExercise()
     QSettings settings;
     const QString lab = settings.value(QStringLiteral("exercise/labDir")).toString();
     // Students hand in NAME.cu: the proposed name is one they can.
+    const Project &p = m_doc.project();
     QString name = m_doc.suggestedBaseName();
+    if (p.path.isEmpty() && !p.title.trimmed().isEmpty()) {
+        // An unsaved project is "untitled"; its title names the exercise better.
+        name = p.title.trimmed().toLower();
+        name.replace(QRegularExpression(QStringLiteral("[^a-z0-9]+")), QStringLiteral("_"));
+        name.remove(QRegularExpression(QStringLiteral("^_+|_+$")));
+    }
     name.replace(QRegularExpression(QStringLiteral("[^A-Za-z0-9_.+-]")), QStringLiteral("_"));
-    ExerciseDialog dialog(lab, name, 10, this);
+    // A project that names its reference has its starter in the editor already.
+    const bool solution = !(p.reference && !p.reference->sourceFile.isEmpty());
+    ExerciseDialog dialog(lab, name, 10, solution, this);
     m_exerciseDialog = &dialog;
     const auto done = qScopeGuard([this] { m_exerciseDialog = nullptr; });
     while (dialog.exec() == QDialog::Accepted) {
