@@ -307,6 +307,26 @@ private Q_SLOTS:
         QCOMPARE(w.project().buffers[1].init.stddev, 1.0);
     }
 
+    // A buffer switched to random gets a seed no other random buffer has
+    // (the walk's y took x's seed 1, and so x's values).
+    void randomGetsASeedOfItsOwn()
+    {
+        EngineClient engine;
+        MainWindow w(&engine);
+        KP_VERIFY_RESULT(w.openProject(":/presets/vector_add/vector_add.kpg"));
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(waitCompiled(w));
+        BuffersPanel *bp = w.buffersPanel();
+        bp->selectBuffer(2); // c: zeros; a and b are random with seeds 1 and 2
+        InitEditor *ie = bp->initEditor();
+        QCOMPARE(ie->kindChooser()->currentText(), QString("zeros"));
+        chooseByKeys(ie->kindChooser(), "rand");
+        QTRY_COMPARE(w.project().buffers[2].init.kind, BufferInit::Kind::Random);
+        QCOMPARE(w.project().buffers[2].init.seed, quint64(3));
+        QCOMPARE(bp->table()->item(2, 3)->text(), QString("random uniform [0, 1), seed 3"));
+    }
+
     // 4. The dtype is chosen from the list, not typed.
     void dtypeIsChosenFromAList()
     {

@@ -34,6 +34,8 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 namespace Kp {
 
 namespace {
@@ -411,7 +413,19 @@ void BuffersPanel::showInit()
     m_initBox->setTitle(i >= 0 ? tr("Initial contents of %1").arg(m_project.buffers[i].name)
                                : tr("Initial contents (select a buffer)"));
     if (i >= 0) {
-        m_initEditor->setInit(m_project.buffers[i].init);
+        BufferInit init = m_project.buffers[i].init;
+        if (init.kind != BufferInit::Kind::Random) {
+            // Switched to random, this buffer proposes a seed no other random
+            // buffer has: two inputs with one seed hold the same values.
+            int seed = 0;
+            for (const BufferSpec &b : m_project.buffers) {
+                if (b.init.kind == BufferInit::Kind::Random) {
+                    seed = std::max(seed, int(std::min<qint64>(b.init.seed, 1 << 30)));
+                }
+            }
+            init.seed = seed + 1;
+        }
+        m_initEditor->setInit(init);
     }
 }
 
