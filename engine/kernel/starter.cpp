@@ -17,21 +17,18 @@ Starter starterSource(const QString &solution)
         if (t[i].kind != Token::Ident || t[i].text != QLatin1String("__global__")) {
             continue;
         }
-        // The body is the first '{' after the keyword at the top level of the
-        // declaration; parentheses (the parameters, __launch_bounds__(...)) are skipped.
+        // The body is the first '{' after the keyword outside parentheses
+        // (the parameters, __launch_bounds__(...)). A '{' or ';' inside them
+        // is a declaration the scanner does not follow: left as written, and
+        // the search ends there, so what comes later never changes which
+        // body an earlier kernel has (making a starter again changes nothing).
         qsizetype j = i + 1;
-        while (j < t.size() && !isPunct(t[j], '{') && !isPunct(t[j], ';')) {
-            if (isPunct(t[j], '(')) {
-                const qsizetype close = matchClose(t, j);
-                if (close < 0) {
-                    break;
-                }
-                j = close;
-            }
-            ++j;
+        int parens = 0;
+        for (; j < t.size() && !isPunct(t[j], '{') && !isPunct(t[j], ';') && parens >= 0; ++j) {
+            parens += isPunct(t[j], '(') ? 1 : isPunct(t[j], ')') ? -1 : 0;
         }
-        if (j >= t.size() || !isPunct(t[j], '{')) {
-            i = j; // a declaration, or a source cut short
+        if (j >= t.size() || parens != 0 || !isPunct(t[j], '{')) {
+            i = j; // a declaration, or one the scanner does not follow
             continue;
         }
         const qsizetype close = matchClose(t, j);

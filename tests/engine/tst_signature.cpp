@@ -41,6 +41,12 @@ private Q_SLOTS:
         QTest::newRow("no kernel") << "__device__ int f() { return 1; }\n"
                                    << "__device__ int f() { return 1; }\n"
                                    << 0;
+        // Found by fuzz_signature: a parameter list left open swallowed the next kernel, and only once its
+        // body was emptied did the list close, so a starter made again differed. The scan stops at the '{'.
+        QTest::newRow("an unclosed parameter list stops at its brace")
+            << "__global__ void a(int x { x = 1; }\n__global__ void b(float *p) { p[0] = (1; }\n"
+            << "__global__ void a(int x { x = 1; }\n__global__ void b(float *p) {" + todo + "}\n"
+            << 1;
         QTest::newRow("an unclosed body is left as it is") << "__global__ void k(float *a) { a[0] = 1;\n"
                                                            << "__global__ void k(float *a) { a[0] = 1;\n"
                                                            << 0;
@@ -53,6 +59,8 @@ private Q_SLOTS:
         const Kp::Starter s = Kp::starterSource(solution);
         QCOMPARE(s.source, starter);
         QCOMPARE(s.kernels, kernels);
+        // Made again from itself, a starter does not change.
+        QCOMPARE(Kp::starterSource(s.source).source, s.source);
         // The starter's kernels are the solution's, with the same parameters.
         const auto before = Kp::findKernels(solution);
         const auto after = Kp::findKernels(s.source);

@@ -1,9 +1,13 @@
 // libFuzzer target: the kernel-signature scanner (engine/kernel/signature.h).
 // The input is CUDA source. When its first line is "// name: EXPR", EXPR is
 // also used as a name expression to instantiate each template kernel with,
-// so template substitution is fuzzed along with the scan.
+// so template substitution is fuzzed along with the scan. The exercise
+// starter made from the source (engine/kernel/starter.h) is fuzzed too: made
+// again from itself it must not change (its emptied bodies stay emptied, the
+// rest stays as written).
 
 #include "kernel/signature.h"
+#include "kernel/starter.h"
 
 #include <cstdint>
 #include <cstdio>
@@ -35,6 +39,21 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             const QString expr = nameExpression.isEmpty() ? k.name + QStringLiteral("<16, float>") : nameExpression;
             (void)Kp::instantiate(k, expr, &instance, &why);
         }
+    }
+    const Kp::Starter starter = Kp::starterSource(source);
+    const Kp::Starter again = Kp::starterSource(starter.source);
+    if (again.source != starter.source || again.kernels != starter.kernels) {
+        qsizetype at = 0;
+        while (at < starter.source.size() && at < again.source.size() && starter.source[at] == again.source[at]) {
+            ++at;
+        }
+        std::fprintf(stderr,
+                     "fuzz_signature: the starter changed when made again (%d then %d kernels), from offset %lld:\n"
+                     "first: %s\nagain: %s\n",
+                     starter.kernels, again.kernels, static_cast<long long>(at),
+                     qPrintable(starter.source.mid(at > 40 ? at - 40 : 0, 120)),
+                     qPrintable(again.source.mid(at > 40 ? at - 40 : 0, 120)));
+        std::abort();
     }
     return 0;
 }
