@@ -11,13 +11,17 @@
 #include "workbench/runcontroller.h"
 #include "workbench/workbench.h"
 
+#include <QFuture>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QProgressBar>
+#include <QPromise>
 #include <QStatusBar>
+#include <QThreadPool>
 #include <QToolButton>
 
 #include <algorithm>
+#include <memory>
 
 namespace Kp {
 
@@ -45,13 +49,29 @@ StatusLine::StatusLine(Workbench &wb, QStatusBar *bar, CodeEditor *editor, QObje
     m_device = new DeviceStatus(wb.devices(), bar, this);
     auto *nvrtcLabel = new QLabel(bar);
     nvrtcLabel->setObjectName(QStringLiteral("nvrtcStatus"));
-    // NVRTC is opened here, in the GUI's process: compiling needs no GPU.
-    const Result<const NvrtcApi *> nvrtc = NvrtcApi::instance();
-    // Without it, an ssh target compiles (its kpg-compiler over ssh; docs/remote.md).
-    nvrtcLabel->setText(nvrtc ? tr("NVRTC %1").arg((*nvrtc)->versionString()) : tr("No NVRTC here"));
-    nvrtcLabel->setToolTip(
-        nvrtc ? (*nvrtc)->libraryPath
-              : tr("%1\nWith an ssh target, compiles run there (Settings > Target).").arg(nvrtc.error().message));
+    // NVRTC is opened in the GUI's process: compiling needs no GPU. Opening
+    // it (a library of 100 MB: its relocations and its own start-up) took a
+    // fifth of the window's start, so it is opened on a pool thread and the
+    // label filled when it is; the first compile, on its own thread, shares
+    // the one opening (NvrtcApi::instance).
+    nvrtcLabel->setText(tr("NVRTC …"));
+    auto promise = std::make_shared<QPromise<QStringList>>();
+    QFuture<QStringList> opened = promise->future();
+    promise->start();
+    QThreadPool::globalInstance()->start([promise] {
+        const Result<const NvrtcApi *> nvrtc = NvrtcApi::instance();
+        // Without it, an ssh target compiles (its kpg-compiler over ssh; docs/remote.md).
+        promise->addResult(nvrtc ? QStringList{tr("NVRTC %1").arg((*nvrtc)->versionString()), (*nvrtc)->libraryPath}
+                                 : QStringList{tr("No NVRTC here"),
+                                               tr("%1\nWith an ssh target, compiles run there (Settings > Target).")
+                                                   .arg(nvrtc.error().message)});
+        promise->finish();
+    });
+    // Runs on the label's thread, and not at all once the label is gone.
+    opened.then(nvrtcLabel, [nvrtcLabel](const QStringList &text) {
+        nvrtcLabel->setText(text.value(0));
+        nvrtcLabel->setToolTip(text.value(1));
+    });
     // Whether a source can read this machine's files while it compiles (docs/security.md).
     auto *sandboxLabel = new QLabel(bar);
     sandboxLabel->setObjectName(QStringLiteral("sandboxStatus"));
