@@ -21,6 +21,25 @@ inline bool waitCompiled(Kp::MainWindow &w, int timeoutMs = 30000)
     return spy.wait(timeoutMs);
 }
 
+/**
+ * Opens a project in the window, shows the window and waits for the project's
+ * first compile: where most walks start. False, with the reason as a
+ * warning, when one of the three fails.
+ */
+[[nodiscard]] inline bool openShownCompiled(Kp::MainWindow &w, const QString &project)
+{
+    if (const Kp::Status opened = w.openProject(project); !opened) {
+        qWarning("cannot open %s: %s", qPrintable(project), qPrintable(opened.error().message));
+        return false;
+    }
+    w.show();
+    if (!QTest::qWaitForWindowExposed(&w)) {
+        qWarning("the window was not exposed");
+        return false;
+    }
+    return waitCompiled(w);
+}
+
 /** Types text into a line edit as a user does: focus, (select all, delete,) keys, Enter. */
 inline void typeAndEnter(QLineEdit *edit, const QString &text, bool clear = true)
 {

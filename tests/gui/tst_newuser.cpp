@@ -46,6 +46,7 @@
 using namespace Kp;
 using KpTest::chooseByKeys;
 using KpTest::comboItems;
+using KpTest::openShownCompiled;
 using KpTest::typeAndEnter;
 using KpTest::waitCompiled;
 
@@ -82,10 +83,7 @@ private Q_SLOTS:
     {
         EngineClient engine;
         MainWindow w(&engine);
-        KP_VERIFY_RESULT(w.openProject(":/presets/vector_add/vector_add.kpg"));
-        w.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&w));
-        QVERIFY(waitCompiled(w));
+        QVERIFY(openShownCompiled(w, ":/presets/vector_add/vector_add.kpg"));
         QString text = w.editor()->text();
         text.replace("int n)", "int n, float scale)");
         w.editor()->setText(text);
@@ -240,10 +238,7 @@ private Q_SLOTS:
                 "launches": [{"kernel": "first", "grid": 1, "block": 32, "args": ["b", "s"]}]})");
         EngineClient engine;
         MainWindow w(&engine);
-        KP_VERIFY_RESULT(w.openProject(kpg));
-        w.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&w));
-        QVERIFY(waitCompiled(w));
+        QVERIFY(openShownCompiled(w, kpg));
         LaunchPanel *lp = w.launchPanel();
         // float *b: buffers, float32 first; float s: scalars, float32 first; never a buffer for a value.
         QCOMPARE(comboItems(lp->bindingEditor(0)), (QStringList{"b", "", "h"}));
@@ -265,10 +260,7 @@ private Q_SLOTS:
     {
         EngineClient engine;
         MainWindow w(&engine);
-        KP_VERIFY_RESULT(w.openProject(":/presets/vector_add/vector_add.kpg"));
-        w.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&w));
-        QVERIFY(waitCompiled(w));
+        QVERIFY(openShownCompiled(w, ":/presets/vector_add/vector_add.kpg"));
         BuffersPanel *bp = w.buffersPanel();
         bp->selectBuffer(1);
         InitEditor *ie = bp->initEditor();
@@ -313,10 +305,7 @@ private Q_SLOTS:
     {
         EngineClient engine;
         MainWindow w(&engine);
-        KP_VERIFY_RESULT(w.openProject(":/presets/vector_add/vector_add.kpg"));
-        w.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&w));
-        QVERIFY(waitCompiled(w));
+        QVERIFY(openShownCompiled(w, ":/presets/vector_add/vector_add.kpg"));
         BuffersPanel *bp = w.buffersPanel();
         bp->selectBuffer(2); // c: zeros; a and b are random with seeds 1 and 2
         InitEditor *ie = bp->initEditor();
@@ -332,10 +321,7 @@ private Q_SLOTS:
     {
         EngineClient engine;
         MainWindow w(&engine);
-        KP_VERIFY_RESULT(w.openProject(":/presets/vector_add/vector_add.kpg"));
-        w.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&w));
-        QVERIFY(waitCompiled(w));
+        QVERIFY(openShownCompiled(w, ":/presets/vector_add/vector_add.kpg"));
         QTableWidget *t = w.buffersPanel()->table();
         t->setCurrentCell(2, 1);
         t->editItem(t->item(2, 1));
@@ -352,10 +338,7 @@ private Q_SLOTS:
     {
         EngineClient engine;
         MainWindow w(&engine);
-        KP_VERIFY_RESULT(w.openProject(":/presets/heat/heat.kpg"));
-        w.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&w));
-        QVERIFY(waitCompiled(w));
+        QVERIFY(openShownCompiled(w, ":/presets/heat/heat.kpg"));
         BuffersPanel *bp = w.buffersPanel();
         bp->selectBuffer(1);
         auto *del = bp->findChild<QToolButton *>("deleteBuffer");
@@ -397,10 +380,7 @@ private Q_SLOTS:
     {
         EngineClient engine;
         MainWindow w(&engine);
-        KP_VERIFY_RESULT(w.openProject(":/presets/vector_add/vector_add.kpg"));
-        w.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&w));
-        QVERIFY(waitCompiled(w));
+        QVERIFY(openShownCompiled(w, ":/presets/vector_add/vector_add.kpg"));
         LaunchPanel *lp = w.launchPanel();
         typeAndEnter(lp->blockField(0), "2048");
         typeAndEnter(lp->blockField(1), "8");
@@ -431,10 +411,7 @@ private Q_SLOTS:
     {
         EngineClient engine;
         MainWindow w(&engine);
-        KP_VERIFY_RESULT(w.openProject(":/presets/vector_add/vector_add.kpg"));
-        w.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&w));
-        QVERIFY(waitCompiled(w));
+        QVERIFY(openShownCompiled(w, ":/presets/vector_add/vector_add.kpg"));
         LaunchPanel *lp = w.launchPanel();
         QVERIFY2(lp->messageLabel()->text().isEmpty(), qPrintable(lp->messageLabel()->text()));
         typeAndEnter(lp->gridField(0), "n");
@@ -477,10 +454,7 @@ private Q_SLOTS:
         QFETCH(QString, message);
         EngineClient engine;
         MainWindow w(&engine);
-        KP_VERIFY_RESULT(w.openProject(":/presets/vector_add/vector_add.kpg"));
-        w.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&w));
-        QVERIFY(waitCompiled(w));
+        QVERIFY(openShownCompiled(w, ":/presets/vector_add/vector_add.kpg"));
         LaunchPanel *lp = w.launchPanel();
         if (!grid && axis == 2) {
             typeAndEnter(lp->blockField(0), "1"); // within 1024 threads a block, so z's own limit speaks
@@ -502,10 +476,7 @@ private Q_SLOTS:
     {
         EngineClient engine;
         MainWindow w(&engine);
-        KP_VERIFY_RESULT(w.openProject(":/presets/vector_add/vector_add.kpg"));
-        w.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&w));
-        QVERIFY(waitCompiled(w));
+        QVERIFY(openShownCompiled(w, ":/presets/vector_add/vector_add.kpg"));
         QCOMPARE(w.checksPanel()->summaryText(), QString("1 check: c = a + b. Run the project to evaluate it."));
         const QString memory = w.memoryPanel()->summary()->text();
         QVERIFY2(memory.startsWith("Nothing checked yet."), qPrintable(memory));
@@ -730,10 +701,7 @@ private Q_SLOTS:
     {
         EngineClient engine;
         MainWindow w(&engine);
-        KP_VERIFY_RESULT(w.openProject(":/presets/vector_add/vector_add.kpg"));
-        w.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&w));
-        QVERIFY(waitCompiled(w));
+        QVERIFY(openShownCompiled(w, ":/presets/vector_add/vector_add.kpg"));
         const int c = 2;
         QCOMPARE(w.project().buffers[c].name, QString("c"));
         const QString check = w.project().checks.value(0).displayName();

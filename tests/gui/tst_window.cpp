@@ -44,6 +44,7 @@
 using namespace Kp;
 using KpTest::chooseByKeys;
 using KpTest::comboItems;
+using KpTest::openShownCompiled;
 using KpTest::typeAndEnter;
 using KpTest::waitCompiled;
 
@@ -173,10 +174,7 @@ private Q_SLOTS:
     {
         EngineClient engine;
         MainWindow w(&engine);
-        KP_VERIFY_RESULT(w.openProject(":/presets/heat/heat.kpg"));
-        w.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&w));
-        QVERIFY(waitCompiled(w));
+        QVERIFY(openShownCompiled(w, ":/presets/heat/heat.kpg"));
         CodeEditor *e = w.editor();
         const QString text = e->text();
         e->setFocus();
@@ -260,10 +258,7 @@ private Q_SLOTS:
     {
         EngineClient engine;
         MainWindow w(&engine);
-        KP_VERIFY_RESULT(w.openProject(":/presets/heat/heat.kpg"));
-        w.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&w));
-        QVERIFY(waitCompiled(w));
+        QVERIFY(openShownCompiled(w, ":/presets/heat/heat.kpg"));
         CodeEditor *e = w.editor();
         e->setFocus();
         e->setCursorPosition(0, 0);
