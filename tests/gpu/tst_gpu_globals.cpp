@@ -6,6 +6,7 @@
 #include "client/engineclient.h"
 #include "compile/compiler.h"
 #include "cuda/deviceinfo.h"
+#include "gpurun.h"
 #include "project/projectio.h"
 #include "run/projectcompile.h"
 #include "run/runner.h"
@@ -76,41 +77,16 @@ class TestGpuGlobals : public QObject
     Q_OBJECT
 
 private:
-    std::unique_ptr<EngineClient> m_client;
-    std::unique_ptr<Runner> m_runner;
-    std::unique_ptr<Compiler> m_compiler;
-    DeviceInfo m_device;
+    KpTest::GpuRun m_gpu;
 
+    /** Runs json; a warning of prepareRun fails the test. */
     RunResult run(const QJsonObject &json, HostBuffers &buffers, CompileResult *compiled = nullptr)
     {
-        RunResult failed;
-        auto p = parseProject(QJsonDocument(json));
-        if (!p) {
-            failed.error = p.error();
-            return failed;
-        }
-        auto c = m_compiler->compile(compileRequestFor(*p, m_device.ccMajor, m_device.ccMinor));
-        if (!c || !c->ok) {
-            failed.error = c ? Error{"test", Error::Code::CompileError, {}, c->log} : c.error();
-            return failed;
-        }
+        KpTest::GpuRun::Ran r = m_gpu.run(json, buffers, true, true);
         if (compiled) {
-            *compiled = *c;
+            *compiled = r.compiled;
         }
-        if (Status s = buffers.materialize(*p); !s) {
-            failed.error = s.error();
-            return failed;
-        }
-        auto prepared = prepareRun(*p, *c, buffers, 0);
-        if (!prepared) {
-            failed.error = prepared.error();
-            return failed;
-        }
-        if (!prepared->warnings.isEmpty()) {
-            failed.error = Error{"test", Error::Code::Internal, {}, prepared->warnings.join('\n')};
-            return failed;
-        }
-        return m_runner->runSync(*prepared, &buffers);
+        return r.result;
     }
 
     static QJsonObject project(const QJsonArray &buffers, const QJsonArray &launches, int n)
@@ -128,17 +104,12 @@ private:
 private Q_SLOTS:
     void initTestCase()
     {
-        m_client = std::make_unique<EngineClient>();
-        const Reply r = m_client->requestSync(Protocol::Type::ListDevices);
-        if (!r) {
-            if (r.error().code == Error::Code::NoDriver || r.error().code == Error::Code::NoDevice) {
-                QSKIP(qPrintable(QStringLiteral("no GPU: %1").arg(r.error().message)));
+        if (const auto why = m_gpu.start()) {
+            if (why->skip) {
+                QSKIP(qPrintable(why->message));
             }
-            QFAIL(qPrintable(r.error().toString()));
+            QFAIL(qPrintable(why->message));
         }
-        m_device = DeviceList::fromVariant(r.value()).devices.first();
-        m_runner = std::make_unique<Runner>(m_client.get());
-        m_compiler = std::make_unique<Compiler>(Compiler::Config{QStringLiteral("-"), 0});
     }
 
     // Random taps in __constant__ memory and a __device__ counter that

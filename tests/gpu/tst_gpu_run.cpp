@@ -8,6 +8,7 @@
 #include "compile/compiler.h"
 #include "compile/sandbox.h"
 #include "cuda/deviceinfo.h"
+#include "gpurun.h"
 #include "project/projectio.h"
 #include "run/projectcompile.h"
 #include "run/runner.h"
@@ -152,62 +153,25 @@ class TestGpuRun : public QObject
     Q_OBJECT
 
 private:
-    std::unique_ptr<EngineClient> m_client;
-    std::unique_ptr<Runner> m_runner;
-    std::unique_ptr<Compiler> m_compiler;
-    DeviceInfo m_device;
+    KpTest::GpuRun m_gpu;
 
-    struct Ran
-    {
-        Project project;
-        CompileResult compiled;
-        RunResult result;
-    };
+    using Ran = KpTest::GpuRun::Ran;
 
     /** Parses, compiles, fills the buffers (unless keep), prepares and runs. */
     Ran run(const QJsonObject &json, HostBuffers &buffers, bool reinit = true)
     {
-        Ran r;
-        auto p = parseProject(QJsonDocument(json));
-        if (!p) {
-            r.result.error = p.error();
-            return r;
-        }
-        r.project = *p;
-        const CompileRequest req = compileRequestFor(r.project, m_device.ccMajor, m_device.ccMinor);
-        auto c = m_compiler->compile(req);
-        if (!c || !c->ok) {
-            r.result.error = c ? Error{"test", Error::Code::CompileError, {}, c->log} : c.error();
-            return r;
-        }
-        r.compiled = *c;
-        if (Status s = buffers.materialize(r.project, reinit); !s) {
-            r.result.error = s.error();
-            return r;
-        }
-        auto prepared = prepareRun(r.project, r.compiled, buffers, 0);
-        if (!prepared) {
-            r.result.error = prepared.error();
-            return r;
-        }
-        r.result = m_runner->runSync(*prepared, &buffers);
-        return r;
+        return m_gpu.run(json, buffers, reinit);
     }
 
 private Q_SLOTS:
     void initTestCase()
     {
-        m_client = std::make_unique<EngineClient>();
-        const Reply r = m_client->requestSync(Protocol::Type::ListDevices);
-        if (!r) {
-            if (r.error().code == Error::Code::NoDriver || r.error().code == Error::Code::NoDevice) {
-                QSKIP(qPrintable(QStringLiteral("no GPU: %1").arg(r.error().message)));
+        if (const auto why = m_gpu.start()) {
+            if (why->skip) {
+                QSKIP(qPrintable(why->message));
             }
-            QFAIL(qPrintable(r.error().toString()));
+            QFAIL(qPrintable(why->message));
         }
-        m_device = DeviceList::fromVariant(r.value()).devices.first();
-        m_runner = std::make_unique<Runner>(m_client.get());
-        m_compiler = std::make_unique<Compiler>(Compiler::Config{QStringLiteral("-"), 0});
     }
 
     void everyDtypeRoundTrips_data()
@@ -322,7 +286,7 @@ private Q_SLOTS:
                        QJsonObject{{"name", "c"}, {"dtype", "float32"}, {"shape", n}}},
             QJsonArray{launch("vector_add", {"ceil_div(n, block.x)"}, {256}, {"a", "b", "c", "n"})});
         const Project project = *parseProject(QJsonDocument(json));
-        auto compiled = m_compiler->compile(compileRequestFor(project, m_device.ccMajor, m_device.ccMinor));
+        auto compiled = m_gpu.compiler->compile(compileRequestFor(project, m_gpu.device.ccMajor, m_gpu.device.ccMinor));
         QVERIFY(compiled && compiled->ok);
         HostBuffers buffers;
         QVERIFY(bool(buffers.materialize(project)));
@@ -508,7 +472,7 @@ private Q_SLOTS:
         HostBuffers buffers;
         QVERIFY(buffers.materialize(*parseProject(QJsonDocument(bad))).ok());
         const QByteArray before = bytesOf(buffers.find("p"));
-        QSignalSpy recovered(m_runner.get(), &Runner::recovered);
+        QSignalSpy recovered(m_gpu.runner.get(), &Runner::recovered);
         QElapsedTimer t;
         t.start();
         const Ran r = run(bad, buffers, false);
@@ -525,8 +489,8 @@ private Q_SLOTS:
             // (target: under a second); a wall-clock bound here would flake on a busy host.
             QVERIFY(recovered.wait(5000));
             qInfo("%s: reported after %lld ms; fresh worker ready %.0f ms later", qPrintable(kernel), reportMs,
-                  m_runner->lastRecoveryMs());
-            QVERIFY(m_runner->lastRecoveryMs() > 0);
+                  m_gpu.runner->lastRecoveryMs());
+            QVERIFY(m_gpu.runner->lastRecoveryMs() > 0);
         }
         QCOMPARE(bytesOf(buffers.find("p")), before);
 
@@ -555,7 +519,7 @@ private Q_SLOTS:
         }
         QJsonObject json = baseProject({}, bufs, QJsonArray{launch("add_one", {1}, {32}, {"a", 1})});
         json.insert("timing", QJsonObject{{"enabled", false}});
-        if (3 * n * 4 < m_device.totalMemoryBytes) {
+        if (3 * n * 4 < m_gpu.device.totalMemoryBytes) {
             QSKIP("this GPU has more than 168 GB");
         }
         HostBuffers buffers;
@@ -577,9 +541,9 @@ private Q_SLOTS:
         QVERIFY(p.ok());
         CompileRequest req;
         req.source = p->sourceText;
-        req.deviceCcMajor = m_device.ccMajor;
-        req.deviceCcMinor = m_device.ccMinor;
-        const auto c = m_compiler->compile(req);
+        req.deviceCcMajor = m_gpu.device.ccMajor;
+        req.deviceCcMinor = m_gpu.device.ccMinor;
+        const auto c = m_gpu.compiler->compile(req);
         QVERIFY(c.ok() && c->ok);
         HostBuffers buffers;
         QVERIFY(buffers.materialize(*p).ok());
@@ -587,7 +551,7 @@ private Q_SLOTS:
         KP_VERIFY_RESULT(prepared);
         bool done = false;
         RunResult result;
-        m_runner->run(*prepared, &buffers, [&](const RunResult &r) {
+        m_gpu.runner->run(*prepared, &buffers, [&](const RunResult &r) {
             result = r;
             done = true;
         });
@@ -595,7 +559,7 @@ private Q_SLOTS:
         QVERIFY(!done);
         QElapsedTimer t;
         t.start();
-        m_runner->abort();
+        m_gpu.runner->abort();
         QTRY_VERIFY_WITH_TIMEOUT(done, 3000);
         qInfo("abort took %lld ms", t.elapsed());
         QVERIFY(result.error);
@@ -616,7 +580,7 @@ private Q_SLOTS:
         QVERIFY(f.open(QIODevice::ReadOnly));
         const QJsonObject o = QJsonDocument::fromJson(f.readAll()).object();
         QCOMPARE(o.value("ok").toBool(), true);
-        QVERIFY(o.value("device").toString().contains(m_device.name));
+        QVERIFY(o.value("device").toString().contains(m_gpu.device.name));
         QVERIFY(o.value("timing").toObject().value("medianMs").toDouble() > 0);
         QVERIFY(o.value("timing").toObject().value("samplesMs").toArray().size() >= 10);
         QVERIFY(o.value("throughput").toObject().value("bytesPerSecond").toDouble() > 1e9);

@@ -10,6 +10,7 @@
 #include "client/engineclient.h"
 #include "compile/compiler.h"
 #include "cuda/deviceinfo.h"
+#include "gpurun.h"
 #include "project/projectio.h"
 #include "run/projectcompile.h"
 #include "run/runner.h"
@@ -138,10 +139,7 @@ class TestGpuTexture : public QObject
     Q_OBJECT
 
 private:
-    std::unique_ptr<EngineClient> m_client;
-    std::unique_ptr<Runner> m_runner;
-    std::unique_ptr<Compiler> m_compiler;
-    DeviceInfo m_device;
+    KpTest::GpuRun m_gpu;
 
     RunResult run(const QJsonArray &buffers, const QJsonArray &launches, HostBuffers &host, bool timed = false,
                   int repeat = 1)
@@ -158,43 +156,18 @@ private:
             {"buffers", buffers},
             {"launches", launches},
             {"timing", QJsonObject{{"enabled", timed}, {"minSamples", 3}, {"minSeconds", 0}}}};
-        RunResult failed;
-        auto p = parseProject(QJsonDocument(json));
-        if (!p) {
-            failed.error = p.error();
-            return failed;
-        }
-        auto c = m_compiler->compile(compileRequestFor(*p, m_device.ccMajor, m_device.ccMinor));
-        if (!c || !c->ok) {
-            failed.error = c ? Error{"test", Error::Code::CompileError, {}, c->log} : c.error();
-            return failed;
-        }
-        if (Status s = host.materialize(*p); !s) {
-            failed.error = s.error();
-            return failed;
-        }
-        auto prepared = prepareRun(*p, *c, host, 0);
-        if (!prepared) {
-            failed.error = prepared.error();
-            return failed;
-        }
-        return m_runner->runSync(*prepared, &host);
+        return m_gpu.run(json, host).result;
     }
 
 private Q_SLOTS:
     void initTestCase()
     {
-        m_client = std::make_unique<EngineClient>();
-        const Reply r = m_client->requestSync(Protocol::Type::ListDevices);
-        if (!r) {
-            if (r.error().code == Error::Code::NoDriver || r.error().code == Error::Code::NoDevice) {
-                QSKIP(qPrintable(QStringLiteral("no GPU: %1").arg(r.error().message)));
+        if (const auto why = m_gpu.start()) {
+            if (why->skip) {
+                QSKIP(qPrintable(why->message));
             }
-            QFAIL(qPrintable(r.error().toString()));
+            QFAIL(qPrintable(why->message));
         }
-        m_device = DeviceList::fromVariant(r.value()).devices.first();
-        m_runner = std::make_unique<Runner>(m_client.get());
-        m_compiler = std::make_unique<Compiler>(Compiler::Config{QStringLiteral("-"), 0});
     }
 
     // A float texture with point sampling reads back as the buffer, in every layout and 1 to 3 dimensions.
