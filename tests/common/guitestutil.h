@@ -26,18 +26,24 @@ inline bool waitCompiled(Kp::MainWindow &w, int timeoutMs = 30000)
  * first compile: where most walks start. False, with the reason as a
  * warning, when one of the three fails.
  */
-[[nodiscard]] inline bool openShownCompiled(Kp::MainWindow &w, const QString &project)
+[[nodiscard]] inline bool openShownCompiled(Kp::MainWindow &w, const QString &project, QSize size = {})
 {
+    // Listening from before the open: the compile it starts may land while
+    // the window is being shown (a spy made after the exposure missed it).
+    QSignalSpy compiled(&w, &Kp::MainWindow::compileFinished);
     if (const Kp::Status opened = w.openProject(project); !opened) {
         qWarning("cannot open %s: %s", qPrintable(project), qPrintable(opened.error().message));
         return false;
+    }
+    if (size.isValid()) {
+        w.resize(size);
     }
     w.show();
     if (!QTest::qWaitForWindowExposed(&w)) {
         qWarning("the window was not exposed");
         return false;
     }
-    return waitCompiled(w);
+    return !compiled.isEmpty() || compiled.wait(30000);
 }
 
 /** Types text into a line edit as a user does: focus, (select all, delete,) keys, Enter. */

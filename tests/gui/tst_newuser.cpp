@@ -137,10 +137,11 @@ private Q_SLOTS:
         QVERIFY(!cu.isEmpty());
         EngineClient engine;
         MainWindow w(&engine);
+        QSignalSpy compiled(&w, &MainWindow::compileFinished); // before the open: it may land during the show
         KP_VERIFY_RESULT(w.openSource(cu));
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
-        QVERIFY(waitCompiled(w));
+        QVERIFY(!compiled.isEmpty() || compiled.wait(30000));
         LaunchPanel *lp = w.launchPanel();
         QVERIFY(lp->messageLabel()->text().startsWith("No launch step yet: choose the kernel"));
         QVERIFY(!lp->runButton()->isEnabled());
@@ -358,11 +359,7 @@ private Q_SLOTS:
     {
         EngineClient engine;
         MainWindow w(&engine);
-        KP_VERIFY_RESULT(w.openProject(":/presets/vector_add/vector_add.kpg"));
-        w.resize(1280, 800);
-        w.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&w));
-        QVERIFY(waitCompiled(w));
+        QVERIFY(openShownCompiled(w, ":/presets/vector_add/vector_add.kpg", QSize(1280, 800)));
         QTableWidget *t = w.buffersPanel()->table();
         QVERIFY(t->minimumHeight() >= 3 * t->verticalHeader()->defaultSectionSize());
         for (int i = 0; i < 4; ++i) {
@@ -610,11 +607,7 @@ private Q_SLOTS:
     {
         EngineClient engine;
         MainWindow w(&engine);
-        KP_VERIFY_RESULT(w.openProject(":/presets/vector_add/vector_add.kpg"));
-        w.resize(1024, 700);
-        w.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&w));
-        QVERIFY(waitCompiled(w));
+        QVERIFY(openShownCompiled(w, ":/presets/vector_add/vector_add.kpg", QSize(1024, 700)));
         QSignalSpy finished(&w, &MainWindow::memoryCheckFinished);
         w.checkMemory(Sanitizer::Tool::Memcheck);
         QVERIFY(finished.wait(120000));

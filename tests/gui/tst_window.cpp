@@ -119,11 +119,7 @@ private Q_SLOTS:
         QFETCH(QSize, size);
         EngineClient engine;
         MainWindow w(&engine);
-        KP_VERIFY_RESULT(w.openProject(":/presets/heat/heat.kpg"));
-        w.resize(size);
-        w.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&w));
-        QVERIFY(waitCompiled(w));
+        QVERIFY(openShownCompiled(w, ":/presets/heat/heat.kpg", size));
         QTest::qWait(50); // the docks get their share after the first show
         QCOMPARE(w.size(), size);
         // The editor takes the spare room: wider than any side panel.

@@ -129,18 +129,19 @@ OccupancyView::OccupancyView(QWidget *parent)
     m_driverLabel->setWordWrap(true);
     m_driverLabel->setFont(small);
 
-    m_byBlock = new OccupancyChart;
-    m_byBlock->setObjectName(QStringLiteral("occupancyByBlock"));
-    m_byRegs = new OccupancyChart;
-    m_byRegs->setObjectName(QStringLiteral("occupancyByRegisters"));
-    m_byShared = new OccupancyChart;
-    m_byShared->setObjectName(QStringLiteral("occupancyByShared"));
+    // Each tab's chart is made when it is first drawn (chart()): a chart
+    // costs milliseconds to build, and the window's start built three for a
+    // dock behind another.
     m_tabs = new QTabWidget;
     m_tabs->setObjectName(QStringLiteral("occupancyTabs"));
     m_tabs->setDocumentMode(true);
-    m_tabs->addTab(m_byBlock, tr("Block size"));
-    m_tabs->addTab(m_byRegs, tr("Registers"));
-    m_tabs->addTab(m_byShared, tr("Shared memory"));
+    const QString titles[3] = {tr("Block size"), tr("Registers"), tr("Shared memory")};
+    for (int i = 0; i < 3; ++i) {
+        m_pages[size_t(i)] = new QWidget;
+        auto *pageLayout = new QVBoxLayout(m_pages[size_t(i)]);
+        pageLayout->setContentsMargins(0, 0, 0, 0);
+        m_tabs->addTab(m_pages[size_t(i)], titles[i]);
+    }
 
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
@@ -505,17 +506,17 @@ void OccupancyView::drawCurve(int which) const
     const QString kernel = m_kernel.isEmpty() ? tr("no kernel") : m_kernel;
     switch (which) {
     case 0:
-        m_byBlock->showCurve(tr("%1 on %2, by block size").arg(kernel, m_sm.arch()), tr("threads per block"),
-                             occupancyByBlockSize(m_sm, m_use), m_use.blockThreads, m_result);
+        chart(0)->showCurve(tr("%1 on %2, by block size").arg(kernel, m_sm.arch()), tr("threads per block"),
+                            occupancyByBlockSize(m_sm, m_use), m_use.blockThreads, m_result);
         break;
     case 1:
-        m_byRegs->showCurve(tr("%1 on %2, by registers").arg(kernel, m_sm.arch()), tr("registers per thread"),
+        chart(1)->showCurve(tr("%1 on %2, by registers").arg(kernel, m_sm.arch()), tr("registers per thread"),
                             occupancyByRegisters(m_sm, m_use), m_use.regsPerThread, m_result);
         break;
     default:
-        m_byShared->showCurve(tr("%1 on %2, by shared memory").arg(kernel, m_sm.arch()),
-                              tr("shared memory per block (KiB)"), occupancyBySharedMemory(m_sm, m_use, 256),
-                              int(m_use.sharedPerBlock()), m_result, true);
+        chart(2)->showCurve(tr("%1 on %2, by shared memory").arg(kernel, m_sm.arch()),
+                            tr("shared memory per block (KiB)"), occupancyBySharedMemory(m_sm, m_use, 256),
+                            int(m_use.sharedPerBlock()), m_result, true);
         break;
     }
 }
@@ -533,22 +534,34 @@ void OccupancyView::showEvent(QShowEvent *event)
     drawVisibleCurves();
 }
 
+OccupancyChart *OccupancyView::chart(int which) const
+{
+    OccupancyChart *&c = m_charts[size_t(which)];
+    if (!c) {
+        static const char *const names[3] = {"occupancyByBlock", "occupancyByRegisters", "occupancyByShared"};
+        c = new OccupancyChart(m_pages[size_t(which)]);
+        c->setObjectName(QLatin1String(names[which]));
+        m_pages[size_t(which)]->layout()->addWidget(c);
+    }
+    return c;
+}
+
 OccupancyChart *OccupancyView::blockChart() const
 {
     drawCurve(0);
-    return m_byBlock;
+    return chart(0);
 }
 
 OccupancyChart *OccupancyView::registerChart() const
 {
     drawCurve(1);
-    return m_byRegs;
+    return chart(1);
 }
 
 OccupancyChart *OccupancyView::sharedChart() const
 {
     drawCurve(2);
-    return m_byShared;
+    return chart(2);
 }
 
 OccupancyView::OccupancyView(Workbench &wb, QWidget *parent)

@@ -106,6 +106,8 @@ private:
     void recompute();
     /** Draws chart `which` (0 block size, 1 registers, 2 shared memory) when its curve is out of date. */
     void drawCurve(int which) const;
+    /** The chart of tab which (0 block size, 1 registers, 2 shared memory), made on first use. */
+    OccupancyChart *chart(int which) const;
     /** Draws the out-of-date curves that are on screen; the others wait until shown (they cost most of a start). */
     void drawVisibleCurves();
     void updateArchChoices();
@@ -145,9 +147,8 @@ private:
     QLabel *m_limits = nullptr;
     QLabel *m_driverLabel = nullptr;
     QTabWidget *m_tabs = nullptr;
-    OccupancyChart *m_byBlock = nullptr;
-    OccupancyChart *m_byRegs = nullptr;
-    OccupancyChart *m_byShared = nullptr;
+    std::array<QWidget *, 3> m_pages{};                 // the tabs' pages: block size, registers, shared memory
+    mutable std::array<OccupancyChart *, 3> m_charts{}; // made on first draw (chart()), in a drawing const method
 };
 
 } // namespace Kp
