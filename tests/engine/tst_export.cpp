@@ -220,6 +220,61 @@ private Q_SLOTS:
         }
     }
 
+    // Every preset's README shows its PyCUDA program (issue: "the README of
+    // each preset can show its PyCUDA version"), and what it shows is what
+    // kpg export writes today: each line of the README's Python block is in
+    // the exported main.py (spacing aside), or, for a project the PyCUDA
+    // export refuses, the README quotes the refusal.
+    void readmesShowTheirPyCudaProgram()
+    {
+        const auto squeeze = [](QString t) { return t.simplified().remove(QLatin1Char(' ')); };
+        const QDir root(presetsDir());
+        int checked = 0;
+        for (const QString &name : root.entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
+            const QString dir = root.filePath(name);
+            const QStringList kpgs = QDir(dir).entryList({QStringLiteral("*.kpg")}, QDir::Files);
+            if (kpgs.isEmpty()) {
+                continue;
+            }
+            QFile readme(dir + QStringLiteral("/README.md"));
+            QVERIFY2(readme.open(QIODevice::ReadOnly), qPrintable(name + QStringLiteral(": no README.md")));
+            const QString text = QString::fromUtf8(readme.readAll());
+            const qsizetype at = text.indexOf(QStringLiteral("## As a PyCUDA program"));
+            QVERIFY2(at >= 0, qPrintable(name + QStringLiteral(": its README has no \"As a PyCUDA program\"")));
+            const QString section = text.mid(at, text.indexOf(QStringLiteral("\n## "), at + 3) - at);
+
+            QTemporaryDir tmp;
+            QVERIFY(tmp.isValid());
+            const QString out = tmp.filePath(QStringLiteral("out"));
+            const KpTest::Run r = KpTest::run(
+                QStringLiteral("kpg"), {QStringLiteral("export"), dir + QLatin1Char('/') + kpgs.first(),
+                                        QStringLiteral("--to"), QStringLiteral("pycuda"), QStringLiteral("-o"), out});
+            if (r.exitCode != 0) {
+                QString why = r.err.trimmed().section(QLatin1Char('\n'), 0, 0);
+                why.remove(QStringLiteral("kpg: export: "));
+                QVERIFY2(squeeze(section).contains(squeeze(why)),
+                         qPrintable(name + QStringLiteral(": the README does not quote the refusal: ") + why));
+                ++checked;
+                continue;
+            }
+            QFile program(out + QStringLiteral("/main.py"));
+            QVERIFY(program.open(QIODevice::ReadOnly));
+            const QString exported = squeeze(QString::fromUtf8(program.readAll()));
+            const qsizetype block = section.indexOf(QStringLiteral("```python\n"));
+            QVERIFY2(block >= 0, qPrintable(name + QStringLiteral(": no Python block in the section")));
+            const qsizetype end = section.indexOf(QStringLiteral("```"), block + 10);
+            for (const QString &line : section.mid(block + 10, end - block - 10).split(QLatin1Char('\n'))) {
+                if (!line.trimmed().isEmpty()) {
+                    QVERIFY2(exported.contains(squeeze(line)),
+                             qPrintable(name + QStringLiteral(": the README shows a line the export does not write: ") +
+                                        line.trimmed()));
+                }
+            }
+            ++checked;
+        }
+        QVERIFY(checked >= 30);
+    }
+
     // Through kpg, as a user runs it; then the program is checked as its language's tools see it.
     void presets()
     {
