@@ -12,6 +12,8 @@
 #include <QDir>
 #include <QFileInfo>
 
+#include <algorithm>
+
 namespace Kp::Cli {
 
 namespace {
@@ -24,7 +26,7 @@ namespace {
  * project does not compile here: the export then refuses what needs them.
  */
 QHash<QString, QString> compiledInfo(const Project &project, Compiler &compiler, QHash<QString, StructLayout> *layouts,
-                                     QString *layoutError)
+                                     QString *layoutError, QByteArray *ptx = nullptr)
 {
     QHash<QString, QString> names;
     const Result<CompileResult> compiled = compiler.compile(compileRequestFor(project));
@@ -41,6 +43,9 @@ QHash<QString, QString> compiledInfo(const Project &project, Compiler &compiler,
     }
     *layouts = compiled->layouts;
     *layoutError = compiled->layoutError;
+    if (ptx) {
+        *ptx = compiled->ptx;
+    }
     return loweredNamesOf(*compiled);
 }
 
@@ -97,14 +102,16 @@ int exportCommand(const QStringList &args)
     ExportOptions options;
     options.target = *target;
     const bool ownReference = project->reference && !project->reference->sourceFile.isEmpty();
+    const bool fillsVariables = std::any_of(project->buffers.cbegin(), project->buffers.cend(),
+                                            [](const BufferSpec &b) { return !b.symbol.isEmpty(); });
     if (*target == ExportTarget::PyCuda || takesStructByValue(project->sourceText) ||
-        (ownReference && takesStructByValue(project->reference->sourceText))) {
+        (ownReference && takesStructByValue(project->reference->sourceText)) || fillsVariables) {
         Compiler compiler;
-        options.loweredNames = compiledInfo(*project, compiler, &options.layouts, &options.layoutError);
+        options.loweredNames = compiledInfo(*project, compiler, &options.layouts, &options.layoutError, &options.ptx);
         if (ownReference) {
             Project ref = referenceProjectFor(*project);
-            options.referenceLoweredNames =
-                compiledInfo(ref, compiler, &options.referenceLayouts, &options.referenceLayoutError);
+            options.referenceLoweredNames = compiledInfo(ref, compiler, &options.referenceLayouts,
+                                                         &options.referenceLayoutError, &options.referencePtx);
         }
     }
     const Result<ExportResult> result = exportProject(*project, options);

@@ -692,6 +692,30 @@ Result<QList<ExportFile>> CppWriter::write()
     }
     // The reference's own source goes into a translation unit of its own: it may define the same names.
     const bool refUnit = p.reference && p.reference->module != p.run.module;
+    bool symbols = false;
+    for (const PlanBuffer &b : p.buffers) {
+        symbols = symbols || !b.symbol.isEmpty();
+    }
+    // The address of each buffer that is a device variable, in the unit whose kernels use it (each program unit
+    // has its own variable: the reference's, in reference_steps.cu, is another than main.cu's).
+    const auto symbolTable = [&](const QString &function) {
+        line(QStringLiteral("void *%1(int i)").arg(function));
+        line(QStringLiteral("{"));
+        line(QStringLiteral("void *p = nullptr;"), 1);
+        line(QStringLiteral("switch (i) {"), 1);
+        for (int i = 0; i < p.buffers.size(); ++i) {
+            if (!p.buffers[i].symbol.isEmpty()) {
+                line(QStringLiteral("case %1: CHECK(cudaGetSymbolAddress(&p, ::%2)); break; // %3")
+                         .arg(i)
+                         .arg(p.buffers[i].symbol, commentText(p.buffers[i].name)),
+                     1);
+            }
+        }
+        line(QStringLiteral("default: break;"), 1);
+        line(QStringLiteral("}"), 1);
+        line(QStringLiteral("return p;"), 1);
+        line(QStringLiteral("}"));
+    };
     for (const PlanScalar &s : p.scalars) {
         m_scalarIds << (macroNames.contains(s.identifier) ? QStringLiteral("scalar_%1").arg(s.name) : s.identifier);
     }
@@ -913,6 +937,9 @@ Result<QList<ExportFile>> CppWriter::write()
             line();
             comment(QStringLiteral("In reference_steps.cu, with the reference's own source."));
             line(QStringLiteral("void runReference(void **dev);"));
+            if (symbols) {
+                line(QStringLiteral("void *referenceSymbolAddress(int i);"));
+            }
             QString mainText;
             std::swap(mainText, m_out);
             comment(QStringLiteral("%1: the reference's launch steps, compiled apart from main.cu because the "
@@ -934,6 +961,11 @@ Result<QList<ExportFile>> CppWriter::write()
             line();
             scalars();
             reference();
+            if (symbols) {
+                line();
+                comment(QStringLiteral("The reference source's own device variables, which its kernels read."));
+                symbolTable(QStringLiteral("referenceSymbolAddress"));
+            }
             line();
             line(QStringLiteral("} // namespace exported"));
             std::swap(mainText, m_out);
@@ -941,11 +973,26 @@ Result<QList<ExportFile>> CppWriter::write()
         }
     }
     line();
-    line(QStringLiteral(R"(void allocateAndUpload(void **dev)
+    if (symbols) {
+        comment(QStringLiteral("A buffer that is a __constant__ or __device__ variable of the kernel source is that "
+                               "variable's memory,"));
+        comment(QStringLiteral("as in the playground: the same copies fill it before the steps and read it after."));
+        symbolTable(QStringLiteral("symbolAddress"));
+        line();
+        line(QStringLiteral("void allocateAndUpload(void **dev, void *(*symbolAt)(int))"));
+        line(QStringLiteral("{"));
+        line(QStringLiteral("for (int i = 0; i < kBuffers; ++i) {"), 1);
+        line(QStringLiteral("dev[i] = symbolAt(i);"), 2);
+        line(QStringLiteral("if (!dev[i]) {"), 2);
+        line(QStringLiteral("CHECK(cudaMalloc(&dev[i], g_buffers[i].bytes));"), 3);
+        line(QStringLiteral("}"), 2);
+    } else {
+        line(QStringLiteral(R"(void allocateAndUpload(void **dev)
 {
-    for (int i = 0; i < kBuffers; ++i) {
-        CHECK(cudaMalloc(&dev[i], g_buffers[i].bytes));
-        if (g_buffers[i].upload) {
+    for (int i = 0; i < kBuffers; ++i) {)"));
+        line(QStringLiteral("CHECK(cudaMalloc(&dev[i], g_buffers[i].bytes));"), 2);
+    }
+    line(QStringLiteral(R"(        if (g_buffers[i].upload) {
             CHECK(cudaMemcpyAsync(dev[i], g_buffers[i].host.data(), g_buffers[i].bytes, cudaMemcpyHostToDevice, g_streams[0]));
         }
     }
@@ -1028,13 +1075,17 @@ std::vector<std::vector<unsigned char>> download(void **dev)
             QStringLiteral("The reference runs first, on the initial contents (copy steps may write the host copies)."),
             1);
         line(QStringLiteral("void *refDev[kBuffers];"), 1);
-        line(QStringLiteral("allocateAndUpload(refDev);"), 1);
+        line(symbols ? QStringLiteral("allocateAndUpload(refDev, %1);")
+                           .arg(refUnit ? QStringLiteral("referenceSymbolAddress") : QStringLiteral("symbolAddress"))
+                     : QStringLiteral("allocateAndUpload(refDev);"),
+             1);
         line(QStringLiteral("runReference(refDev);"), 1);
         line(QStringLiteral("const std::vector<std::vector<unsigned char>> reference = download(refDev);"), 1);
     }
     comment(QStringLiteral("The run the checks judge: upload, every step, download."), 1);
     line(QStringLiteral("void *dev[kBuffers];"), 1);
-    line(QStringLiteral("allocateAndUpload(dev);"), 1);
+    line(symbols ? QStringLiteral("allocateAndUpload(dev, symbolAddress);") : QStringLiteral("allocateAndUpload(dev);"),
+         1);
     line(QStringLiteral("runSteps(dev);"), 1);
     line(QStringLiteral("const std::vector<std::vector<unsigned char>> after = download(dev);"), 1);
     line(QStringLiteral("if (!saveDir.empty()) {"), 1);

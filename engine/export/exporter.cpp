@@ -307,12 +307,24 @@ struct Resolved
 Result<Resolved> resolveRun(const Project &project, const HostBuffers &buffers, const QList<PlanScalar> &scalars,
                             const QString &what, const QHash<QString, StructLayout> &layouts,
                             const QString &layoutError, QList<PlanStructValue> *structValues,
-                            QList<PlanTexture> *textures)
+                            QList<PlanTexture> *textures, const QByteArray &ptx)
 {
     const CompileOptions opts = compileOptionsFor(project);
     Result<CompileResult> scanned = scannedKernels(project.sourceText, opts, what, layouts, layoutError);
     if (!scanned) {
         return scanned.error();
+    }
+    // The device variables that buffers with "symbol" fill are found in the PTX (names and sizes).
+    scanned.value().ptx = ptx;
+    for (qsizetype i = 0; i < project.buffers.size() && ptx.isEmpty(); ++i) {
+        if (!project.buffers[i].symbol.isEmpty()) {
+            const QString field = QStringLiteral("buffers[%1].symbol").arg(i);
+            return exportError(QStringLiteral("%1: buffer '%2' fills the device variable '%3', and the export needs "
+                                              "a compile of the source to find it (kpg export compiles with NVRTC "
+                                              "when a buffer names a variable)")
+                                   .arg(field, project.buffers[i].name, project.buffers[i].symbol),
+                               field);
+        }
     }
     Result<PreparedRun> prepared = prepareRun(project, *scanned, buffers, 0);
     if (!prepared) {
@@ -737,12 +749,14 @@ Result<ExportResult> exportProject(const Project &project, const ExportOptions &
 
     // What no emitter writes yet is refused with the reason, never exported wrong.
     for (qsizetype i = 0; i < project.buffers.size(); ++i) {
-        if (!project.buffers[i].symbol.isEmpty()) {
+        if (!project.buffers[i].symbol.isEmpty() && target != ExportTarget::CudaCpp) {
             const QString field = QStringLiteral("buffers[%1].symbol").arg(i);
-            return exportError(QStringLiteral("%1: buffer '%2' is the device variable '%3', which cannot be exported "
-                                              "yet (only the playground fills device globals)")
-                                   .arg(field, project.buffers[i].name, project.buffers[i].symbol),
-                               field);
+            return exportError(
+                QStringLiteral("%1: buffer '%2' is the device variable '%3', which cannot be exported "
+                               "yet for %4 (the cuda-cpp export fills it through the variable's "
+                               "address); export for cuda-cpp")
+                    .arg(field, project.buffers[i].name, project.buffers[i].symbol, exportTargetName(target)),
+                field);
         }
     }
     static const QRegularExpression deviceLaunch(QStringLiteral("[A-Za-z_][A-Za-z0-9_]*\\s*(<[^<>;]*>)?\\s*<<<"));
@@ -814,6 +828,7 @@ Result<ExportResult> exportProject(const Project &project, const ExportOptions &
         pb.bytes = hb->byteSize();
         pb.uninitialized = spec.init.kind == BufferInit::Kind::Uninitialized;
         pb.initText = initText(spec.init);
+        pb.symbol = spec.symbol;
         const char *data = static_cast<const char *>(hb->memory.data());
         bool allZero = spec.init.kind == BufferInit::Kind::Zeros;
         if (!allZero && !pb.uninitialized) {
@@ -888,7 +903,7 @@ Result<ExportResult> exportProject(const Project &project, const ExportOptions &
 
     const int mainModule = addModule(project.sourceFile, project.sourceText, QStringLiteral("kernel.cu"));
     Result<Resolved> mainRun = resolveRun(project, buffers, plan.scalars, QStringLiteral("launches"), options.layouts,
-                                          options.layoutError, &plan.structValues, &plan.textures);
+                                          options.layoutError, &plan.structValues, &plan.textures, options.ptx);
     if (!mainRun) {
         return mainRun.error();
     }
@@ -970,10 +985,11 @@ Result<ExportResult> exportProject(const Project &project, const ExportOptions &
         const int refModule = ownSource ? addModule(project.reference->sourceFile, project.reference->sourceText,
                                                     QStringLiteral("reference_kernel.cu"))
                                         : mainModule;
-        Result<Resolved> refRun = resolveRun(ref, buffers, plan.scalars, QStringLiteral("reference.launches"),
-                                             ownSource ? options.referenceLayouts : options.layouts,
-                                             ownSource ? options.referenceLayoutError : options.layoutError,
-                                             &plan.structValues, &plan.textures);
+        Result<Resolved> refRun =
+            resolveRun(ref, buffers, plan.scalars, QStringLiteral("reference.launches"),
+                       ownSource ? options.referenceLayouts : options.layouts,
+                       ownSource ? options.referenceLayoutError : options.layoutError, &plan.structValues,
+                       &plan.textures, ownSource ? options.referencePtx : options.ptx);
         if (!refRun) {
             return refRun.error();
         }

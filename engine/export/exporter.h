@@ -70,6 +70,15 @@ struct ExportOptions
     /** The same for the reference source, when it has its own. */
     QHash<QString, StructLayout> referenceLayouts;
     QString referenceLayoutError;
+    /**
+     * The PTX of a compile of the project's source (CompileResult::ptx): the
+     * __constant__ and __device__ variables that buffers with "symbol" fill,
+     * checked by name and size as a run checks them. Empty: such a project is
+     * refused with the reason.
+     */
+    QByteArray ptx;
+    /** The same for the reference source, when it has its own: its kernels read their own variables. */
+    QByteArray referencePtx;
 };
 
 /** True when a kernel of source takes a struct by value: the export then needs ExportOptions::layouts. */

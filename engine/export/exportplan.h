@@ -30,6 +30,7 @@ struct PlanBuffer
     bool uninitialized = false; ///< allocated, never uploaded
     QString inputFile;          ///< "inputs/NAME.npy" (empty when zeros or uninitialized)
     QString initText;           ///< how the project fills it, for a comment
+    QString symbol;             ///< a __constant__ or __device__ variable of the source: its memory, not an allocation
 };
 
 struct PlanScalar

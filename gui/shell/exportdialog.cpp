@@ -22,6 +22,8 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 namespace Kp {
 
 ExportDialog::ExportDialog(Workbench &wb, QWidget *parent)
@@ -111,15 +113,26 @@ Result<ExportResult> ExportDialog::currentExport(ExportTarget *target)
     ExportOptions options;
     options.target = exportTargetFromName(m_target->currentData().toString()).value_or(ExportTarget::CuPy);
     // PyCUDA launches C++ kernels by the symbols NVRTC lowered them to: from the last compile.
-    options.loweredNames = loweredNamesOf(m_wb.compile().last());
+    const CompileResult &last = m_wb.compile().last();
+    options.loweredNames = loweredNamesOf(last);
+    if (last.ok) {
+        // The same compile gives the structs' layouts and the device variables buffers fill (kpg export compiles).
+        options.layouts = last.layouts;
+        options.layoutError = last.layoutError;
+        options.ptx = last.ptx;
+    }
     const Project &project = m_wb.document().project();
-    if (options.target == ExportTarget::PyCuda && project.reference && !project.reference->sourceFile.isEmpty()) {
+    const bool fillsVariables = std::any_of(project.buffers.cbegin(), project.buffers.cend(),
+                                            [](const BufferSpec &b) { return !b.symbol.isEmpty(); });
+    if ((options.target == ExportTarget::PyCuda || fillsVariables) && project.reference &&
+        !project.reference->sourceFile.isEmpty()) {
         // The reference kernels' C++ names too, as kpg export finds them: a
         // compile of the reference source (the compile cache answers it again).
         Compiler compiler;
         const Result<CompileResult> ref = compiler.compile(compileRequestFor(referenceProjectFor(project)));
         if (ref && ref->ok) {
             options.referenceLoweredNames = loweredNamesOf(*ref);
+            options.referencePtx = ref->ptx;
         }
     }
     *target = options.target;

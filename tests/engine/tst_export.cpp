@@ -220,6 +220,50 @@ private Q_SLOTS:
         }
     }
 
+    // A buffer that fills a __constant__ variable is exported for cuda-cpp as
+    // the variable's address, in main.cu for the project's kernels and in
+    // reference_steps.cu for the reference's own copy; the Python targets are
+    // refused naming the buffer. (nvcc builds it: tst_export_cpp's
+    // convolution_separable row; it runs on a GPU in tst_gpu_export.)
+    void deviceGlobalsExportForCpp()
+    {
+        const QString project = presetsDir() + QStringLiteral("/convolution_separable/convolution_separable.kpg");
+        QTemporaryDir tmp;
+        QVERIFY(tmp.isValid());
+        const QString out = tmp.filePath(QStringLiteral("cpp"));
+        const KpTest::Run r =
+            KpTest::run(QStringLiteral("kpg"), {QStringLiteral("export"), project, QStringLiteral("--to"),
+                                                QStringLiteral("cuda-cpp"), QStringLiteral("-o"), out});
+        if (r.exitCode == 69 || r.err.contains(QStringLiteral("needs a compile"))) {
+            QSKIP("NVRTC is not available to find the variable");
+        }
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const auto read = [](const QString &path) {
+            QFile f(path);
+            return f.open(QIODevice::ReadOnly) ? QString::fromUtf8(f.readAll()) : QString();
+        };
+        const QString main = read(out + QStringLiteral("/main.cu"));
+        QVERIFY2(main.contains(QStringLiteral("case 3: CHECK(cudaGetSymbolAddress(&p, ::c_Kernel)); break; // taps")),
+                 qPrintable(main));
+        QVERIFY(main.contains(QStringLiteral("allocateAndUpload(dev, symbolAddress);")));
+        QVERIFY(main.contains(QStringLiteral("allocateAndUpload(refDev, referenceSymbolAddress);")));
+        const QString ref = read(out + QStringLiteral("/reference_steps.cu"));
+        QVERIFY2(ref.contains(QStringLiteral("void *referenceSymbolAddress(int i)")) &&
+                     ref.contains(QStringLiteral("cudaGetSymbolAddress(&p, ::c_Kernel)")),
+                 qPrintable(ref));
+        for (const QString &target :
+             {QStringLiteral("pycuda"), QStringLiteral("cupy"), QStringLiteral("cuda-python")}) {
+            const KpTest::Run py =
+                KpTest::run(QStringLiteral("kpg"), {QStringLiteral("export"), project, QStringLiteral("--to"), target,
+                                                    QStringLiteral("-o"), tmp.filePath(target)});
+            QCOMPARE(py.exitCode, 65);
+            QVERIFY2(py.err.contains(QStringLiteral("buffers[3].symbol: buffer 'taps' is the device variable "
+                                                    "'c_Kernel', which cannot be exported yet for %1")
+                                         .arg(target)),
+                     qPrintable(py.err));
+        }
+    }
+
     // Every preset's README shows its PyCUDA program (issue: "the README of
     // each preset can show its PyCUDA version"), and what it shows is what
     // kpg export writes today: each line of the README's Python block is in
