@@ -17,8 +17,20 @@
 #include <QJsonObject>
 
 #include <memory>
+#include <optional>
 
 namespace KpTest {
+
+/** Why the GUI's GPU tests cannot run here ("no GPU: ..."), or nothing when the worker lists a device. */
+inline std::optional<QString> noGpu()
+{
+    Kp::EngineClient client;
+    const Kp::Result<Kp::DeviceList> r = client.listDevicesSync();
+    if (!r) {
+        return QStringLiteral("no GPU: %1").arg(r.error().message);
+    }
+    return std::nullopt;
+}
 
 class GpuRun
 {

@@ -8,9 +8,11 @@
 #include "client/engineclient.h"
 #include "editor/accessheat.h"
 #include "editor/codeeditor.h"
+#include "gpurun.h"
 #include "panels/access/accesspanel.h"
 #include "panels/inspector/buffergridmodel.h"
 #include "panels/inspector/bufferinspector.h"
+#include "screenshot.h"
 #include "shell/mainwindow.h"
 #include "testutil.h"
 #include "workbench/accessmap.h"
@@ -28,19 +30,7 @@
 #include <optional>
 
 using namespace Kp;
-
-namespace {
-
-void screenshot(QWidget *w, const QString &name)
-{
-    const QString dir = qEnvironmentVariable("KPG_TEST_SCREENSHOTS");
-    if (!dir.isEmpty()) {
-        QDir().mkpath(dir);
-        w->grab().save(dir + QLatin1Char('/') + name + QStringLiteral(".png"));
-    }
-}
-
-} // namespace
+using KpTest::screenshot;
 
 class TestGpuAccessGui : public QObject
 {
@@ -73,10 +63,8 @@ private Q_SLOTS:
     void initTestCase()
     {
         QStandardPaths::setTestModeEnabled(true);
-        EngineClient client;
-        const Result<DeviceList> r = client.listDevicesSync();
-        if (!r) {
-            QSKIP(qPrintable(QStringLiteral("no GPU: %1").arg(r.error().message)));
+        if (const std::optional<QString> why = KpTest::noGpu()) {
+            QSKIP(qPrintable(*why));
         }
     }
 

@@ -7,6 +7,7 @@
 #include "client/engineclient.h"
 #include "cuda/deviceinfo.h"
 #include "editor/codeeditor.h"
+#include "gpurun.h"
 #include "panels/checks/checkspanel.h"
 #include "panels/inspector/buffergridmodel.h"
 #include "panels/inspector/bufferinspector.h"
@@ -82,10 +83,8 @@ private Q_SLOTS:
     void initTestCase()
     {
         QStandardPaths::setTestModeEnabled(true);
-        EngineClient client;
-        const Result<DeviceList> r = client.listDevicesSync();
-        if (!r) {
-            QSKIP(qPrintable(QStringLiteral("no GPU: %1").arg(r.error().message)));
+        if (const std::optional<QString> why = KpTest::noGpu()) {
+            QSKIP(qPrintable(*why));
         }
     }
 

@@ -6,6 +6,7 @@
 
 #include "client/engineclient.h"
 #include "cuda/deviceinfo.h"
+#include "gpurun.h"
 #include "shell/mainwindow.h"
 #include "sshserver.h"
 #include "testutil.h"
@@ -46,10 +47,8 @@ private Q_SLOTS:
     void initTestCase()
     {
         QStandardPaths::setTestModeEnabled(true);
-        EngineClient client;
-        const Result<DeviceList> r = client.listDevicesSync();
-        if (!r) {
-            QSKIP(qPrintable(QStringLiteral("no GPU: %1").arg(r.error().message)));
+        if (const std::optional<QString> why = KpTest::noGpu()) {
+            QSKIP(qPrintable(*why));
         }
         m_ssh = std::make_unique<KpTest::SshServer>();
         const QString failure = m_ssh->start();

@@ -11,6 +11,7 @@
 #include "panelfixture.h"
 #include "panels/access/accesspanel.h"
 #include "recordedaccess.h"
+#include "screenshot.h"
 #include "workbench/accessmap.h"
 
 #include <QDir>
@@ -23,6 +24,7 @@
 
 using namespace Kp;
 using KpTest::HeatLine;
+using KpTest::screenshot;
 
 namespace {
 
@@ -64,16 +66,6 @@ QPoint marginPoint(CodeEditor &editor, int line)
     const int y = int(editor.SendScintilla(QsciScintilla::SCI_POINTYFROMPOSITION, 0, pos)) +
                   int(editor.SendScintilla(QsciScintilla::SCI_TEXTHEIGHT, line - 1)) / 2;
     return {x, y};
-}
-
-/** With KPG_TEST_SCREENSHOTS=DIR, saves the widget as DIR/name.png (for looking at, not for asserting). */
-void screenshot(QWidget *w, const QString &name)
-{
-    const QString dir = qEnvironmentVariable("KPG_TEST_SCREENSHOTS");
-    if (!dir.isEmpty()) {
-        QDir().mkpath(dir);
-        w->grab().save(dir + QLatin1Char('/') + name + QStringLiteral(".png"));
-    }
 }
 
 } // namespace

@@ -13,6 +13,7 @@
 #include "panels/inspector/imageview.h"
 #include "project/projectio.h"
 #include "run/runner.h"
+#include "screenshot.h"
 #include "shell/mainwindow.h"
 #include "testutil.h"
 #include "workbench/checkrunner.h"
@@ -27,6 +28,7 @@
 #include <cstring>
 
 using namespace Kp;
+using KpTest::screenshot;
 
 namespace {
 
@@ -41,16 +43,6 @@ bool evaluateAndWait(MainWindow &w)
     QSignalSpy done(w.checkRunner(), &CheckRunner::finished);
     w.checkRunner()->evaluate(w.project(), w.hostBuffers().all(), 0);
     return done.wait(30000);
-}
-
-/** With KPG_TEST_SCREENSHOTS=DIR, saves the window as DIR/name.png (for looking at, not for asserting). */
-void screenshot(QWidget *w, const QString &name)
-{
-    const QString dir = qEnvironmentVariable("KPG_TEST_SCREENSHOTS");
-    if (!dir.isEmpty()) {
-        QTest::qWait(200); // layout and the grid's painting
-        w->grab().save(dir + QLatin1Char('/') + name + QStringLiteral(".png"));
-    }
 }
 
 void click(QTreeWidget *tree, QTreeWidgetItem *item)
@@ -150,7 +142,7 @@ private Q_SLOTS:
         QCOMPARE(inspector->gridModel()->flatIndex(cell), wrong[0]);
         QCOMPARE(cell.data(BufferGridModel::FailedRole).toBool(), true);
         QCOMPARE(cell.data(Qt::BackgroundRole).value<QColor>(), BufferGridModel::failedColor());
-        screenshot(&w, QStringLiteral("checks-mismatch-grid"));
+        screenshot(&w, QStringLiteral("checks-mismatch-grid"), 200); // layout and the grid's painting
         const qint64 fine = wrong[0] == 0 ? 1 : wrong[0] - 1;
         QVERIFY(!wrong.contains(fine));
         QCOMPARE(inspector->gridModel()->index(0, 0).isValid(), true);
@@ -178,7 +170,7 @@ private Q_SLOTS:
         x = fine % g.width;
         src->read(fine / g.width, &x, 1, &v);
         QCOMPARE(v, 0.0f);
-        screenshot(&w, QStringLiteral("checks-heatmap"));
+        screenshot(&w, QStringLiteral("checks-heatmap"), 200);
 
         // A new run forgets the failing cells.
         w.checkRunner()->clear();
@@ -289,7 +281,7 @@ private Q_SLOTS:
         QCOMPARE(cell.column(), bx);
         QCOMPARE(cell.data(BufferGridModel::FailedRole).toBool(), true);
         QVERIFY(w.checksPanel()->checkItem(0)->text(4).contains("exact"));
-        screenshot(&w, QStringLiteral("checks-2d"));
+        screenshot(&w, QStringLiteral("checks-2d"), 200);
     }
 };
 
