@@ -12,8 +12,6 @@
 #include <QDir>
 #include <QFileInfo>
 
-#include <algorithm>
-
 namespace Kp::Cli {
 
 namespace {
@@ -102,8 +100,7 @@ int exportCommand(const QStringList &args)
     ExportOptions options;
     options.target = *target;
     const bool ownReference = project->reference && !project->reference->sourceFile.isEmpty();
-    const bool fillsVariables = std::any_of(project->buffers.cbegin(), project->buffers.cend(),
-                                            [](const BufferSpec &b) { return !b.symbol.isEmpty(); });
+    const bool fillsVariables = fillsDeviceVariables(*project);
     if (*target == ExportTarget::PyCuda || takesStructByValue(project->sourceText) ||
         (ownReference && takesStructByValue(project->reference->sourceText)) || fillsVariables) {
         Compiler compiler;

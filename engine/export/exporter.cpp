@@ -22,6 +22,8 @@
 #include <cmath>
 #include <cstring>
 
+#include <algorithm>
+
 namespace Kp {
 
 using namespace ExportDetail;
@@ -1113,6 +1115,12 @@ bool takesStructByValue(const QString &source)
         }
     }
     return false;
+}
+
+bool fillsDeviceVariables(const Project &project)
+{
+    return std::any_of(project.buffers.cbegin(), project.buffers.cend(),
+                       [](const BufferSpec &b) { return !b.symbol.isEmpty(); });
 }
 
 QHash<QString, QString> loweredNamesOf(const CompileResult &compiled)

@@ -84,6 +84,9 @@ struct ExportOptions
 /** True when a kernel of source takes a struct by value: the export then needs ExportOptions::layouts. */
 bool takesStructByValue(const QString &source);
 
+/** True when a buffer of the project fills a device variable ("symbol"): the export then needs ExportOptions::ptx. */
+bool fillsDeviceVariables(const Project &project);
+
 /** What ExportOptions::loweredNames wants, from a compile of the project's source (KernelInfo::loweredName). */
 QHash<QString, QString> loweredNamesOf(const CompileResult &compiled);
 

@@ -22,8 +22,6 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
-#include <algorithm>
-
 namespace Kp {
 
 ExportDialog::ExportDialog(Workbench &wb, QWidget *parent)
@@ -122,8 +120,7 @@ Result<ExportResult> ExportDialog::currentExport(ExportTarget *target)
         options.ptx = last.ptx;
     }
     const Project &project = m_wb.document().project();
-    const bool fillsVariables = std::any_of(project.buffers.cbegin(), project.buffers.cend(),
-                                            [](const BufferSpec &b) { return !b.symbol.isEmpty(); });
+    const bool fillsVariables = fillsDeviceVariables(project);
     if ((options.target == ExportTarget::PyCuda || fillsVariables) && project.reference &&
         !project.reference->sourceFile.isEmpty()) {
         // The reference kernels' C++ names too, as kpg export finds them: a
