@@ -536,10 +536,15 @@ QString launchLargerThanBuffers(const QString &field, const Dim3 &grid, const Di
     if (!severalBlocks || covered < double(largest)) {
         return {};
     }
+    // Exact while a double holds the count exactly; past 2^53 (far past any GPU's limits, which are checked
+    // elsewhere) a rounded count, never a cast that would wrap past 2^63.
+    const QString threadsText = threads < 9007199254740992.0
+                                    ? QString::number(qint64(threads))
+                                    : QStringLiteral("about %1").arg(QString::number(threads, 'g', 3));
     QString text = QStringLiteral("%1: the launch starts %2 threads but the largest buffer it is given, '%3', holds %4 "
                                   "elements, so whole blocks have no element of their own; a kernel that does not "
                                   "guard its index (if (i < n)) writes past the end")
-                       .arg(field, QString::number(qint64(threads)), name, QString::number(largest));
+                       .arg(field, threadsText, name, QString::number(largest));
     if (grid[1] == 1 && grid[2] == 1 && block[1] == 1 && block[2] == 1) {
         text += QStringLiteral(" (a grid of %1 blocks of %2 covers it)")
                     .arg((largest + block[0] - 1) / block[0])

@@ -722,6 +722,9 @@ __global__ void clean(float *o) { o[0] = 1; printf("x\n"); }
         // 2D: one block fewer on each axis still covers 1000 elements (3*16 x 3*16 = 2304).
         QTest::newRow("2D beyond") << QJsonValue(QJsonArray{4, 4}) << QJsonValue(QJsonArray{16, 16}) << start.arg(4096);
         QTest::newRow("2D rounded") << QJsonValue(QJsonArray{2, 2}) << QJsonValue(QJsonArray{16, 16}) << QString();
+        // Past 2^63 threads (no GPU's limits apply here): a rounded count, not a wrapped integer.
+        QTest::newRow("past 2^63 threads") << QJsonValue(QJsonArray{"2^31-1", "2^31-1"}) << QJsonValue(QJsonArray{1024})
+                                           << start.arg(QStringLiteral("about 4.72e+21"));
     }
 
     void launchBeyondBuffersHints()
