@@ -122,7 +122,7 @@ int accessCommand(const QStringList &args)
     for (const QString &w : report->warnings) {
         err() << "kpg: warning: " << printable(w) << "\n";
     }
-    o << printable(accessReportText(*report));
+    o << printable(accessReportText(*report), true);
     QJsonObject doc = accessReportJson(*report);
     if (!cellBuffer.isEmpty()) {
         const QList<CellTouch> touches =

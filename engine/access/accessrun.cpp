@@ -244,17 +244,40 @@ QString accessReportText(const AccessReport &r)
                                   ? QStringLiteral("line %1").arg(l.line)
                                   : QStringLiteral("%1:%2").arg(QFileInfo(l.path).fileName()).arg(l.line);
         o += QStringLiteral("  %1: %2\n").arg(where, sourceLineText(r, l.path, l.line));
+        // An unrolled loop gives a line several instructions of the same
+        // access; those that read the same are one row, counted together.
+        struct Row
+        {
+            const SiteAccess *site;
+            int instructions;
+            qint64 requests;
+        };
+        QList<Row> rows;
         for (int id : l.sites) {
             const auto it = std::find_if(r.summary.sites.cbegin(), r.summary.sites.cend(),
                                          [id](const SiteAccess &s) { return s.site.id == id; });
             if (it == r.summary.sites.cend()) {
                 continue;
             }
-            o += QStringLiteral("    %1 %2 (%3, %4 request%5): %6\n")
-                     .arg(accessSpaceName(it->site.space), accessKindName(it->site.kind), it->site.typeName)
-                     .arg(it->requests)
-                     .arg(it->requests == 1 ? "" : "s")
-                     .arg(it->reading);
+            const auto same = std::find_if(rows.begin(), rows.end(), [&it](const Row &row) {
+                return row.site->site.space == it->site.space && row.site->site.kind == it->site.kind &&
+                       row.site->site.typeName == it->site.typeName && row.site->reading == it->reading;
+            });
+            if (same != rows.end()) {
+                ++same->instructions;
+                same->requests += it->requests;
+            } else {
+                rows << Row{&*it, 1, it->requests};
+            }
+        }
+        for (const Row &row : std::as_const(rows)) {
+            const SiteAccess &a = *row.site;
+            o += QStringLiteral("    %1 %2 (%3, %4%5 request%6): %7\n")
+                     .arg(accessSpaceName(a.site.space), accessKindName(a.site.kind), a.site.typeName)
+                     .arg(row.instructions > 1 ? QStringLiteral("%1 instructions, ").arg(row.instructions) : QString())
+                     .arg(row.requests)
+                     .arg(row.requests == 1 ? "" : "s")
+                     .arg(a.reading);
         }
     }
     for (auto it = r.summary.buffers.cbegin(); it != r.summary.buffers.cend(); ++it) {

@@ -572,6 +572,15 @@ QString unbindableText(const QString &where, const KernelParam &param)
 Result<PreparedRun> prepareRun(const Project &project, const CompileResult &compiled, const HostBuffers &buffers,
                                int device)
 {
+    if (!compiled.ok && compiled.errorCount() == 0) {
+        // A compile that failed without a diagnostic (the compiler stopped,
+        // its process failed): its log says why, not an error count of 0.
+        const QString first = compiled.log.trimmed().section(QLatin1Char('\n'), 0, 0);
+        return runError(first.isEmpty()
+                            ? QStringLiteral("the kernel did not compile, and the compiler said nothing; see the Log")
+                            : QStringLiteral("the kernel did not compile: %1").arg(first),
+                        Error::Code::CompileError);
+    }
     if (!compiled.ok) {
         return runError(QStringLiteral("the kernel does not compile (%1 error%2); fix it before running")
                             .arg(compiled.errorCount())

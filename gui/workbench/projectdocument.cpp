@@ -157,6 +157,7 @@ void ProjectDocument::setLoaded(Project project, const QString &kpgPath, const Q
     m_sourcePath = sourcePath;
     m_sourceModified = false;
     m_compiled = CompileResult{};
+    m_compileKnown = false;
     m_validation = Validation{};
     m_undo.clear();
     m_host = HostBuffers();
@@ -513,6 +514,7 @@ void ProjectDocument::setProjectState(const Project &project)
 void ProjectDocument::setCompiled(const CompileResult &result)
 {
     m_compiled = result;
+    m_compileKnown = true;
     revalidate();
 }
 
@@ -551,9 +553,18 @@ void ProjectDocument::revalidate()
             .arg(block[2])
             .arg(QLocale().toString(threads));
     };
-    const Result<PreparedRun> r = prepareRun(m_project, m_compiled, m_host, 0);
+    // Before the first compile of this text lands there is no signature to
+    // check the bindings against: that is not a failed compile (a run
+    // compiles first anyway), so say it is pending and show the shapes.
+    const Result<PreparedRun> r =
+        m_compileKnown ? prepareRun(m_project, m_compiled, m_host, 0)
+                       : Result<PreparedRun>(Error{QStringLiteral("project"), Error::Code::BadInput, {}, QString()});
     if (!r) {
-        v.error = r.error();
+        if (m_compileKnown) {
+            v.error = r.error();
+        } else {
+            v.pending = tr("The arguments are checked against the kernel once it has compiled (compiling…).");
+        }
         // What the grid and block give stays known when something else (a
         // binding, the kernel) is wrong: evaluate them on their own.
         const QMap<QString, double> vars = expressionVariables(m_project, m_host);

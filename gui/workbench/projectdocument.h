@@ -21,6 +21,8 @@ struct Validation
     /** Why the project cannot run as it is; its path names the field. Empty when it can. */
     std::optional<Error> error;
     QStringList warnings; ///< allowed but suspicious bindings
+    /** Not an error: why the bindings are not checked yet (no compile of this project has landed). */
+    QString pending;
     /** Per launch step, what grid and block resolve to: "grid (4096, 1, 1) × block (256, 1, 1) = ... threads". */
     QStringList resolved;
     /** Per launch step: the kernel's name, threads per block and dynamic shared bytes, for occupancy estimates. */
@@ -197,6 +199,7 @@ private:
     HostBuffers m_host;
     QUndoStack m_undo;
     CompileResult m_compiled;
+    bool m_compileKnown = false; ///< m_compiled is a compile of this project, not the empty one of a fresh load
     Validation m_validation;
     bool m_sourceModified = false;
     bool m_busy = false;

@@ -121,6 +121,13 @@ void RunController::start(bool play)
                 fail(compiled.error().message);
                 return;
             }
+            if (!compiled->ok && compiled->errorCount() == 0) {
+                // No diagnostic to point at: the compiler's own words.
+                const QString first = compiled->log.trimmed().section(QLatin1Char('\n'), 0, 0);
+                fail(first.isEmpty() ? tr("The kernel did not compile, and the compiler said nothing; see the Log.")
+                                     : tr("The kernel did not compile: %1").arg(first));
+                return;
+            }
             if (!compiled->ok) {
                 fail(tr("The kernel does not compile (%n error(s)); see Problems.", nullptr, compiled->errorCount()));
                 return;

@@ -68,10 +68,10 @@ public:
               QStringLiteral("Port %1\nListenAddress 127.0.0.1\nHostKey %2\nPidFile %3\nAuthorizedKeysFile %4\n"
                              "StrictModes no\nUsePAM no\nPasswordAuthentication no\nKbdInteractiveAuthentication no\n"
                              "PubkeyAuthentication yes\nPermitRootLogin prohibit-password\nUseDNS no\n"
-                             "LogLevel VERBOSE\nSubsystem sftp internal-sftp\n")
+                             "LogLevel VERBOSE\nSubsystem sftp internal-sftp\n%5")
                   .arg(m_port)
                   .arg(path(QStringLiteral("host_key")), path(QStringLiteral("sshd.pid")),
-                       path(QStringLiteral("authorized_keys"))));
+                       path(QStringLiteral("authorized_keys")), sessionEnvironment()));
         QFile hostPub(path(QStringLiteral("host_key.pub")));
         hostPub.open(QIODevice::ReadOnly);
         write(QStringLiteral("known_hosts"),
@@ -110,6 +110,20 @@ public:
     }
 
     ~SshServer() { stop(); }
+
+    /**
+     * sshd starts every session with a clean environment, so a kpg-worker that
+     * finds its libraries through this process's LD_LIBRARY_PATH (a relocated
+     * build; an installed one does not need it) gets the same path in its
+     * session, as a server's administrator would set it.
+     */
+    static QString sessionEnvironment()
+    {
+        const QByteArray libraries = qgetenv("LD_LIBRARY_PATH");
+        return libraries.isEmpty()
+                   ? QString()
+                   : QStringLiteral("SetEnv LD_LIBRARY_PATH=%1\n").arg(QString::fromLocal8Bit(libraries));
+    }
 
     /** Stops sshd and waits for it (also before a program exits without unwinding). */
     void stop()

@@ -3,6 +3,7 @@
 // reading of trace records (sectors per request, bank-conflict wavefronts,
 // who touched which cell) on records whose answer is known.
 
+#include "access/accessrun.h"
 #include "access/accessstats.h"
 #include "access/ptxinstrument.h"
 #include "compile/compiler.h"
@@ -264,6 +265,37 @@ private Q_SLOTS:
     }
 
     // Global requests: sectors touched against the ideal for the bytes asked.
+    // The terminal's report: an unrolled loop's copies of one access on a
+    // line are one row that counts them; a copy that reads differently keeps
+    // its own row; every row is a line of its own.
+    void reportTextJoinsUnrolledCopies()
+    {
+        const QList<AccessSite> sites{site(0, AccessSpace::Global, AccessKind::Load, 4, 12),
+                                      site(1, AccessSpace::Global, AccessKind::Load, 4, 12),
+                                      site(2, AccessSpace::Global, AccessKind::Load, 4, 12)};
+        QByteArray trace;
+        for (quint32 w = 0; w < 4; ++w) {
+            trace += record(0, 0xffffffffu, {w, 0, 0}, 0, strided(0x7f0000000000ull + w * 4096, 4));
+            trace += record(1, 0xffffffffu, {w, 0, 0}, 0, strided(0x7f0000100000ull + w * 4096, 4));
+        }
+        trace += record(2, 0xffffffffu, {0, 0, 0}, 0, strided(0x7f0000200000ull, 128));
+        const auto stats = summarizeAccess(sites, trace, 4, {});
+        QVERIFY2(stats, stats ? "" : qPrintable(stats.error().message));
+        AccessReport r;
+        r.sites = sites;
+        r.summary = *stats;
+        r.kernel = QStringLiteral("k");
+        r.sourceText = QStringLiteral("\n").repeated(11) + QStringLiteral("    x = a[i] + a[i + n] + a[32 * i];\n");
+        r.sourceName = QStringLiteral("kernel.cu");
+        const QStringList text = accessReportText(r).split(QLatin1Char('\n'));
+        const QStringList rows = text.filter(QStringLiteral("global load"));
+        QCOMPARE(rows.size(), 2);
+        QVERIFY2(rows[0].startsWith(QStringLiteral("    global load (float, 2 instructions, 8 requests): coalesced")),
+                 qPrintable(rows[0]));
+        QVERIFY2(rows[1].startsWith(QStringLiteral("    global load (float, 1 request): stride of 32 float")),
+                 qPrintable(rows[1]));
+    }
+
     void globalSectors_data()
     {
         QTest::addColumn<int>("width");

@@ -6,11 +6,13 @@
 #include "access/accessrun.h"
 #include "client/engineclient.h"
 #include "project/projectio.h"
+#include "testutil.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QRandomGenerator>
+#include <QTemporaryDir>
 #include <QTest>
 
 using namespace Kp;
@@ -189,6 +191,37 @@ private Q_SLOTS:
             QCOMPARE(a.size(), 1);
             QCOMPARE(int(a.first().kind), int(AccessKind::Load));
         }
+    }
+
+    // kpg access as a user reads it: one reading per line of text (the report
+    // was once printed as one line, its line feeds made '?'), the same
+    // readings in the JSON, and a cell's writer by the index arithmetic.
+    void kpgAccessOfTheNaiveTranspose()
+    {
+        QTemporaryDir dir;
+        const QString json = dir.filePath(QStringLiteral("access.json"));
+        const KpTest::Run k = KpTest::run(
+            QStringLiteral("kpg"),
+            {QStringLiteral("access"), QStringLiteral(KPG_SOURCE_DIR "/presets/transpose_naive/transpose_naive.kpg"),
+             QStringLiteral("--json"), json, QStringLiteral("--cell"), QStringLiteral("out[601]")});
+        QVERIFY2(k.exitCode == 0, qPrintable(k.err + k.out));
+        const QStringList lines = k.out.split(QLatin1Char('\n'));
+        QVERIFY2(lines.size() > 6, qPrintable(k.out));
+        QVERIFY2(!k.out.contains(QLatin1Char('?')), qPrintable(k.out));
+        QVERIFY2(k.out.contains(QStringLiteral("\n  line 14: out[x * height + y] = in[y * width + x];\n")),
+                 qPrintable(k.out));
+        QVERIFY2(k.out.contains(QStringLiteral("stride of 600 floats between neighbouring threads")),
+                 qPrintable(k.out));
+        QFile f(json);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QJsonObject doc = QJsonDocument::fromJson(f.readAll()).object();
+        QVERIFY2(!doc.isEmpty(), qPrintable(json));
+        // out[601] = in[1 * 600 + ...]: x = 1, y = 1; block (0, 0), thread (1, 1).
+        QVERIFY2(k.out.contains(QStringLiteral("written by block (0, 0, 0) thread (1, 1, 0) on line 14")),
+                 qPrintable(k.out));
+        const QJsonArray touches = doc.value("cell").toObject().value("touches").toArray();
+        QCOMPARE(touches.size(), 1);
+        QCOMPARE(touches.first().toObject().value("thread").toArray(), (QJsonArray{1, 1, 0}));
     }
 };
 

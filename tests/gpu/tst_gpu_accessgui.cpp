@@ -43,6 +43,7 @@ class TestGpuAccessGui : public QObject
         KP_VERIFY_RESULT(w.openProject(QStringLiteral(":/presets/%1/%1.kpg").arg(preset)));
         QVERIFY2(compiled.wait(30000), "the preset did not compile within 30 s");
         Devices &devices = w.workbench().devices();
+        w.refreshDeviceStatus(); // as the program's start does
         QTRY_VERIFY_WITH_TIMEOUT(devices.known(), 30000);
         QVERIFY2(devices.canRun(), qPrintable(devices.whyNoRun()));
         auto *panel = w.findChild<AccessPanel *>(QStringLiteral("access"));

@@ -200,7 +200,11 @@ private Q_SLOTS:
             kpg({QStringLiteral("run"), dir + QStringLiteral("/memcheck_guard.kpg"), QStringLiteral("--source"), broken,
                  QStringLiteral("--sanitize"), QStringLiteral("memcheck")},
                 tmp.filePath("out.json"));
-        QVERIFY2(k.run.exitCode == 1, qPrintable(k.run.err + k.run.out));
+        QVERIFY2(k.run.status == QProcess::NormalExit && k.run.exitCode == 1,
+                 qPrintable(QStringLiteral("exit %1%2\n")
+                                .arg(k.run.exitCode)
+                                .arg(k.run.status == QProcess::NormalExit ? "" : " (crashed)") +
+                            k.run.err + k.run.out));
         // The fault memcheck causes is one message, not a cascade.
         QCOMPARE(k.run.err.count(QStringLiteral("run failed")), 1);
         const QJsonObject s = k.doc.value("sanitizer").toObject();

@@ -12,6 +12,7 @@
 #include "testutil.h"
 #include "workbench/devices.h"
 #include "workbench/projectdocument.h"
+#include "workbench/runcontroller.h"
 #include "workbench/runhistory.h"
 #include "workbench/workbench.h"
 
@@ -31,11 +32,20 @@ class TestGpuRemoteGui : public QObject
 private:
     std::unique_ptr<KpTest::SshServer> m_ssh;
 
-    static QByteArray runVectorAdd(MainWindow &w, RunResult &result)
+    /** Runs the open project; the run's result, or an empty array and why in failure. */
+    static QByteArray runVectorAdd(MainWindow &w, RunResult &result, QString &failure)
     {
         QSignalSpy done(&w, &MainWindow::runFinished);
+        QSignalSpy refused(&w.workbench().runs(), &RunController::failed);
+        const qsizetype before = w.runs().size();
         w.runNow();
         if (!done.wait(120000)) {
+            failure = QStringLiteral("the run did not finish within 120 s");
+            return {};
+        }
+        // A run refused before it started ends with a message and no result.
+        if (w.runs().size() != before + 1) {
+            failure = refused.isEmpty() ? QStringLiteral("the run left no result") : refused.first().first().toString();
             return {};
         }
         result = w.runs().last();
@@ -70,12 +80,18 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(devices.known(), 60000);
         QVERIFY(devices.canRun());
         const QString gpu = devices.list().devices.first().name;
-        QSignalSpy compiled(&w, &MainWindow::compileFinished);
+        // The device found above recompiles the window's first document for
+        // its arch; that compile may still land after the project is opened,
+        // so wait for the project's own kernel rather than the next compile.
         KP_VERIFY_RESULT(w.openProject(QStringLiteral(":/presets/vector_add/vector_add.kpg")));
-        QVERIFY(compiled.wait(30000));
+        QTRY_VERIFY_WITH_TIMEOUT(w.lastCompile().ok && !w.lastCompile().kernels.isEmpty() &&
+                                     w.lastCompile().kernels.first().name == QLatin1String("vectorAdd"),
+                                 30000);
         RunResult local;
-        const QByteArray localC = runVectorAdd(w, local);
-        QVERIFY2(!local.error && !localC.isEmpty(), qPrintable(local.error ? local.error->message : QString()));
+        QString failure;
+        const QByteArray localC = runVectorAdd(w, local, failure);
+        QVERIFY2(!localC.isEmpty(), qPrintable(failure));
+        QVERIFY2(!local.error, qPrintable(local.error ? local.error->message : QString()));
 
         const QString target = m_ssh->target(KpTest::program(QStringLiteral("kpg-worker")));
         KP_VERIFY_RESULT(devices.setTarget(target));
@@ -89,7 +105,8 @@ private Q_SLOTS:
         QSignalSpy progress(&devices, &Devices::transferProgress);
         std::memset(w.hostBuffers().find(QStringLiteral("c"))->memory.data(), 0, localC.size());
         RunResult remote;
-        const QByteArray remoteC = runVectorAdd(w, remote);
+        const QByteArray remoteC = runVectorAdd(w, remote, failure);
+        QVERIFY2(!remoteC.isEmpty(), qPrintable(failure + QStringLiteral("\nsshd: ") + m_ssh->log()));
         QVERIFY2(!remote.error, qPrintable(remote.error ? remote.error->message : QString()));
         QCOMPARE(remoteC, localC);
         bool uploadEnded = false;

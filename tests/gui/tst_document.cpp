@@ -2,6 +2,7 @@
 // validation, undo and redo, the modified state, and saving (which file the
 // kernel goes to, and what is never overwritten).
 
+#include "compile/compiler.h"
 #include "project/projectio.h"
 #include "testutil.h"
 #include "workbench/fieldplace.h"
@@ -151,13 +152,50 @@ private Q_SLOTS:
     {
         ProjectDocument doc;
         KP_VERIFY_RESULT(doc.openProject(kVectorAdd));
-        doc.revalidate(); // no compile yet: the kernel is unknown
-        QVERIFY(doc.validation().error);
+        doc.revalidate(); // no compile yet: nothing is wrong, the bindings wait for the kernel
+        QVERIFY(!doc.validation().error);
+        QVERIFY(!doc.validation().pending.isEmpty());
         KP_VERIFY_RESULT(doc.openSource(QStringLiteral(":/presets/vector_add/vector_add.cu")));
         doc.revalidate();
         QVERIFY(doc.validation().error);
         QCOMPARE(doc.validation().error->path, QString("launches"));
         QVERIFY(doc.validation().error->message.startsWith("No launch step yet"));
+    }
+
+    // Before the first compile lands the bindings are pending, not "does not
+    // compile (0 errors)"; a real compile checks them; a compile that failed
+    // without a diagnostic says the compiler's words.
+    void validationWaitsForTheFirstCompile()
+    {
+        ProjectDocument doc;
+        KP_VERIFY_RESULT(doc.openProject(kVectorAdd));
+        doc.revalidate(); // as an edit before the compile lands does
+        QVERIFY(!doc.validation().error);
+        QVERIFY2(doc.validation().pending.contains("once it has compiled"), qPrintable(doc.validation().pending));
+        QVERIFY2(doc.validation().resolved.value(0).startsWith("grid (4096, 1, 1)"),
+                 qPrintable(doc.validation().resolved.value(0)));
+        Compiler::Config config;
+        config.cacheDir = QStringLiteral("-");
+        config.isolated = false;
+        Compiler compiler(config);
+        const Result<CompileResult> c = compiler.compile(doc.compileRequest(9, 0));
+        if (!c) {
+            QSKIP(qPrintable(c.error().message)); // no NVRTC
+        }
+        QVERIFY2(c->ok, qPrintable(c->log));
+        doc.setCompiled(*c);
+        QVERIFY2(!doc.validation().error, qPrintable(doc.validation().error->message));
+        QVERIFY(doc.validation().pending.isEmpty());
+        CompileResult stopped;
+        stopped.log = QStringLiteral("nvrtc: out of memory\nmore");
+        doc.setCompiled(stopped);
+        QVERIFY(doc.validation().error);
+        QCOMPARE(doc.validation().error->message, QString("the kernel did not compile: nvrtc: out of memory"));
+        // A new project is not checked against the last one's compile.
+        KP_VERIFY_RESULT(doc.openProject(kVectorAdd));
+        doc.revalidate();
+        QVERIFY(!doc.validation().error);
+        QVERIFY(!doc.validation().pending.isEmpty());
     }
 
     // Open vector_add, change the kernel, Save As p.kpg; New, Save As q.kpg

@@ -100,8 +100,8 @@ AccessPanel::AccessPanel(Workbench &workbench, QWidget *parent)
 
     m_table = new QTableWidget(0, Columns, this);
     m_table->setObjectName(QStringLiteral("accessTable"));
-    m_table->setHorizontalHeaderLabels({tr("Line"), tr("Access"), tr("Requests"), tr("Sectors"), tr("Ideal"),
-                                        tr("Wavefronts"), tr("Ideal"), tr("Reading")});
+    m_table->setHorizontalHeaderLabels({tr("Line"), tr("Access"), tr("Requests"), tr("Sectors"), tr("Ideal sectors"),
+                                        tr("Wavefronts"), tr("Ideal wavefronts"), tr("Reading")});
     m_table->horizontalHeaderItem(Sectors)->setToolTip(tr("32-byte sectors per global request of a warp"));
     m_table->horizontalHeaderItem(IdealSectors)->setToolTip(tr("The fewest sectors the bytes asked for fit in"));
     m_table->horizontalHeaderItem(Wavefronts)

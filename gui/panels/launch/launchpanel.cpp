@@ -41,6 +41,17 @@ namespace Kp {
 namespace {
 
 /**
+ * A binding longer than its cell (a struct's braced value) shows its start,
+ * where the type's first fields are, not its end where the cursor was left.
+ */
+void showStart(QComboBox *combo)
+{
+    if (QLineEdit *edit = combo->lineEdit(); edit && !edit->hasFocus()) {
+        edit->setCursorPosition(0);
+    }
+}
+
+/**
  * A wrapping label's height for its width, as its minimum: the dock's
  * layout does not ask labels for their height for a width, so in a short
  * window "Resolves to" was squeezed to one overlapping line.
@@ -1150,6 +1161,7 @@ void LaunchPanel::rebuildArgs()
         for (int r = 0; r < rows; ++r) {
             if (QComboBox *combo = bindingEditor(r); combo && combo->currentText() != bindingFor(r)) {
                 combo->setCurrentText(bindingFor(r));
+                showStart(combo);
             }
         }
         m_updating = false;
@@ -1197,6 +1209,7 @@ void LaunchPanel::rebuildArgs()
             combo->addItems(rest);
         }
         combo->setCurrentText(bindingFor(r));
+        showStart(combo);
         const QString typeName = hasWant ? dtypeName(wantType) : (p ? p->baseType : QString());
         // A struct or vector passed by value takes a braced value, not a number.
         const bool aggregate = p && !pointer && (!hasWant || dtypeInfo(wantType).components > 1);
@@ -1426,8 +1439,9 @@ void LaunchPanel::setDocument(ProjectDocument *doc)
         const Validation &v = doc->validation();
         const int step = qBound(0, m_step, int(v.resolved.size()) - 1);
         // What the grid and block resolve to stays shown when something unrelated (a binding) is wrong.
+        // "Not checked yet" is shown as a warning is: no red, Run stays (a run compiles first).
         setValidation(v.error ? panelMessage(*v.error, doc->project()) : QString(), v.error ? v.error->path : QString(),
-                      v.warnings, v.resolved.value(step));
+                      v.pending.isEmpty() ? v.warnings : QStringList{v.pending}, v.resolved.value(step));
     };
     const auto refused = [this, doc](const Status &s) {
         if (!s) {
