@@ -78,6 +78,11 @@ void MainWindow::buildCentral()
     m_wb->compile().setActive(false);
     connect(&m_wb->document(), &ProjectDocument::loaded, this, [this, central, editorArea] {
         central->setCurrentWidget(editorArea);
+        // The editor takes the project's text before anything may compile:
+        // a compile skipped on the start page (a GPU found meanwhile asks for
+        // one) reads the editor's text into the document, and done first it
+        // would have replaced the project's source with the empty editor's.
+        takeSourceFromDocument();
         m_wb->compile().setActive(true);
     });
     connect(m_startPage, &StartPage::presetActivated, this, [this](const QString &path) {
@@ -112,7 +117,6 @@ void MainWindow::followWorkbench()
     };
     connect(m_editor, &QsciScintilla::selectionChanged, this, selectionToWorkbench);
     connect(m_editor, &QsciScintilla::cursorPositionChanged, this, selectionToWorkbench);
-    connect(&doc, &ProjectDocument::loaded, this, &MainWindow::takeSourceFromDocument);
     connect(&doc, &ProjectDocument::modifiedChanged, this, &MainWindow::updateTitle);
     connect(&doc, &ProjectDocument::saved, this, [this](const QString &path) {
         m_editor->setModified(false);

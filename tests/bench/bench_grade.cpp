@@ -142,6 +142,13 @@ Pass grade(const Lab &lab, const QList<Student> &students, const QString &subs, 
         }
     }
     Grader grader(lab, options);
+    // As kpg grade does: the references' own launch times set each item's
+    // time limit (a few times the reference's, policy.h); a grader that was
+    // not prepared falls back to the exercise's whole time-out for a hang.
+    if (Status s = grader.prepare(); !s) {
+        std::fprintf(stderr, "bench_grade: %s\n", qPrintable(s.error().message));
+        std::exit(1);
+    }
     Pass p;
     QElapsedTimer clock;
     clock.start();

@@ -10,12 +10,15 @@
 #include "shell/mainwindow.h"
 #include "testutil.h"
 #include "workbench/compilecontroller.h"
+#include "workbench/projectdocument.h"
+#include "workbench/workbench.h"
 
 #include <QFile>
 #include <QImage>
 #include <QLabel>
 #include <QTableWidget>
 #include <QTemporaryDir>
+#include <QTimer>
 #include <QTreeWidget>
 #include <QtTest>
 
@@ -46,6 +49,53 @@ private Q_SLOTS:
         QCOMPARE(w.editor()->text(), presetSource());
         QVERIFY(w.windowTitle().startsWith("vector_add.cu"));
         QVERIFY(!w.editor()->isModified());
+    }
+
+    // A GPU found while a project opens recompiles for its arch ("auto" means
+    // the device's); whenever it lands (before the open, right after it, or
+    // while the first compile runs) the project's own compile must land, once
+    // settled, or the window waits for ever (seen on a GPU: a Launch panel
+    // saying "does not compile (0 errors)" and --run never starting).
+    void compileLandsWhenTheDeviceIsFound_data()
+    {
+        QTest::addColumn<int>("when");
+        QTest::newRow("before the open") << 0;
+        QTest::newRow("right after the open") << 1;
+        QTest::newRow("after the next turn of the event loop") << 2;
+        QTest::newRow("50 ms after the open") << 3;
+        QTest::newRow("twice") << 4;
+    }
+    void compileLandsWhenTheDeviceIsFound()
+    {
+        QFETCH(int, when);
+        EngineClient engine;
+        MainWindow w(&engine);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        CompileController &compile = w.workbench().compile();
+        if (when == 0) {
+            compile.setDevice(8, 6);
+        }
+        KP_VERIFY_RESULT(w.openProject(QStringLiteral(":/presets/vector_add/vector_add.kpg")));
+        if (when == 1 || when == 4) {
+            compile.setDevice(8, 6);
+        }
+        if (when == 2) {
+            QTimer::singleShot(0, &w, [&compile] { compile.setDevice(8, 6); });
+        }
+        if (when == 3 || when == 4) {
+            QTimer::singleShot(50, &w, [&compile] { compile.setDevice(9, 0); });
+        }
+        QTRY_VERIFY_WITH_TIMEOUT(!compile.isPending() && w.lastCompile().ok && !w.lastCompile().kernels.isEmpty() &&
+                                     w.lastCompile().kernels.first().name == QLatin1String("vectorAdd"),
+                                 30000);
+        // The project's text is in the editor and the document, not the
+        // start page's empty one (it once replaced the project's source).
+        QCOMPARE(w.editor()->text(), presetSource());
+        QCOMPARE(w.workbench().document().project().sourceText, presetSource());
+        QTRY_VERIFY_WITH_TIMEOUT(w.workbench().document().compiled().ok, 5000);
+        QVERIFY(!w.workbench().document().validation().error);
+        QCOMPARE(w.lastCompile().arch, when >= 3 ? QString("sm_90") : QString("sm_86"));
     }
 
     void highlightsCuda_data()
