@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 #include <map>
 
 namespace Kp {
@@ -410,6 +411,123 @@ QList<CellTouch> touchesOf(const AccessSummary &summary, const QList<AccessSite>
             t.kind = site.kind;
             t.record = r;
             out << t;
+        }
+    }
+    return out;
+}
+
+std::pair<std::array<quint32, 3>, std::array<quint32, 3>> CellOwners::threadOf(qint64 linear) const
+{
+    const quint64 perBlock = quint64(block[0]) * block[1] * block[2];
+    const quint64 b = quint64(linear) / std::max<quint64>(1, perBlock);
+    const quint64 t = quint64(linear) % std::max<quint64>(1, perBlock);
+    const quint64 gx = std::max(1u, grid[0]), gy = std::max(1u, grid[1]);
+    const quint64 bx = std::max(1u, block[0]), by = std::max(1u, block[1]);
+    return {{quint32(b % gx), quint32(b / gx % gy), quint32(b / (gx * gy))},
+            {quint32(t % bx), quint32(t / bx % by), quint32(t / (bx * by))}};
+}
+
+double CellOwners::shade(qint64 element, OwnerColour colour) const
+{
+    if (element < 0 || element >= elements() || owner[std::size_t(element)] < 0) {
+        return std::numeric_limits<double>::quiet_NaN();
+    }
+    constexpr double kGolden = 0.6180339887498949;
+    const qint64 o = owner[std::size_t(element)];
+    switch (colour) {
+    case OwnerColour::Thread: return std::fmod(double(o) * kGolden, 1.0);
+    case OwnerColour::Warp: {
+        const qint64 perBlock = qint64(block[0]) * block[1] * block[2];
+        const qint64 warps = (perBlock + 31) / 32;
+        const qint64 warp = o / std::max<qint64>(1, perBlock) * warps + o % std::max<qint64>(1, perBlock) / 32;
+        return std::fmod(double(warp) * kGolden, 1.0);
+    }
+    case OwnerColour::FirstAccess: return records > 1 ? double(first[std::size_t(element)]) / double(records - 1) : 0.0;
+    }
+    return 0.0;
+}
+
+QString CellOwners::describe(qint64 element) const
+{
+    if (element < 0 || element >= elements()) {
+        return {};
+    }
+    const qint64 o = owner[std::size_t(element)];
+    if (o < 0) {
+        return truncated ? QStringLiteral("not touched by the traced accesses (the trace was cut)")
+                         : QStringLiteral("not touched by the recorded launch");
+    }
+    const auto [b, t] = threadOf(o);
+    const qint64 perBlock = qint64(block[0]) * block[1] * block[2];
+    return QStringLiteral("%1 first by block (%2, %3, %4) thread (%5, %6, %7), warp %8 of its block; first touched "
+                          "by access %9 of %10")
+        .arg(written[std::size_t(element)] ? QStringLiteral("written") : QStringLiteral("read"))
+        .arg(b[0])
+        .arg(b[1])
+        .arg(b[2])
+        .arg(t[0])
+        .arg(t[1])
+        .arg(t[2])
+        .arg(o % std::max<qint64>(1, perBlock) / 32)
+        .arg(first[std::size_t(element)] + 1)
+        .arg(records);
+}
+
+Result<CellOwners> cellOwners(const AccessSummary &summary, const QList<AccessSite> &sites, const QByteArray &trace,
+                              const QString &buffer, std::array<quint32, 3> gridDim, std::array<quint32, 3> blockDim)
+{
+    const auto it = std::find_if(summary.bufferList.cbegin(), summary.bufferList.cend(),
+                                 [&](const TraceBuffer &b) { return b.name == buffer; });
+    if (it == summary.bufferList.cend()) {
+        return traceError(QStringLiteral("%1 was not a buffer of the recorded launch").arg(buffer));
+    }
+    CellOwners out;
+    out.buffer = buffer;
+    out.grid = gridDim;
+    out.block = blockDim;
+    out.records = trace.size() / kRecordBytes;
+    out.truncated = summary.truncated();
+    const int eb = std::max(1, it->elementBytes);
+    const qint64 n = it->bytes / eb;
+    out.owner.assign(std::size_t(n), -1);
+    out.first.assign(std::size_t(n), -1);
+    out.written.assign(std::size_t(n), 0);
+    const quint64 base = it->address;
+    const quint64 end = base + quint64(n) * quint64(eb);
+    const quint64 perBlock = quint64(std::max(1u, blockDim[0])) * std::max(1u, blockDim[1]) * std::max(1u, blockDim[2]);
+    const quint64 gx = std::max(1u, gridDim[0]), gy = std::max(1u, gridDim[1]);
+    for (qint64 r = 0; r < out.records; ++r) {
+        const Record rec = recordAt(trace, r);
+        if (rec.site >= quint32(sites.size())) {
+            continue;
+        }
+        const AccessSite &site = sites[rec.site];
+        const bool writes = site.kind != AccessKind::Load;
+        const quint64 blockLinear = rec.block[0] + gx * (rec.block[1] + gy * quint64(rec.block[2]));
+        for (int lane = 0; lane < 32; ++lane) {
+            if (!(rec.mask & (1u << lane))) {
+                continue;
+            }
+            const quint64 a = rec.lane(lane);
+            const quint64 width = quint64(std::max(1, site.width));
+            if ((a & (kSharedTag | kLocalTag)) || a >= end || a + width <= base) {
+                continue;
+            }
+            const qint64 thread = qint64(blockLinear * perBlock + quint64(rec.warp) * 32 + quint64(lane));
+            // A wide access (a float4 over a float buffer) touches every element it covers.
+            const qint64 lo = qint64((std::max(a, base) - base) / quint64(eb));
+            const qint64 hi = std::min(n - 1, qint64((a + width - 1 - base) / quint64(eb)));
+            for (qint64 e = lo; e <= hi; ++e) {
+                const auto i = std::size_t(e);
+                if (out.first[i] < 0) {
+                    out.first[i] = r;
+                    out.owner[i] = thread;
+                }
+                if (writes && !out.written[i]) {
+                    out.written[i] = 1;
+                    out.owner[i] = thread;
+                }
+            }
         }
     }
     return out;

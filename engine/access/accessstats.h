@@ -9,6 +9,8 @@
 #include <QString>
 
 #include <array>
+#include <cmath>
+#include <vector>
 
 namespace Kp {
 
@@ -162,5 +164,41 @@ struct CellTouch
  */
 QList<CellTouch> touchesOf(const AccessSummary &summary, const QList<AccessSite> &sites, const QByteArray &trace,
                            const QString &buffer, qint64 element, std::array<quint32, 3> blockDim, int limit = 1000);
+
+/** What the Inspector colours a buffer's cells by, from one recorded launch. */
+enum class OwnerColour { Thread, Warp, FirstAccess };
+
+/**
+ * For every element of one buffer: the thread that wrote it first (or, if
+ * nothing wrote it, that read it first) and when the cell was first touched,
+ * in record order. Whole-buffer counterpart of touchesOf, for colouring.
+ */
+struct CellOwners
+{
+    QString buffer;
+    std::array<quint32, 3> grid{1, 1, 1};
+    std::array<quint32, 3> block{1, 1, 1};
+    qint64 records = 0;          ///< records of the trace (the first-access scale)
+    bool truncated = false;      ///< the trace holds only the first accesses of the launch
+    std::vector<qint64> owner;   ///< global linear thread index (block-major), -1: untouched
+    std::vector<qint64> first;   ///< record index of the first touch, -1: untouched
+    std::vector<quint8> written; ///< 1 where the owner wrote the cell
+
+    qint64 elements() const { return qint64(owner.size()); }
+    /** Block and thread of a global linear thread index. */
+    std::pair<std::array<quint32, 3>, std::array<quint32, 3>> threadOf(qint64 linear) const;
+    /**
+     * The cell's colour key in [0, 1): for Thread and Warp the golden-ratio
+     * spread of the index (neighbours differ), for FirstAccess the position in
+     * the trace; NaN for an untouched cell or one past the buffer.
+     */
+    double shade(qint64 element, OwnerColour colour) const;
+    /** "written first by block (0, 1, 0) thread (3, 2, 0), warp 2 of its block, access 17 of 38400". */
+    QString describe(qint64 element) const;
+};
+
+/** The owners of every cell of buffer; an error when the launch had no such buffer. */
+Result<CellOwners> cellOwners(const AccessSummary &summary, const QList<AccessSite> &sites, const QByteArray &trace,
+                              const QString &buffer, std::array<quint32, 3> gridDim, std::array<quint32, 3> blockDim);
 
 } // namespace Kp

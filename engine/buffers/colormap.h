@@ -72,6 +72,9 @@ public:
         return i < 0 ? m_nan : (*m_table)[static_cast<std::size_t>(i)];
     }
 
+    /** Another colour for NaN (a view whose NaN means "nothing here" rather than a value to spot). */
+    void setNanColor(QRgb c) { m_nan = c; }
+
     Colormap colormap() const { return m_map; }
     /** The range actually used (centred for the diverging map). */
     double low() const { return m_lo; }

@@ -61,6 +61,7 @@ inline std::shared_ptr<const Kp::AccessReport> recordedReport()
     auto r = std::make_shared<AccessReport>();
     r->kernel = QStringLiteral("k");
     r->device = QStringLiteral("a GPU");
+    r->grid = {2, 1, 1};
     r->block = {32, 1, 1};
     r->sourceName = QStringLiteral("k.cu");
     r->sourceText = QStringLiteral("// k\n\nfloat v = in[i];\nout[i * 1024] = v;\nfloat t = tile[i * 32];\n");

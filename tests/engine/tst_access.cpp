@@ -9,6 +9,7 @@
 #include "compile/compiler.h"
 #include "compile/devicelink.h"
 #include "project/projectio.h"
+#include "recordedaccess.h"
 #include "run/projectcompile.h"
 #include "run/runrequest.h"
 #include "run/runtypes.h"
@@ -20,6 +21,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <cmath>
 #include <cstring>
 
 using namespace Kp;
@@ -294,6 +296,62 @@ private Q_SLOTS:
                  qPrintable(rows[0]));
         QVERIFY2(rows[1].startsWith(QStringLiteral("    global load (float, 1 request): stride of 32 float")),
                  qPrintable(rows[1]));
+    }
+
+    // Who owns each cell, for colouring the Inspector: the recorded
+    // transpose (thread t of block b reads in[32 b + t], writes
+    // out[1024 t + b]); a cell read by one thread and written later by
+    // another belongs to the writer but was first touched by the read; a
+    // float4 access owns the four floats it covers.
+    void cellOwnersOfARecordedLaunch()
+    {
+        const std::shared_ptr<const AccessReport> r = KpTest::recordedReport();
+        const std::array<quint32, 3> grid{2, 1, 1};
+        const auto out = cellOwners(r->summary, r->sites, r->trace, QStringLiteral("out"), grid, r->blockDim());
+        QVERIFY2(out, out ? "" : qPrintable(out.error().message));
+        QCOMPARE(out->elements(), qint64(1 << 18));
+        for (qint64 b = 0; b < 2; ++b) {
+            for (qint64 t = 0; t < 32; ++t) {
+                const qint64 e = 1024 * t + b;
+                QCOMPARE(out->owner[std::size_t(e)], 32 * b + t);
+                QCOMPARE(out->first[std::size_t(e)], 3 * b + 1); // each block's second record
+                QCOMPARE(out->shade(e, OwnerColour::Thread), std::fmod(double(32 * b + t) * 0.6180339887498949, 1.0));
+                QCOMPARE(out->shade(e, OwnerColour::Warp), std::fmod(double(b) * 0.6180339887498949, 1.0));
+                QCOMPARE(out->shade(e, OwnerColour::FirstAccess), double(3 * b + 1) / 5.0);
+            }
+        }
+        QCOMPARE(out->describe(1024 * 3 + 1),
+                 QString("written first by block (1, 0, 0) thread (3, 0, 0), warp 0 of its block; first touched by "
+                         "access 5 of 6"));
+        QVERIFY(std::isnan(out->shade(2, OwnerColour::Thread)));
+        QCOMPARE(out->describe(2), QString("not touched by the recorded launch"));
+        const auto in = cellOwners(r->summary, r->sites, r->trace, QStringLiteral("in"), grid, r->blockDim());
+        QVERIFY(in);
+        QVERIFY2(in->describe(33).startsWith("read first by block (1, 0, 0) thread (1, 0, 0)"),
+                 qPrintable(in->describe(33)));
+        QVERIFY(!cellOwners(r->summary, r->sites, r->trace, QStringLiteral("nope"), grid, r->blockDim()));
+
+        // Read by warp 0 (record 0), written by warp 1 (record 1): the writer owns it.
+        QList<AccessSite> sites{KpTest::accessSite(0, AccessSpace::Global, AccessKind::Load, 1),
+                                KpTest::accessSite(1, AccessSpace::Global, AccessKind::Store, 2),
+                                KpTest::accessSite(2, AccessSpace::Global, AccessKind::Load, 3)};
+        sites[2].width = 16; // float4
+        QByteArray trace = KpTest::accessRecord(0, {0, 0, 0}, 0, KpTest::kInAddress, 4);
+        trace += KpTest::accessRecord(1, {0, 0, 0}, 1, KpTest::kInAddress, 4);
+        trace += KpTest::accessRecord(2, {0, 0, 0}, 0, KpTest::kInAddress + 1024, 16);
+        const QList<TraceBuffer> buffers{{QStringLiteral("in"), KpTest::kInAddress, 4096, 4}};
+        const auto summary = summarizeAccess(sites, trace, 3, buffers);
+        QVERIFY(summary);
+        const auto mixed = cellOwners(*summary, sites, trace, QStringLiteral("in"), {1, 1, 1}, {64, 1, 1});
+        QVERIFY(mixed);
+        QCOMPARE(mixed->owner[5], qint64(32 + 5)); // lane 5 of warp 1 wrote it
+        QCOMPARE(mixed->first[5], qint64(0));      // lane 5 of warp 0 read it first
+        QCOMPARE(mixed->written[5], quint8(1));
+        for (qint64 e = 256; e < 256 + 4 * 32; ++e) { // lane k's float4 covers in[256 + 4k ... 256 + 4k + 3]
+            QCOMPARE(mixed->owner[std::size_t(e)], (e - 256) / 4);
+            QCOMPARE(mixed->written[std::size_t(e)], quint8(0));
+        }
+        QCOMPARE(mixed->owner[256 + 128], qint64(-1));
     }
 
     void globalSectors_data()

@@ -13,6 +13,7 @@
 #include "panels/inspector/bufferinspector.h"
 #include "panels/inspector/imageview.h"
 #include "recordedaccess.h"
+#include "screenshot.h"
 #include "workbench/accessmap.h"
 #include "workbench/devices.h"
 #include "workbench/selection.h"
@@ -21,6 +22,7 @@
 #include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QFile>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
@@ -28,8 +30,10 @@
 #include <QStandardItemModel>
 #include <QTableView>
 #include <QTableWidget>
+#include <QTemporaryDir>
 #include <QTreeWidget>
 
+#include <cmath>
 #include <optional>
 
 using namespace Kp;
@@ -240,6 +244,65 @@ private Q_SLOTS:
         QVERIFY(f.open(QStringLiteral(":/presets/saxpy/saxpy.kpg")));
         QVERIFY(!f.wb.access().last());
         QVERIFY(!who->isEnabled());
+    }
+
+    // Colour by who touched: the recorded launch's out[1024 t + b] cells take
+    // the colour of thread 32 b + t in the grid and the image, untouched ones
+    // none; the hover says who; back to values; off for a buffer the launch
+    // did not have. The project's buffers are the launch's (2^18 floats).
+    void inspectorColoursCellsByWhoTouchedThem()
+    {
+        QTemporaryDir dir;
+        QFile project(dir.filePath(QStringLiteral("t.kpg")));
+        QVERIFY(project.open(QIODevice::WriteOnly));
+        project.write(R"({"format": "kernel-playground-project", "version": 1,
+            "source": {"inline": "__global__ void k(const float *in, float *out) {}\n"},
+            "buffers": [{"name": "in", "dtype": "float32", "shape": [512, 512], "init": {"kind": "zeros"}},
+                        {"name": "out", "dtype": "float32", "shape": [512, 512], "init": {"kind": "zeros"}},
+                        {"name": "other", "dtype": "float32", "shape": [16], "init": {"kind": "zeros"}}],
+            "launches": [{"kernel": "k", "grid": [2], "block": [32], "args": ["in", "out"]}]})");
+        project.close();
+        KpTest::PanelFixture f;
+        BufferInspector inspector(f.wb);
+        QVERIFY(f.open(project.fileName()));
+        inspector.resize(900, 600);
+        inspector.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&inspector));
+        inspector.showBuffer(QStringLiteral("out"));
+        auto *byThread = inspector.findChild<QAction *>(QStringLiteral("colourByThread"));
+        auto *byValue = inspector.findChild<QAction *>(QStringLiteral("colourByValues"));
+        QVERIFY(byThread && byValue);
+        QVERIFY(!byThread->isEnabled());
+        QVERIFY2(byThread->toolTip().startsWith("Analyze Memory Access"), qPrintable(byThread->toolTip()));
+
+        f.wb.access().setReport(recordedReport());
+        QVERIFY(byThread->isEnabled());
+        byThread->trigger();
+        BufferGridModel *grid = inspector.gridModel();
+        const qint64 owned = 1024 * 3 + 1; // block 1, thread 3: global thread 35
+        const double shade = std::fmod(35 * 0.6180339887498949, 1.0);
+        QCOMPARE(grid->data(grid->indexOfElement(owned), Qt::BackgroundRole).value<QColor>(),
+                 BufferGridModel::ownerColor(shade, OwnerColour::Thread));
+        QVERIFY(!grid->data(grid->indexOfElement(2), Qt::BackgroundRole).isValid());
+        const QString tip = grid->data(grid->indexOfElement(owned), Qt::ToolTipRole).toString();
+        QVERIFY2(tip.contains("written first by block (1, 0, 0) thread (3, 0, 0)"), qPrintable(tip));
+        inspector.setCurrentTab(BufferInspector::Tab::Image);
+        ImageView *image = inspector.imageView();
+        QVERIFY(image->showsOwners());
+        QVERIFY2(image->source()->valueText(owned % 512, owned / 512).contains("thread (3, 0, 0)"),
+                 qPrintable(image->source()->valueText(owned % 512, owned / 512)));
+        KpTest::screenshot(&inspector, QStringLiteral("inspector-colour-by-thread"));
+
+        // Another buffer of the launch is coloured too; one it did not have cannot be.
+        inspector.showBuffer(QStringLiteral("in"));
+        QVERIFY(image->showsOwners());
+        inspector.showBuffer(QStringLiteral("other"));
+        QVERIFY(!image->showsOwners());
+        QVERIFY(!byThread->isEnabled());
+        inspector.showBuffer(QStringLiteral("out"));
+        byValue->trigger();
+        QVERIFY(!image->showsOwners());
+        QVERIFY(!grid->data(grid->indexOfElement(owned), Qt::BackgroundRole).isValid());
     }
 
     void inspectorEntryOffForABufferTheLaunchDidNotHave()

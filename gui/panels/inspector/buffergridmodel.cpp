@@ -252,6 +252,22 @@ void BufferGridModel::setFailedMask(std::shared_ptr<const QByteArray> mask, cons
     }
 }
 
+void BufferGridModel::setOwners(std::shared_ptr<const CellOwners> owners, OwnerColour colour)
+{
+    m_owners = std::move(owners);
+    m_ownerColour = colour;
+    if (rowCount() > 0 && columnCount() > 0) {
+        Q_EMIT dataChanged(index(0, 0), index(rowCount() - 1, columnCount() - 1), {Qt::BackgroundRole});
+    }
+}
+
+QColor BufferGridModel::ownerColor(double shade, OwnerColour colour)
+{
+    // Translucent, so the numbers stay readable on light and dark palettes.
+    return colour == OwnerColour::FirstAccess ? QColor::fromHsvF(0.6, 0.15 + 0.75 * shade, 1.0, 0.55)
+                                              : QColor::fromHsvF(shade, 0.55, 1.0, 0.55);
+}
+
 bool BufferGridModel::isFailed(qint64 flat) const
 {
     return m_failed && m_failed->size() == m_layout.elements && flat >= 0 && flat < m_layout.elements &&
@@ -308,11 +324,18 @@ QVariant BufferGridModel::data(const QModelIndex &index, int role) const
         if (isFailed(flat)) {
             tip += QStringLiteral("\nfails the check %1").arg(m_failedWhat);
         }
+        if (m_owners && m_owners->elements() == m_layout.elements) {
+            tip += QLatin1Char('\n') + m_owners->describe(flat);
+        }
         return tip;
     }
     case Qt::BackgroundRole:
         if (isFailed(flat)) {
             return failedColor();
+        }
+        if (m_owners && m_owners->elements() == m_layout.elements) {
+            const double shade = m_owners->shade(flat, m_ownerColour);
+            return std::isnan(shade) ? QVariant() : QVariant(ownerColor(shade, m_ownerColour));
         }
         if (isChanged(flat)) {
             return changedColor();

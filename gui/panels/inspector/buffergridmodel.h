@@ -1,5 +1,6 @@
 #pragma once
 
+#include "access/accessstats.h"
 #include "buffers/bufferstats.h"
 #include "buffers/dtype.h"
 #include "buffers/elementtext.h"
@@ -113,6 +114,10 @@ public:
      */
     void setFailedMask(std::shared_ptr<const QByteArray> mask, const QString &what = QString());
     const std::shared_ptr<const QByteArray> &failedMask() const { return m_failed; }
+    /** Cells coloured by who touched them in a recorded launch (nullptr: not); a failed cell stays red. */
+    void setOwners(std::shared_ptr<const CellOwners> owners, OwnerColour colour);
+    /** The background of a cell whose owner shade is shade (a hue per thread or warp; dark to light for time). */
+    static QColor ownerColor(double shade, OwnerColour colour);
     bool isFailed(qint64 flat) const;
     /** The colour of cells that fail a check. */
     static QColor failedColor();
@@ -143,6 +148,8 @@ private:
     std::shared_ptr<const QByteArray> m_snapshot;
     std::shared_ptr<const QByteArray> m_failed;
     QString m_failedWhat;
+    std::shared_ptr<const CellOwners> m_owners;
+    OwnerColour m_ownerColour = OwnerColour::Thread;
     Layout m_layout;
     int m_columns1D = 16;
     qint64 m_slice = 0;

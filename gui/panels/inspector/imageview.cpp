@@ -1,6 +1,8 @@
 #include "imageview.h"
 
 #include "buffergridmodel.h"
+
+#include "access/ownerimage.h"
 #include "run/runner.h"
 
 #include <QFontMetrics>
@@ -84,8 +86,28 @@ void ImageView::setSource(std::shared_ptr<const ImageSource> source)
 void ImageView::rebuildSource()
 {
     std::shared_ptr<const HostBuffer> keep = m_buffer;
-    setSource(keep ? std::make_shared<BufferImageSource>(keep, m_width1D, m_slice) : nullptr);
+    m_ownersShown =
+        keep && m_owners && m_owners->buffer == keep->spec.name && m_owners->elements() == keep->elementCount();
+    setSource(!keep           ? nullptr
+              : m_ownersShown ? std::shared_ptr<const ImageSource>(std::make_shared<OwnerImageSource>(
+                                    keep, m_owners, m_ownerColour, m_width1D, m_slice))
+                              : std::make_shared<BufferImageSource>(keep, m_width1D, m_slice));
     m_buffer = std::move(keep);
+}
+
+bool ImageView::legendMeansSomething() const
+{
+    // Threads and warps are spread over the map to tell neighbours apart: no scale to read.
+    return !m_ownersShown || m_ownerColour == OwnerColour::FirstAccess;
+}
+
+void ImageView::setOwners(std::shared_ptr<const CellOwners> owners, OwnerColour colour)
+{
+    m_owners = std::move(owners);
+    m_ownerColour = colour;
+    if (m_buffer) {
+        rebuildSource();
+    }
 }
 
 void ImageView::setWidth1D(qint64 width)
@@ -204,6 +226,9 @@ void ImageView::ensureMapper() const
     if (!m_mapperValid) {
         const auto [lo, hi] = range();
         m_mapper = ColorMapper(m_colormap, lo, hi);
+        if (m_ownersShown) {
+            m_mapper.setNanColor(qRgb(72, 72, 72)); // a cell no thread touched: quiet, not an alarm
+        }
         m_mapperValid = true;
     }
 }
@@ -464,7 +489,7 @@ void ImageView::paintEvent(QPaintEvent *)
     if (byMax) {
         fillFrameByMax(dx0, dy0, fw, fh);
         p.drawImage(dx0, dy0, m_frame);
-        if (m_legend) {
+        if (m_legend && legendMeansSomething()) {
             drawLegend(p);
         }
         return;
@@ -532,7 +557,7 @@ void ImageView::paintEvent(QPaintEvent *)
         p.setPen(QPen(Qt::white, 1));
         p.drawRect(box.adjusted(0, 0, -1, -1));
     }
-    if (m_legend && (g.kind == PixelKind::Scalar || g.kind == PixelKind::Vector)) {
+    if (m_legend && legendMeansSomething() && (g.kind == PixelKind::Scalar || g.kind == PixelKind::Vector)) {
         drawLegend(p);
     }
 }

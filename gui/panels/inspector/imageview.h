@@ -1,5 +1,6 @@
 #pragma once
 
+#include "access/accessstats.h"
 #include "buffers/colormap.h"
 #include "buffers/dtype.h"
 #include "buffers/imagesource.h"
@@ -53,6 +54,14 @@ public:
     /** Slice shown of a 3-D buffer. Only for setBuffer(). */
     void setSlice(qint64 z);
     qint64 slice() const { return m_slice; }
+
+    /**
+     * Colours the buffer's cells by who touched them in a recorded launch
+     * (nullptr: by their values again). Only for setBuffer(); owners of
+     * another buffer or size are ignored.
+     */
+    void setOwners(std::shared_ptr<const CellOwners> owners, OwnerColour colour);
+    bool showsOwners() const { return m_ownersShown; }
 
     /** The contents changed (after a run): reconvert, recompute the auto range. */
     void refresh();
@@ -146,12 +155,16 @@ private:
     double maxZoom() const { return 1024; }
     void drawValues(QPainter &p, qint64 sx0, qint64 sx1, qint64 sy0, qint64 sy1);
     void drawLegend(QPainter &p);
+    bool legendMeansSomething() const;
     void fillFrameByMax(int dx0, int dy0, int fw, int fh);
 
     std::shared_ptr<const HostBuffer> m_buffer;
     std::shared_ptr<const ImageSource> m_source;
     qint64 m_width1D = 0;
     qint64 m_slice = 0;
+    std::shared_ptr<const CellOwners> m_owners;
+    OwnerColour m_ownerColour = OwnerColour::Thread;
+    bool m_ownersShown = false;
 
     Colormap m_colormap = Colormap::Viridis;
     bool m_autoRange = true;

@@ -15,6 +15,7 @@
 #include "workbench/workbench.h"
 
 #include <QAction>
+#include <QActionGroup>
 #include <QMenu>
 #include <QTableView>
 #include <QTimer>
@@ -176,13 +177,76 @@ void BufferInspector::followAccess(Workbench &wb)
     connect(m_gridView->selectionModel(), &QItemSelectionModel::currentChanged, who, fromGrid);
     connect(m_model, &QAbstractItemModel::modelReset, who, fromGrid);
     connect(&wb.access(), &AccessMap::reportChanged, who, update);
+    // Colour the cells by who touched them: one action group, values by default.
+    auto *colourBy = new QActionGroup(this);
+    colourBy->setExclusive(true);
+    const std::pair<const char *, QString> modes[] = {{"colourByValues", tr("Colour by value")},
+                                                      {"colourByThread", tr("Colour by the thread that wrote")},
+                                                      {"colourByWarp", tr("Colour by the warp that wrote")},
+                                                      {"colourByFirstAccess", tr("Colour by first access")}};
+    for (const auto &[name, text] : modes) {
+        auto *a = colourBy->addAction(text);
+        a->setObjectName(QString::fromLatin1(name));
+        a->setCheckable(true);
+    }
+    colourBy->actions().first()->setChecked(true);
+    struct Applied
+    {
+        const AccessReport *report = nullptr;
+        QString buffer;
+        std::shared_ptr<const CellOwners> owners;
+        int mode = 0;
+    };
+    auto applied = std::make_shared<Applied>();
+    const auto applyOwners = [this, &wb, colourBy, applied] {
+        const std::shared_ptr<const AccessReport> r = wb.access().last();
+        const QString name = currentBufferName();
+        const int mode = int(colourBy->actions().indexOf(colourBy->checkedAction()));
+        const bool covers = r && std::any_of(r->summary.bufferList.cbegin(), r->summary.bufferList.cend(),
+                                             [&](const TraceBuffer &t) { return t.name == name; });
+        for (QAction *a : colourBy->actions().mid(1)) {
+            a->setEnabled(covers);
+            a->setToolTip(
+                covers ? tr("From the analysed launch (step %1); untouched cells keep no colour").arg(r->step + 1)
+                       : tr("Analyze Memory Access of a launch that uses %1 first").arg(name));
+        }
+        std::shared_ptr<const CellOwners> owners;
+        if (covers && mode > 0) {
+            if (applied->report == r.get() && applied->buffer == name && applied->owners) {
+                owners = applied->owners;
+            } else {
+                const std::array<quint32, 3> grid{quint32(r->grid[0]), quint32(r->grid[1]), quint32(r->grid[2])};
+                const Result<CellOwners> o = cellOwners(r->summary, r->sites, r->trace, name, grid, r->blockDim());
+                owners = o ? std::make_shared<const CellOwners>(*o) : nullptr;
+            }
+        }
+        if (owners == applied->owners && mode == applied->mode) {
+            return; // nothing changed: the image keeps its view and cache
+        }
+        applied->report = r.get();
+        applied->buffer = name;
+        applied->owners = owners;
+        applied->mode = mode;
+        const OwnerColour colour = mode == 2   ? OwnerColour::Warp
+                                   : mode == 3 ? OwnerColour::FirstAccess
+                                               : OwnerColour::Thread;
+        m_model->setOwners(owners, colour);
+        m_image->setOwners(owners, colour);
+    };
+    connect(colourBy, &QActionGroup::triggered, this, applyOwners);
+    connect(&wb.access(), &AccessMap::reportChanged, this, applyOwners);
+    connect(m_model, &QAbstractItemModel::modelReset, this, applyOwners);
+
     // A popup, not exec(): the menu does not hold the event loop (and tests can reach it).
-    const auto popup = [who](QWidget *view, QPoint pos) {
+    const auto popup = [who, colourBy, applyOwners](QWidget *view, QPoint pos) {
+        applyOwners(); // the entries' enabled state for the buffer shown now
         auto *menu = new QMenu(view);
         menu->setObjectName(QStringLiteral("cellMenu"));
         menu->setAttribute(Qt::WA_DeleteOnClose);
         menu->setToolTipsVisible(true); // a disabled entry says why
         menu->addAction(who);
+        menu->addSeparator();
+        menu->addActions(colourBy->actions());
         menu->popup(view->mapToGlobal(pos));
     };
     m_gridView->setContextMenuPolicy(Qt::CustomContextMenu);
