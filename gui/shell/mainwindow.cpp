@@ -29,6 +29,8 @@
 #include <QTimer>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 namespace Kp {
 
 MainWindow::MainWindow(EngineClient *engine, QWidget *parent)
@@ -46,8 +48,11 @@ MainWindow::MainWindow(EngineClient *engine, QWidget *parent)
     fitToScreen();
     // Layouts and splitters as the user left them.
     QSettings settings;
-    restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
+    const bool restored = restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
     m_restoredLayout = restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
+    if (restored) {
+        keepOnScreen(); // after the docks' saved sizes, which can widen it too
+    }
     updateTitle();
 }
 
@@ -176,6 +181,28 @@ void MainWindow::fitToScreen()
     const QSize size = initialSize(avail);
     resize(size);
     move(avail.center() - QPoint(size.width() / 2, size.height() / 2));
+}
+
+void MainWindow::keepOnScreen()
+{
+    // A size saved on a larger screen (an external monitor, then the laptop
+    // alone) would put the status bar and the right docks off this one.
+    const QScreen *s = screen() ? screen() : QGuiApplication::primaryScreen();
+    if (!s) {
+        return;
+    }
+    const QRect avail = s->availableGeometry();
+    QRect g = geometry();
+    if (avail.contains(g)) {
+        return;
+    }
+    // Not below what the docks need (a screen narrower than that gets the
+    // top-left corner on screen, the rest as the window manager allows).
+    g.setSize(g.size().boundedTo(initialSize(avail)).expandedTo(minimumSizeHint()));
+    g.moveLeft(std::max(avail.left(), std::min(g.left(), avail.right() + 1 - g.width())));
+    g.moveTop(std::max(avail.top(), std::min(g.top(), avail.bottom() + 1 - g.height())));
+    resize(g.size());
+    move(g.topLeft());
 }
 
 void MainWindow::showEvent(QShowEvent *event)

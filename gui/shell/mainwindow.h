@@ -176,6 +176,7 @@ private:
     void followWorkbench();
     void buildMenus();
     /** Sizes the first window to the screen it opens on. */
+    void keepOnScreen();
     void fitToScreen();
     /** Gives the side and bottom docks their share of the shown window (unless a saved layout was restored). */
     void sizeDocks();

@@ -305,6 +305,22 @@ private Q_SLOTS:
         QVERIFY(!grid->data(grid->indexOfElement(owned), Qt::BackgroundRole).isValid());
     }
 
+    // A buffer that fills a __constant__ variable says which, where its size is shown.
+    void inspectorNamesTheDeviceVariableABufferFills()
+    {
+        KpTest::PanelFixture f;
+        BufferInspector inspector(f.wb);
+        QVERIFY(f.open(QStringLiteral(":/presets/convolution_separable/convolution_separable.kpg")));
+        auto *info = inspector.findChild<QLabel *>(QStringLiteral("bufferInfo"));
+        QVERIFY(info);
+        inspector.showBuffer(QStringLiteral("taps"));
+        QCOMPARE(info->text(), QStringLiteral("float32 [17], 68 B, fills c_Kernel"));
+        QVERIFY(info->toolTip().contains("device variable c_Kernel"));
+        inspector.showBuffer(QStringLiteral("src"));
+        QVERIFY2(!info->text().contains("fills"), qPrintable(info->text()));
+        QVERIFY(info->toolTip().isEmpty());
+    }
+
     void inspectorEntryOffForABufferTheLaunchDidNotHave()
     {
         KpTest::PanelFixture f;

@@ -14,8 +14,11 @@
 #include "workbench/workbench.h"
 
 #include <QFile>
+#include <QGuiApplication>
 #include <QImage>
 #include <QLabel>
+#include <QScreen>
+#include <QSettings>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTimer>
@@ -96,6 +99,34 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(w.workbench().document().compiled().ok, 5000);
         QVERIFY(!w.workbench().document().validation().error);
         QCOMPARE(w.lastCompile().arch, when >= 3 ? QString("sm_90") : QString("sm_86"));
+    }
+
+    // A window size saved on a larger screen opens inside this one, its
+    // status bar and right docks on screen.
+    void restoredSizeFromALargerScreenFitsThisOne()
+    {
+        const QRect avail = QGuiApplication::primaryScreen()->availableGeometry();
+        {
+            EngineClient engine;
+            MainWindow big(&engine);
+            big.setGeometry(avail.x() + 40, avail.y() + 40, avail.width() * 2, avail.height() * 2);
+            QSettings().setValue(QStringLiteral("window/geometry"), big.saveGeometry());
+        }
+        EngineClient engine;
+        MainWindow w(&engine);
+        QSettings().remove(QStringLiteral("window/geometry"));
+        // Within the screen, or as small as the docks allow on a screen narrower than that.
+        const QSize most = avail.size().expandedTo(w.minimumSizeHint());
+        QVERIFY2(avail.contains(w.geometry().topLeft()) && w.width() <= most.width() && w.height() <= most.height() &&
+                     (w.width() > avail.width() || w.geometry().right() <= avail.right()) &&
+                     (w.height() > avail.height() || w.geometry().bottom() <= avail.bottom()),
+                 qPrintable(QStringLiteral("%1,%2 %3x%4 outside %5x%6")
+                                .arg(w.x())
+                                .arg(w.y())
+                                .arg(w.width())
+                                .arg(w.height())
+                                .arg(avail.width())
+                                .arg(avail.height())));
     }
 
     void highlightsCuda_data()

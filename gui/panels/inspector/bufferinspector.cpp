@@ -614,9 +614,19 @@ void BufferInspector::updateInfo()
         m_info->setText(tr("No buffers"));
         return;
     }
-    m_info->setText(
+    QString text =
         QStringLiteral("%1 %2, %3")
-            .arg(dtypeName(m_current->spec.dtype), shapeText(m_current->shape), bytesText(m_current->byteSize())));
+            .arg(dtypeName(m_current->spec.dtype), shapeText(m_current->shape), bytesText(m_current->byteSize()));
+    if (!m_current->spec.symbol.isEmpty()) {
+        // A buffer that fills a __constant__ or __device__ variable: say which, as the project does.
+        text += tr(", fills %1").arg(m_current->spec.symbol);
+    }
+    m_info->setText(text);
+    m_info->setToolTip(m_current->spec.symbol.isEmpty()
+                           ? QString()
+                           : tr("Copied into the kernel's device variable %1 before the steps run, and read back "
+                                "from it after the run")
+                                 .arg(m_current->spec.symbol));
 }
 
 void BufferInspector::updateControls()
