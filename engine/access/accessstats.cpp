@@ -418,9 +418,9 @@ QList<CellTouch> touchesOf(const AccessSummary &summary, const QList<AccessSite>
 
 std::pair<std::array<quint32, 3>, std::array<quint32, 3>> CellOwners::threadOf(qint64 linear) const
 {
-    const quint64 perBlock = quint64(block[0]) * block[1] * block[2];
-    const quint64 b = quint64(linear) / std::max<quint64>(1, perBlock);
-    const quint64 t = quint64(linear) % std::max<quint64>(1, perBlock);
+    const quint64 perBlock = quint64(threadsPerBlock());
+    const quint64 b = quint64(linear) / perBlock;
+    const quint64 t = quint64(linear) % perBlock;
     const quint64 gx = std::max(1u, grid[0]), gy = std::max(1u, grid[1]);
     const quint64 bx = std::max(1u, block[0]), by = std::max(1u, block[1]);
     return {{quint32(b % gx), quint32(b / gx % gy), quint32(b / (gx * gy))},
@@ -437,10 +437,8 @@ double CellOwners::shade(qint64 element, OwnerColour colour) const
     switch (colour) {
     case OwnerColour::Thread: return std::fmod(double(o) * kGolden, 1.0);
     case OwnerColour::Warp: {
-        const qint64 perBlock = qint64(block[0]) * block[1] * block[2];
-        const qint64 warps = (perBlock + 31) / 32;
-        const qint64 warp = o / std::max<qint64>(1, perBlock) * warps + o % std::max<qint64>(1, perBlock) / 32;
-        return std::fmod(double(warp) * kGolden, 1.0);
+        const qint64 warpsPerBlock = (threadsPerBlock() + 31) / 32;
+        return std::fmod(double(o / threadsPerBlock() * warpsPerBlock + warpInBlock(o)) * kGolden, 1.0);
     }
     case OwnerColour::FirstAccess: return records > 1 ? double(first[std::size_t(element)]) / double(records - 1) : 0.0;
     }
@@ -458,7 +456,6 @@ QString CellOwners::describe(qint64 element) const
                          : QStringLiteral("not touched by the recorded launch");
     }
     const auto [b, t] = threadOf(o);
-    const qint64 perBlock = qint64(block[0]) * block[1] * block[2];
     return QStringLiteral("%1 first by block (%2, %3, %4) thread (%5, %6, %7), warp %8 of its block; first touched "
                           "by access %9 of %10")
         .arg(written[std::size_t(element)] ? QStringLiteral("written") : QStringLiteral("read"))
@@ -468,7 +465,7 @@ QString CellOwners::describe(qint64 element) const
         .arg(t[0])
         .arg(t[1])
         .arg(t[2])
-        .arg(o % std::max<qint64>(1, perBlock) / 32)
+        .arg(warpInBlock(o))
         .arg(first[std::size_t(element)] + 1)
         .arg(records);
 }
@@ -494,7 +491,7 @@ Result<CellOwners> cellOwners(const AccessSummary &summary, const QList<AccessSi
     out.written.assign(std::size_t(n), 0);
     const quint64 base = it->address;
     const quint64 end = base + quint64(n) * quint64(eb);
-    const quint64 perBlock = quint64(std::max(1u, blockDim[0])) * std::max(1u, blockDim[1]) * std::max(1u, blockDim[2]);
+    const quint64 perBlock = quint64(out.threadsPerBlock()); // as threadOf decodes it
     const quint64 gx = std::max(1u, gridDim[0]), gy = std::max(1u, gridDim[1]);
     for (qint64 r = 0; r < out.records; ++r) {
         const Record rec = recordAt(trace, r);

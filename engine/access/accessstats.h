@@ -8,6 +8,7 @@
 #include <QMap>
 #include <QString>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <vector>
@@ -185,6 +186,12 @@ struct CellOwners
     std::vector<quint8> written; ///< 1 where the owner wrote the cell
 
     qint64 elements() const { return qint64(owner.size()); }
+    qint64 threadsPerBlock() const
+    {
+        return qint64(std::max(1u, block[0])) * std::max(1u, block[1]) * std::max(1u, block[2]);
+    }
+    /** The warp within its block of a global linear thread index. */
+    qint64 warpInBlock(qint64 linear) const { return linear % threadsPerBlock() / 32; }
     /** Block and thread of a global linear thread index. */
     std::pair<std::array<quint32, 3>, std::array<quint32, 3>> threadOf(qint64 linear) const;
     /**

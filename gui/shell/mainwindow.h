@@ -176,8 +176,9 @@ private:
     void followWorkbench();
     void buildMenus();
     /** Sizes the first window to the screen it opens on. */
-    void keepOnScreen();
     void fitToScreen();
+    /** Brings a restored geometry saved on a larger screen back onto this one. */
+    void keepOnScreen();
     /** Gives the side and bottom docks their share of the shown window (unless a saved layout was restored). */
     void sizeDocks();
     /** Asks Save/Discard/Cancel when there are unsaved changes; false when the user cancelled. */

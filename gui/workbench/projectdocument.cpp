@@ -553,20 +553,9 @@ void ProjectDocument::revalidate()
             .arg(block[2])
             .arg(QLocale().toString(threads));
     };
-    // Before the first compile of this text lands there is no signature to
-    // check the bindings against: that is not a failed compile (a run
-    // compiles first anyway), so say it is pending and show the shapes.
-    const Result<PreparedRun> r =
-        m_compileKnown ? prepareRun(m_project, m_compiled, m_host, 0)
-                       : Result<PreparedRun>(Error{QStringLiteral("project"), Error::Code::BadInput, {}, QString()});
-    if (!r) {
-        if (m_compileKnown) {
-            v.error = r.error();
-        } else {
-            v.pending = tr("The arguments are checked against the kernel once it has compiled (compiling…).");
-        }
-        // What the grid and block give stays known when something else (a
-        // binding, the kernel) is wrong: evaluate them on their own.
+    // What the grid and block give, evaluated on their own: shown while the
+    // bindings cannot be checked (no compile yet) or something else is wrong.
+    const auto resolveShapesOnly = [&] {
         const QMap<QString, double> vars = expressionVariables(m_project, m_host);
         for (const LaunchStep &st : m_project.launches) {
             Expression e;
@@ -591,6 +580,19 @@ void ProjectDocument::revalidate()
             }
             v.resolved << (ok ? resolvedText(grid, block) : QString());
         }
+    };
+    // Before the first compile of this text lands there is no signature to
+    // check the bindings against: that is not a failed compile (a run
+    // compiles first anyway), so say it is pending and show the shapes.
+    if (!m_compileKnown) {
+        v.pending = tr("The arguments are checked against the kernel once it has compiled (compiling…).");
+        resolveShapesOnly();
+        return done();
+    }
+    const Result<PreparedRun> r = prepareRun(m_project, m_compiled, m_host, 0);
+    if (!r) {
+        v.error = r.error();
+        resolveShapesOnly();
         return done();
     }
     v.warnings = r->warnings;

@@ -192,7 +192,8 @@ void BufferInspector::followAccess(Workbench &wb)
     colourBy->actions().first()->setChecked(true);
     struct Applied
     {
-        const AccessReport *report = nullptr;
+        // Not a raw pointer: a new report may be allocated where a freed one was.
+        std::weak_ptr<const AccessReport> report;
         QString buffer;
         std::shared_ptr<const CellOwners> owners;
         int mode = 0;
@@ -212,7 +213,7 @@ void BufferInspector::followAccess(Workbench &wb)
         }
         std::shared_ptr<const CellOwners> owners;
         if (covers && mode > 0) {
-            if (applied->report == r.get() && applied->buffer == name && applied->owners) {
+            if (applied->report.lock() == r && applied->buffer == name && applied->owners) {
                 owners = applied->owners;
             } else {
                 const std::array<quint32, 3> grid{quint32(r->grid[0]), quint32(r->grid[1]), quint32(r->grid[2])};
@@ -223,7 +224,7 @@ void BufferInspector::followAccess(Workbench &wb)
         if (owners == applied->owners && mode == applied->mode) {
             return; // nothing changed: the image keeps its view and cache
         }
-        applied->report = r.get();
+        applied->report = r;
         applied->buffer = name;
         applied->owners = owners;
         applied->mode = mode;
