@@ -486,6 +486,13 @@ Result<CellOwners> cellOwners(const AccessSummary &summary, const QList<AccessSi
     out.truncated = summary.truncated();
     const int eb = std::max(1, it->elementBytes);
     const qint64 n = it->bytes / eb;
+    if (n > kMaxOwnerCells) {
+        return traceError(QStringLiteral("%1 has %2 elements; colouring by who touched them covers buffers of up to "
+                                         "%3 elements")
+                              .arg(buffer)
+                              .arg(n)
+                              .arg(kMaxOwnerCells));
+    }
     out.owner.assign(std::size_t(n), -1);
     out.first.assign(std::size_t(n), -1);
     out.written.assign(std::size_t(n), 0);

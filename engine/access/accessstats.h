@@ -204,7 +204,10 @@ struct CellOwners
     QString describe(qint64 element) const;
 };
 
-/** The owners of every cell of buffer; an error when the launch had no such buffer. */
+/** The largest buffer cellOwners colours: 17 bytes a cell, so at most about 285 MB of owners. */
+constexpr qint64 kMaxOwnerCells = qint64(1) << 24;
+
+/** The owners of every cell of buffer; an error when the launch had no such buffer or it is past kMaxOwnerCells. */
 Result<CellOwners> cellOwners(const AccessSummary &summary, const QList<AccessSite> &sites, const QByteArray &trace,
                               const QString &buffer, std::array<quint32, 3> gridDim, std::array<quint32, 3> blockDim);
 

@@ -330,6 +330,16 @@ private Q_SLOTS:
         QVERIFY2(in->describe(33).startsWith("read first by block (1, 0, 0) thread (1, 0, 0)"),
                  qPrintable(in->describe(33)));
         QVERIFY(!cellOwners(r->summary, r->sites, r->trace, QStringLiteral("nope"), grid, r->blockDim()));
+        // A buffer past the bound is refused before anything is allocated for it.
+        AccessSummary huge = r->summary;
+        huge.bufferList << TraceBuffer{QStringLiteral("huge"), 0x7f1000000000ull, (kMaxOwnerCells + 1) * 4, 4};
+        const auto refused = cellOwners(huge, r->sites, r->trace, QStringLiteral("huge"), grid, r->blockDim());
+        QVERIFY(!refused);
+        QCOMPARE(refused.error().message,
+                 QStringLiteral("huge has %1 elements; colouring by who touched them covers buffers of up to %2 "
+                                "elements")
+                     .arg(kMaxOwnerCells + 1)
+                     .arg(kMaxOwnerCells));
 
         // Read by warp 0 (record 0), written by warp 1 (record 1): the writer owns it.
         QList<AccessSite> sites{KpTest::accessSite(0, AccessSpace::Global, AccessKind::Load, 1),

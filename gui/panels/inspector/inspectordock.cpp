@@ -203,13 +203,21 @@ void BufferInspector::followAccess(Workbench &wb)
         const std::shared_ptr<const AccessReport> r = wb.access().last();
         const QString name = currentBufferName();
         const int mode = int(colourBy->actions().indexOf(colourBy->checkedAction()));
-        const bool covers = r && std::any_of(r->summary.bufferList.cbegin(), r->summary.bufferList.cend(),
-                                             [&](const TraceBuffer &t) { return t.name == name; });
+        const auto traced = r ? std::find_if(r->summary.bufferList.cbegin(), r->summary.bufferList.cend(),
+                                             [&](const TraceBuffer &t) { return t.name == name; })
+                              : QList<TraceBuffer>::const_iterator();
+        const bool recorded = r && traced != r->summary.bufferList.cend();
+        const qint64 cells = recorded ? traced->bytes / std::max(1, traced->elementBytes) : 0;
+        const bool covers = recorded && cells <= kMaxOwnerCells;
         for (QAction *a : colourBy->actions().mid(1)) {
             a->setEnabled(covers);
             a->setToolTip(
-                covers ? tr("From the analysed launch (step %1); untouched cells keep no colour").arg(r->step + 1)
-                       : tr("Analyze Memory Access of a launch that uses %1 first").arg(name));
+                covers     ? tr("From the analysed launch (step %1); untouched cells keep no colour").arg(r->step + 1)
+                : recorded ? tr("%1 has %2 elements; colouring by who touched them covers buffers of up to %3")
+                                 .arg(name)
+                                 .arg(cells)
+                                 .arg(kMaxOwnerCells)
+                           : tr("Analyze Memory Access of a launch that uses %1 first").arg(name));
         }
         std::shared_ptr<const CellOwners> owners;
         if (covers && mode > 0) {
