@@ -190,7 +190,10 @@ void CheckRunner::evaluate(const Project &project, const QList<std::shared_ptr<H
                 // A run that wrote the buffers meanwhile makes these results stale.
                 for (qsizetype i = 0; i < buffers.size(); ++i) {
                     if (buffers[i] && buffers[i]->generation != generations[i]) {
+                        // No new run cleared them (the ticket holds), so no
+                        // one else will say the checks are over: say it here.
                         guard->clear();
+                        Q_EMIT guard->finished();
                         return;
                     }
                 }

@@ -12,6 +12,7 @@
 #include "panels/access/accesspanel.h"
 #include "panels/inspector/buffergridmodel.h"
 #include "panels/inspector/bufferinspector.h"
+#include "panels/inspector/imageview.h"
 #include "screenshot.h"
 #include "shell/mainwindow.h"
 #include "testutil.h"
@@ -113,6 +114,45 @@ private Q_SLOTS:
     }
 
     // transpose_naive: thread (x, y) writes out[x * 600 + y]; x = 32 bx + tx, y = 8 by + ty.
+    // Colour by the warp that wrote, from a real launch of the naive
+    // transpose: thread (x, y) writes out[600 x + y], and each row of a
+    // 32x8 block is one warp, so neighbours along x (a whole row of out
+    // apart) share a colour and neighbours along y do not; the hover names
+    // the writer. Drawn over the image view as well.
+    void colourByTheWarpThatWroteTheTranspose()
+    {
+        EngineClient engine;
+        MainWindow w(&engine);
+        w.resize(1280, 800);
+        w.show();
+        std::shared_ptr<const AccessReport> report;
+        analyze(w, QStringLiteral("transpose_naive"), report);
+        if (QTest::currentTestFailed()) {
+            return;
+        }
+        auto *inspector = w.findChild<BufferInspector *>(QStringLiteral("inspector"));
+        QVERIFY(inspector);
+        inspector->showBuffer(QStringLiteral("out"));
+        auto *byWarp = inspector->findChild<QAction *>(QStringLiteral("colourByWarp"));
+        QVERIFY(byWarp);
+        QTRY_VERIFY2(byWarp->isEnabled(), qPrintable(byWarp->toolTip()));
+        byWarp->trigger();
+        BufferGridModel *grid = inspector->gridModel();
+        const auto colour = [grid](qint64 e) {
+            return grid->data(grid->indexOfElement(e), Qt::BackgroundRole).value<QColor>();
+        };
+        const qint64 x = 37, y = 413; // block (1, 51), thread (5, 5): warp 5 of its block
+        const qint64 e = x * 600 + y;
+        QTRY_VERIFY(grid->data(grid->indexOfElement(e), Qt::BackgroundRole).isValid());
+        QCOMPARE(colour(e + 600), colour(e)); // x + 1: the same warp
+        QVERIFY(colour(e + 1) != colour(e));  // y + 1: the next warp of the block
+        const QString tip = grid->data(grid->indexOfElement(e), Qt::ToolTipRole).toString();
+        QVERIFY2(tip.contains("block (1, 51, 0) thread (5, 5, 0)"), qPrintable(tip));
+        inspector->setCurrentTab(BufferInspector::Tab::Image);
+        QVERIFY(inspector->imageView()->showsOwners());
+        screenshot(&w, QStringLiteral("access-colour-by-warp"));
+    }
+
     void whoWroteACellOfTheTranspose_data()
     {
         QTest::addColumn<qint64>("element");
