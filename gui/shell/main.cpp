@@ -113,6 +113,10 @@ int main(int argc, char **argv)
     const QCommandLineOption runOnce(QStringLiteral("run"),
                                      QStringLiteral("Run the project once it has compiled (a screenshot then waits "
                                                     "for the run)."));
+    const QCommandLineOption echoLog(QStringLiteral("echo-log"),
+                                     QStringLiteral("Also write every line of the Log panel to standard error, "
+                                                    "as it is logged (for scripted runs and bug reports)."));
+    parser.addOption(echoLog);
     const QCommandLineOption inspect(QStringLiteral("inspect"),
                                      QStringLiteral("Show this buffer in the inspector: NAME, NAME:image or "
                                                     "NAME:diff (against its contents before the run)."),
@@ -232,6 +236,12 @@ int main(int argc, char **argv)
     RemoteCompiler::install(); // without NVRTC here, an ssh target compiles (docs/remote.md)
     EngineClient engine;
     MainWindow window(&engine);
+    if (parser.isSet(echoLog)) {
+        QObject::connect(&window.workbench(), &Workbench::message, &window, [](const QString &line) {
+            std::fprintf(stderr, "%s\n", qPrintable(line));
+            std::fflush(stderr);
+        });
+    }
     const QString name = parser.value(preset);
     QString source = parser.positionalArguments().value(0);
     if (!source.isEmpty()) {

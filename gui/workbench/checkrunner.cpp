@@ -35,10 +35,15 @@ CheckResult resultHead(const CheckSpec &c)
     return r;
 }
 
-bool anyExpected(const Project &project)
+/**
+ * Whether a check reads the buffers as they were before the run: an
+ * expression may name them, and a permutation or set compares with one
+ * (the others need only the shapes).
+ */
+bool readsInitialContents(const Project &project)
 {
     for (const CheckSpec &c : project.checks) {
-        if (c.kind == CheckSpec::Kind::Expected) {
+        if (c.kind == CheckSpec::Kind::Expected || (c.isCollection() && !c.otherFromReference)) {
             return true;
         }
     }
@@ -165,11 +170,10 @@ void CheckRunner::evaluate(const Project &project, const QList<std::shared_ptr<H
     }
     QPointer<CheckRunner> guard(this);
     m_pool.start([guard, project, buffers, generations, ticket, device, more, printed, printedTruncated] {
-        // The run started from each buffer's init: refilling gives its inputs
-        // (only the contents an expression reads are needed).
+        // The run started from each buffer's init: refilling gives its inputs.
         HostBuffers initial;
         const Status filled = initial.materialize(
-            project, true, anyExpected(project) ? HostBuffers::Fill::Contents : HostBuffers::Fill::ShapesOnly);
+            project, true, readsInitialContents(project) ? HostBuffers::Fill::Contents : HostBuffers::Fill::ShapesOnly);
         QList<CheckOutcome> outcomes;
         if (filled) {
             outcomes = evaluateOnHost(project, initial, buffers, more, printed, printedTruncated);

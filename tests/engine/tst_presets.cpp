@@ -213,10 +213,11 @@ private Q_SLOTS:
         QVERIFY(f.open(QIODevice::ReadOnly));
         const QString text = QString::fromUtf8(f.readAll());
         const QString first = text.section(QLatin1Char('\n'), 0, 0);
-        static const QRegularExpression expect(QStringLiteral("^// kpg-expect: fail \"([^\"]+)\" first (\\d+|any)$"));
+        static const QRegularExpression expect(
+            QStringLiteral("^// kpg-expect: (?:fail \"([^\"]+)\" first (\\d+|any)|race \"([^\"]+)\")$"));
         const QRegularExpressionMatch m = expect.match(first);
         QVERIFY2(m.hasMatch(), qPrintable("first line: " + first));
-        const QString checkName = m.captured(1);
+        const QString checkName = m.capturedLength(3) > 0 ? m.captured(3) : m.captured(1);
         QString bufferName;
         for (const CheckSpec &c : p.checks) {
             if (c.name == checkName) {
@@ -226,7 +227,7 @@ private Q_SLOTS:
         QVERIFY2(!bufferName.isEmpty(), qPrintable("no check named " + checkName));
         HostBuffers buffers;
         KP_VERIFY_RESULT(buffers.materialize(p, true, HostBuffers::Fill::ShapesOnly));
-        if (m.captured(2) != QLatin1String("any")) {
+        if (m.capturedLength(2) > 0 && m.captured(2) != QLatin1String("any")) {
             QVERIFY(m.captured(2).toLongLong() < buffers.find(bufferName)->elementCount());
         }
         QVERIFY2(text != p.sourceText, "a broken variant differs from the preset");

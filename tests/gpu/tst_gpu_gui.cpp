@@ -150,6 +150,7 @@ private Q_SLOTS:
         t.start();
         QObject::connect(&w.workbench(), &Workbench::message, &w,
                          [&t](const QString &line) { qInfo("[%lld ms] log: %s", t.elapsed(), qPrintable(line)); });
+        w.refreshDeviceStatus(); // as the program's start does: the compile is then for this GPU
         RunResult result;
         runPreset(w, QStringLiteral("cdp_quicksort"), result);
         if (QTest::currentTestFailed()) {

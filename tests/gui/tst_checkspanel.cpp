@@ -25,6 +25,8 @@
 #include <QTreeWidget>
 #include <QtTest>
 
+#include <algorithm>
+
 #include <cstring>
 
 using namespace Kp;
@@ -175,6 +177,41 @@ private Q_SLOTS:
         // A new run forgets the failing cells.
         w.checkRunner()->clear();
         QVERIFY(w.checksPanel()->outcomes().isEmpty());
+    }
+
+    // A permutation check compares with the buffer as it was before the run:
+    // the window's checks refill it from its init (they once filled only
+    // the shapes, so the sorted random data of cdp_quicksort was compared
+    // with zeros and "the same values" failed). And the same check sees a
+    // lost value.
+    void permutationComparesWithTheInitialContents()
+    {
+        QTemporaryDir dir;
+        QFile project(dir.filePath(QStringLiteral("sort.kpg")));
+        QVERIFY(project.open(QIODevice::WriteOnly));
+        project.write(R"({"format": "kernel-playground-project", "version": 1,
+            "source": {"inline": "__global__ void sort(unsigned *d) {}\n"},
+            "buffers": [{"name": "data", "dtype": "uint32", "shape": [4096],
+                         "init": {"kind": "random", "distribution": "uniform", "min": 0, "max": 4096, "seed": 7}}],
+            "launches": [{"kernel": "sort", "grid": [1], "block": [1], "args": ["data"]}],
+            "checks": [{"name": "the same values", "buffer": "data", "permutation": "data"}]})");
+        project.close();
+        EngineClient engine;
+        MainWindow w(&engine);
+        KP_VERIFY_RESULT(w.openProject(project.fileName()));
+        KP_VERIFY_RESULT(w.hostBuffers().materialize(w.project()));
+        auto *d = static_cast<quint32 *>(w.hostBuffers().find("data")->memory.data());
+        QVERIFY(std::count(d, d + 4096, 0u) < 16); // random, not zeros
+        std::sort(d, d + 4096);
+        QVERIFY(evaluateAndWait(w));
+        const CheckOutcome &o = w.checkRunner()->outcomes().value(0);
+        QVERIFY2(!o.result.error, qPrintable(o.result.error ? o.result.error->message : QString()));
+        QVERIFY(o.result.passed);
+        QCOMPARE(o.result.compared, qint64(4096));
+
+        d[100] = 5000; // one value lost, one outside the init's range gained
+        QVERIFY(evaluateAndWait(w));
+        QVERIFY(!w.checkRunner()->outcomes().value(0).result.passed);
     }
 
     void passingCheck()

@@ -409,6 +409,21 @@ private Q_SLOTS:
         QVERIFY2(colours.size() > 20, qPrintable(QString::number(colours.size())));
     }
 
+    // --echo-log copies the Log panel's lines to stderr as they come; without it they stay in the panel.
+    void echoLogWritesTheLogToStandardError()
+    {
+        QTemporaryDir dir;
+        const QString png = dir.filePath("w.png");
+        const QStringList args{"--preset", "saxpy", "--screenshot", png};
+        const KpTest::Run quiet = KpTest::run("kernel-playground", args, {"QT_QPA_PLATFORM=offscreen"}, 60000);
+        QCOMPARE(quiet.exitCode, 0);
+        QVERIFY2(!quiet.err.contains("Opened preset saxpy"), qPrintable(quiet.err));
+        const KpTest::Run echoed =
+            KpTest::run("kernel-playground", args + QStringList{"--echo-log"}, {"QT_QPA_PLATFORM=offscreen"}, 60000);
+        QCOMPARE(echoed.exitCode, 0);
+        QVERIFY2(echoed.err.contains("Opened preset saxpy"), qPrintable(echoed.err));
+    }
+
     void screenshotToBadPathFails()
     {
         const KpTest::Run r = KpTest::run("kernel-playground", {"--screenshot", "/nonexistent/dir/x.png"},

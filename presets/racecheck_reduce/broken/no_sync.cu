@@ -1,4 +1,4 @@
-// kpg-expect: fail "partial sums match the reference" first any
+// kpg-expect: race "partial sums match the reference"
 // Bug: no __syncthreads() between the rounds. A thread reads sdata[tid + s]
 // that another warp may not have written yet: a race on shared memory, and
 // which blocks come out wrong changes from run to run. racecheck reports it
