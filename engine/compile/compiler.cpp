@@ -683,7 +683,10 @@ Result<CompileResult> Compiler::compile(const CompileRequest &request)
         if (stopped) {
             return result;
         }
-        if (second && nvrtcResult(second->status) == NVRTC_SUCCESS) {
+        if (!second) {
+            return second.error(); // cancelled or failed: the first attempt's errors are not the answer
+        }
+        if (nvrtcResult(second->status) == NVRTC_SUCCESS) {
             opts = again.options;
             result.nvrtcOptions = opts;
             const QString why = QStringLiteral("compiled again with -default-device: the source has functions "
@@ -716,7 +719,13 @@ Result<CompileResult> Compiler::compile(const CompileRequest &request)
         if (stopped) {
             return result;
         }
-        if (second && nvrtcResult(second->status) == NVRTC_SUCCESS) {
+        if (!second) {
+            // Cancelled (superseded) or the process failed: the first
+            // attempt's "needs -rdc" is not this source's answer, and must
+            // neither be shown nor cached as one.
+            return second.error();
+        }
+        if (nvrtcResult(second->status) == NVRTC_SUCCESS) {
             opts = again.options;
             result.nvrtcOptions = opts;
             second.value().compileMs += ran->compileMs;

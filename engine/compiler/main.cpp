@@ -61,15 +61,19 @@ bool writeAll(int fd, const QByteArray &bytes)
 
 // Test-only hooks, so tests can make this process crash or hang on demand
 // without depending on a particular NVRTC's bugs.
-void testHooks(const QByteArray &source)
+void testHooks(const NvrtcJob &job)
 {
     if (qEnvironmentVariableIntValue("KPG_COMPILER_TEST_HOOKS") != 1) {
         return;
     }
+    const QByteArray &source = job.source;
     if (source.contains("#pragma kpg_test_crash")) {
         std::abort();
     }
-    if (source.contains("#pragma kpg_test_hang")) {
+    // kpg_test_hang_retry: only the compile the parent retries with -rdc=true
+    // (a kernel that launches kernels) hangs; the first attempt answers.
+    const bool retry = job.options.contains(QStringLiteral("-rdc=true"));
+    if (source.contains("#pragma kpg_test_hang_retry") ? retry : source.contains("#pragma kpg_test_hang")) {
         for (;;) {
             ::pause();
         }
@@ -277,7 +281,7 @@ int main(int argc, char **argv)
                     bool exceeded = false;
                     {
                         const MemoryLimit limit(limitMiB);
-                        testHooks(job.source);
+                        testHooks(job);
                         r = runNvrtcJob(**nv, job);
                         exceeded = limit.set && r && ranOutOfMemory(*r);
                     }

@@ -88,9 +88,10 @@ void CompileController::compileNow()
     m_service->compile(
         req, this,
         [this, revision, serial](const Result<CompileResult> &r) {
-            if (serial == m_sent) {
-                m_inFlight = false;
+            if (serial != m_sent) {
+                return; // a newer request (a device found, an option changed) answers next
             }
+            m_inFlight = false;
             if (revision != m_revision) {
                 return; // the text changed meanwhile; a newer compile is coming
             }

@@ -14,6 +14,9 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <atomic>
+#include <thread>
+
 using namespace Kp;
 
 namespace {
@@ -153,6 +156,52 @@ private Q_SLOTS:
         qunsetenv("KPG_COMPILE_TIMEOUT");
         QCOMPARE(Compiler(config()).timeoutMs(), 60000);
         QCOMPARE(Compiler::timeoutMessage(60000), QStringLiteral("compile took longer than 60 s and was stopped"));
+    }
+
+    // A kernel that launches kernels compiles twice (the second time with
+    // -rdc=true). When the second compile was cancelled (the editor's text or
+    // the GPU changed meanwhile), the first one's "needs -rdc" errors were
+    // returned as the source's answer and cached: on an H100 the window then
+    // kept saying cdp_quicksort does not compile. A cancelled retry is a
+    // cancelled compile, and nothing of it is cached.
+    void cancelledRetryIsNotTheAnswer()
+    {
+        QTemporaryDir cache;
+        Compiler::Config c = config(4000);
+        c.cacheDir = cache.path();
+        Compiler compiler(c);
+        CompileRequest req = request(QStringLiteral("#pragma kpg_test_hang_retry\n"
+                                                    "__global__ void child(int *a) { a[threadIdx.x] += 1; }\n"
+                                                    "__global__ void parent(int *a) { child<<<1, 32>>>(a); }\n"));
+        req.options.arch = QStringLiteral("sm_90");
+        req.options.useCache = true;
+        std::atomic<bool> done{false};
+        Result<CompileResult> r = Error{};
+        std::thread t([&] {
+            r = compiler.compile(req);
+            done = true;
+        });
+        // The first compile answers in well under a second; the retry hangs
+        // until cancelled. (Cancelling the first instead is a cancel too.)
+        QElapsedTimer waited;
+        waited.start();
+        QTest::qWait(1500);
+        while (!done && waited.elapsed() < 20000) {
+            compiler.cancelRunning();
+            QTest::qWait(200);
+        }
+        t.join();
+        QVERIFY2(!r, qPrintable(r ? text(*r) : QString()));
+        QCOMPARE(r.error().code, Error::Code::Cancelled);
+
+        // Nothing was cached: the same source compiles afresh, and its retry
+        // hangs again until the time limit stops it.
+        const Result<CompileResult> again = compiler.compile(req);
+        KP_VERIFY_RESULT(again);
+        QVERIFY(!again->cached);
+        QVERIFY(!again->ok);
+        QCOMPARE(again->diagnostics.size(), 1);
+        QCOMPARE(again->diagnostics.first().message, Compiler::timeoutMessage(4000));
     }
 
     void supersededCompileIsKilled()
