@@ -584,8 +584,9 @@ Result<CompileResult> Compiler::compile(const CompileRequest &request)
     // Cache lookup.
     QCryptographicHash hash(QCryptographicHash::Sha256);
     // 2: in-memory C headers, the -default-device retry and struct layouts;
-    // 3: the -rdc=true retry and the device runtime link.
-    hash.addData(QByteArrayView("kpg-compile-3"));
+    // 3: the -rdc=true retry and the device runtime link; 4: a cancelled
+    // retry once cached the first attempt's errors, so older entries go.
+    hash.addData(QByteArrayView("kpg-compile-4"));
     hash.addData(remote ? (remote->where + QLatin1Char(' ') + remote->libraryPath).toUtf8()
                         : nvLocal->libraryPath.toUtf8());
     hash.addData(result.nvrtcVersion.toUtf8());

@@ -16,6 +16,8 @@
 
 #include <QApplication>
 #include <QElapsedTimer>
+#include <QHash>
+#include <QMetaEnum>
 #include <QPushButton>
 #include <QRandomGenerator>
 #include <QSignalSpy>
@@ -95,6 +97,80 @@ double threadCpuMs()
 }
 
 /**
+ * Times every event the GUI thread delivers (the outermost only, so nested
+ * event loops are not counted twice) and sums them by receiver class and
+ * event type: where a frame of Play spends the GUI thread. A queued slot
+ * call counts as a MetaCall event to the receiver of the slot.
+ */
+class ProfilingApp : public QApplication
+{
+public:
+    using QApplication::QApplication;
+
+    struct Cost
+    {
+        double totalMs = 0;
+        double worstMs = 0;
+        int count = 0;
+    };
+
+    void setProfiling(bool on)
+    {
+        m_on = on;
+        if (on) {
+            m_costs.clear();
+        }
+    }
+
+    bool notify(QObject *receiver, QEvent *event) override
+    {
+        if (!m_on || m_depth > 0) {
+            return QApplication::notify(receiver, event);
+        }
+        // Named before delivery: the receiver may be deleted by it.
+        const QString key = QStringLiteral("%1%2 %3").arg(
+            QString::fromLatin1(receiver->metaObject()->className()),
+            receiver->objectName().isEmpty() ? QString() : QStringLiteral(" '%1'").arg(receiver->objectName()),
+            QString::fromLatin1(QMetaEnum::fromType<QEvent::Type>().valueToKey(event->type())));
+        ++m_depth;
+        QElapsedTimer t;
+        t.start();
+        const bool r = QApplication::notify(receiver, event);
+        --m_depth;
+        const double ms = double(t.nsecsElapsed()) / 1e6;
+        Cost &c = m_costs[key];
+        c.totalMs += ms;
+        c.worstMs = std::max(c.worstMs, ms);
+        ++c.count;
+        return r;
+    }
+
+    /** The receivers and events that took the most GUI-thread time, per frame. */
+    void printTop(int rows, qint64 frames) const
+    {
+        QList<QPair<QString, Cost>> sorted;
+        for (auto it = m_costs.cbegin(); it != m_costs.cend(); ++it) {
+            sorted << qMakePair(it.key(), it.value());
+        }
+        std::sort(sorted.begin(), sorted.end(),
+                  [](const auto &a, const auto &b) { return a.second.totalMs > b.second.totalMs; });
+        std::printf("\nGUI thread during Play, by receiver and event (per frame of %lld):\n\n", frames);
+        std::printf("| receiver, event | ms per frame | events per frame | worst ms |\n|---|---|---|---|\n");
+        for (int i = 0; i < rows && i < sorted.size(); ++i) {
+            const Cost &c = sorted[i].second;
+            std::printf("| %s | %.2f | %.1f | %.2f |\n", qPrintable(sorted[i].first),
+                        c.totalMs / double(std::max<qint64>(1, frames)),
+                        double(c.count) / double(std::max<qint64>(1, frames)), c.worstMs);
+        }
+    }
+
+private:
+    bool m_on = false;
+    int m_depth = 0;
+    QHash<QString, Cost> m_costs;
+};
+
+/**
  * The stall a user feels when a run lands in Results (the window's
  * RunController::recorded hands it over in its own turn of the event loop):
  * ResultsPanel::addRun and then the events it leaves (layout, paint), on the
@@ -138,7 +214,7 @@ void benchResultsLanding(int samples, int repeats)
 
 int main(int argc, char **argv)
 {
-    QApplication app(argc, argv);
+    ProfilingApp app(argc, argv);
     if (argc > 1 && QByteArray(argv[1]) == "results") {
         std::printf("\nbench_gui: a run landing in Results (target under 16 ms)\n\n");
         std::printf("| while | stall (wall) | GUI thread CPU | |\n|---|---|---|---|\n");
@@ -246,12 +322,15 @@ int main(int argc, char **argv)
         QSignalSpy frames(&w, &MainWindow::runFinished);
         QElapsedTimer t;
         t.start();
+        app.setProfiling(true);
         play->setChecked(true);
         int ticks = 0;
         const double stall = longestStall([&] { return t.elapsed() > 3000; }, 4000, &ticks);
         play->setChecked(false);
+        app.setProfiling(false);
         std::printf("| Play on heat, image view live (%lld frames, %.1f frames/s) | %.2f ms | %d | %lld ms |\n",
                     qint64(frames.count()), frames.count() / (t.elapsed() / 1000.0), stall, ticks, t.elapsed());
+        app.printTop(12, frames.count());
     }
     return 0;
 }
