@@ -101,6 +101,8 @@ void RunController::start(bool play)
         m_lastRunProject = p; // what the checks check once it has run
     }
     const CompileRequest req = m_doc->compileRequest(m_compile->ccMajor(), m_compile->ccMinor());
+    m_phases = {};
+    m_phaseClock.start();
     m_running = true;
     m_sentSteps.clear();
     m_doc->setBusy(true);
@@ -117,6 +119,7 @@ void RunController::start(bool play)
     m_compile->service()->compile(
         req, this,
         [this, p, play](const Result<CompileResult> &compiled) {
+            m_phases.compileMs = double(m_phaseClock.nsecsElapsed()) / 1e6;
             if (!compiled) {
                 fail(compiled.error().message);
                 return;
@@ -147,6 +150,8 @@ void RunController::start(bool play)
                 QMetaObject::invokeMethod(
                     this,
                     [this, host, p, play, result, filled] {
+                        const double filledAt = double(m_phaseClock.nsecsElapsed()) / 1e6;
+                        m_phases.fillMs = filledAt - m_phases.compileMs;
                         if (!filled) {
                             fail(filled.error().message);
                             return;
@@ -160,7 +165,10 @@ void RunController::start(bool play)
                         // What was sent, for the history row of a run that fails before reporting its steps.
                         m_sentSteps = prepared->request.steps;
                         Q_EMIT launching();
-                        runnerFor(m_deviceOrdinal)->run(*prepared, host, [this, play](const RunResult &r) {
+                        const double sentAt = double(m_phaseClock.nsecsElapsed()) / 1e6;
+                        m_phases.prepareMs = sentAt - filledAt;
+                        runnerFor(m_deviceOrdinal)->run(*prepared, host, [this, play, sentAt](const RunResult &r) {
+                            m_phases.workerMs = double(m_phaseClock.nsecsElapsed()) / 1e6 - sentAt;
                             finish(r, play);
                         });
                     },
@@ -196,7 +204,9 @@ void RunController::finish(const RunResult &r, bool play)
                 start(true);
             }
         });
+        const qint64 deliverStart = m_phaseClock.nsecsElapsed();
         Q_EMIT finished(r, play);
+        m_phases.deliverMs = double(m_phaseClock.nsecsElapsed() - deliverStart) / 1e6;
         return;
     }
     const Project &project = m_doc->project();
@@ -284,7 +294,9 @@ void RunController::finish(const RunResult &r, bool play)
                 ? tr("Memory: %1").arg(r.guardViolations.first().message())
                 : tr("Memory: %1 writes outside buffers (see the Memory panel)").arg(r.guardViolations.size()));
     }
+    const qint64 deliverStart = m_phaseClock.nsecsElapsed();
     Q_EMIT finished(r, play);
+    m_phases.deliverMs = double(m_phaseClock.nsecsElapsed() - deliverStart) / 1e6;
 }
 
 Runner *RunController::runnerFor(int ordinal)

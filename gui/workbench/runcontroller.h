@@ -5,6 +5,7 @@
 #include "run/runtypes.h"
 #include "workbench/runhistory.h"
 
+#include <QElapsedTimer>
 #include <QList>
 #include <QObject>
 #include <QThreadPool>
@@ -64,6 +65,23 @@ public:
      */
     QString occupancyEstimate(int step) const;
 
+    /**
+     * Where the last run or frame spent its time, in milliseconds of wall
+     * clock from the Run (bench_gui prints them for Play): the compile (a
+     * cache hit when nothing changed), filling the buffers off the GUI
+     * thread, preparing the launch, the worker (upload, launches, download,
+     * the answer's way back) and the fan-out of finished() to the panels.
+     */
+    struct Phases
+    {
+        double compileMs = 0;
+        double fillMs = 0;
+        double prepareMs = 0;
+        double workerMs = 0;
+        double deliverMs = 0;
+    };
+    const Phases &lastPhases() const { return m_phases; }
+
 Q_SIGNALS:
     /** A run was accepted; play says whether it is a Play/Step frame. */
     void started(bool play);
@@ -105,6 +123,8 @@ private:
     bool m_playing = false;
     qint64 m_playFrames = 0;
     qint64 m_playStartMs = 0;
+    Phases m_phases;
+    QElapsedTimer m_phaseClock; ///< from the start of the run in flight
     /** Fills host buffers off the GUI thread; the destructor waits for a fill in progress. */
     QThreadPool m_fillPool;
 };

@@ -12,7 +12,9 @@
 #include "panels/launch/launchpanel.h"
 #include "panels/results/resultspanel.h"
 #include "shell/mainwindow.h"
+#include "workbench/runcontroller.h"
 #include "workbench/runhistory.h"
+#include "workbench/workbench.h"
 
 #include <QApplication>
 #include <QElapsedTimer>
@@ -154,7 +156,7 @@ public:
         }
         std::sort(sorted.begin(), sorted.end(),
                   [](const auto &a, const auto &b) { return a.second.totalMs > b.second.totalMs; });
-        std::printf("\nGUI thread during Play, by receiver and event (per frame of %lld):\n\n", frames);
+        std::printf("\nGUI thread, by receiver and event (per frame of %lld):\n\n", frames);
         std::printf("| receiver, event | ms per frame | events per frame | worst ms |\n|---|---|---|---|\n");
         for (int i = 0; i < rows && i < sorted.size(); ++i) {
             const Cost &c = sorted[i].second;
@@ -300,6 +302,48 @@ int main(int argc, char **argv)
         std::printf("| (piece) HostBuffers::materialize, heat (1M-element expression + zeros) | %.2f ms | | |\n",
                     double(t.nsecsElapsed()) / 1e6);
     }
+    // A Play frame's work on the GUI thread without the GPU: what the window
+    // does between the worker's answers (the run controller's signals and
+    // everything they fan out to, then the events they leave: the image
+    // view's refresh and paint), with heat's buffers and the image view of t
+    // in front. The frame rate of Play is bounded by 1000 / this.
+    {
+        w.inspectBuffer(QStringLiteral("t"), QStringLiteral("image"));
+        QCoreApplication::processEvents();
+        RunController &runs = w.workbench().runs();
+        RunResult frame;
+        StepResult step;
+        step.kernel = QStringLiteral("heat_step");
+        step.grid = {32, 128, 1};
+        step.block = {32, 8, 1};
+        frame.steps << step;
+        frame.repeat = 50;
+        QList<double> ms;
+        app.setProfiling(true);
+        const int frames = 20;
+        for (int i = 0; i < frames; ++i) {
+            auto *t = static_cast<float *>(w.hostBuffers().find(QStringLiteral("t"))->memory.data());
+            t[1024 * 400 + 300 + i] += 1.0f; // the worker's download wrote new contents
+            QElapsedTimer clock;
+            clock.start();
+            Q_EMIT runs.started(true);
+            Q_EMIT runs.launching();
+            for (const auto &b : w.hostBuffers().all()) {
+                ++b->generation;
+            }
+            Q_EMIT runs.finished(frame, true);
+            QCoreApplication::processEvents(); // what the frame left: refreshes, paints
+            QCoreApplication::processEvents();
+            ms << double(clock.nsecsElapsed()) / 1e6;
+        }
+        app.setProfiling(false);
+        std::sort(ms.begin(), ms.end());
+        std::printf("| (piece) a Play frame on the GUI thread, no GPU (signals, fan-out, refresh, paint) | median "
+                    "%.2f ms, worst %.2f ms | | %d frames |\n",
+                    ms[frames / 2], ms.back(), frames);
+        app.printTop(10, frames);
+        std::printf("\n");
+    }
     if (!w.deviceStatusKnown() || w.deviceStatusText().contains(QLatin1String("compile-only"))) {
         std::printf("\n(no GPU: the run and Play rows need one)\n");
         return 0;
@@ -322,15 +366,40 @@ int main(int argc, char **argv)
         QSignalSpy frames(&w, &MainWindow::runFinished);
         QElapsedTimer t;
         t.start();
+        // Each frame's phases, as the run controller saw them.
+        RunController &runs = w.workbench().runs();
+        QList<RunController::Phases> phases;
+        QMetaObject::Connection c = QObject::connect(&runs, &RunController::finished, &runs, [&] {
+            QTimer::singleShot(0, &runs, [&] { phases << runs.lastPhases(); }); // after deliverMs is set
+        });
         app.setProfiling(true);
         play->setChecked(true);
         int ticks = 0;
         const double stall = longestStall([&] { return t.elapsed() > 3000; }, 4000, &ticks);
         play->setChecked(false);
         app.setProfiling(false);
+        QObject::disconnect(c);
         std::printf("| Play on heat, image view live (%lld frames, %.1f frames/s) | %.2f ms | %d | %lld ms |\n",
                     qint64(frames.count()), frames.count() / (t.elapsed() / 1000.0), stall, ticks, t.elapsed());
         app.printTop(12, frames.count());
+        const auto median = [&phases](double RunController::Phases::*field) {
+            QList<double> v;
+            for (const RunController::Phases &p : phases) {
+                v << p.*field;
+            }
+            std::sort(v.begin(), v.end());
+            return v.isEmpty() ? 0.0 : v[v.size() / 2];
+        };
+        std::printf("\nA Play frame's phases (median of %lld, ms): compile %.2f, fill %.2f, prepare %.2f, worker "
+                    "%.2f, deliver %.2f\n",
+                    qint64(phases.size()), median(&RunController::Phases::compileMs),
+                    median(&RunController::Phases::fillMs), median(&RunController::Phases::prepareMs),
+                    median(&RunController::Phases::workerMs), median(&RunController::Phases::deliverMs));
+        if (!w.runs().isEmpty()) {
+            const RunResult &last = w.runs().last();
+            std::printf("the worker's own account of the last frame: upload %.2f ms, download %.2f ms\n", last.uploadMs,
+                        last.downloadMs);
+        }
     }
     return 0;
 }
