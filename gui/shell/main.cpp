@@ -47,6 +47,20 @@ QStringList presetNames()
 
 /** Prints "kernel-playground: startup: painted" at target's first paint and "...: diagnostics" after the first compile.
  */
+/**
+ * For bench_startup: "kernel-playground: startup: WORD" on stderr as each
+ * stage of the start is reached, when KPG_STARTUP_TRACE is set (the parent
+ * times the lines' arrival, so the stages need no clock of their own).
+ */
+void startupMark(const char *word)
+{
+    static const bool on = !qEnvironmentVariableIsEmpty("KPG_STARTUP_TRACE");
+    if (on) {
+        std::fprintf(stderr, "kernel-playground: startup: %s\n", word);
+        std::fflush(stderr);
+    }
+}
+
 void traceStartup(QWidget *target, MainWindow *window, bool quit)
 {
     struct FirstPaint : QObject
@@ -88,7 +102,9 @@ int main(int argc, char **argv)
             return 0;
         }
     }
+    startupMark("main");
     QApplication app(argc, argv);
+    startupMark("application");
     QApplication::setApplicationName(QStringLiteral("kernel-playground"));
     QApplication::setApplicationDisplayName(QStringLiteral("Kernel Playground"));
     QApplication::setOrganizationName(QStringLiteral("KernelPlayground"));
@@ -236,6 +252,7 @@ int main(int argc, char **argv)
     RemoteCompiler::install(); // without NVRTC here, an ssh target compiles (docs/remote.md)
     EngineClient engine;
     MainWindow window(&engine);
+    startupMark("window");
     if (parser.isSet(echoLog)) {
         QObject::connect(&window.workbench(), &Workbench::message, &window, [](const QString &line) {
             std::fprintf(stderr, "%s\n", qPrintable(line));
@@ -267,6 +284,7 @@ int main(int argc, char **argv)
         }
         return Exit::BadInput;
     }
+    startupMark("opened");
     if (parser.isSet(inspect)) {
         const QString buffer = parser.value(inspect).section(QLatin1Char(':'), 0, 0);
         if (!window.project().buffer(buffer)) {
@@ -280,6 +298,7 @@ int main(int argc, char **argv)
         }
     }
     window.show();
+    startupMark("shown");
     window.refreshDeviceStatus();
     if (const QByteArray trace = qgetenv("KPG_STARTUP_TRACE"); !trace.isEmpty()) {
         // For bench_startup: one line on stderr when the editor first paints
