@@ -7,8 +7,11 @@
 #include "editor/codeeditor.h"
 #include "editor/cudalexer.h"
 #include "editor/ptxview.h"
+#include "recordedaccess.h"
+#include "screenshot.h"
 #include "shell/mainwindow.h"
 #include "testutil.h"
+#include "workbench/accessmap.h"
 #include "workbench/compilecontroller.h"
 #include "workbench/projectdocument.h"
 #include "workbench/workbench.h"
@@ -387,6 +390,40 @@ private Q_SLOTS:
             }
             QVERIFY2(marked.contains("FADD"), qPrintable(marked));
         }
+    }
+
+    // Who touched a cell, asked from the Inspector in a 1024x700 window:
+    // the Memory Access dock comes forward with the threads in sight, beside
+    // the table (the list was once under the table, below the fold of the
+    // short bottom dock, and the question seemed to go unanswered).
+    void whoTouchedIsInSightInASmallWindow()
+    {
+        EngineClient engine;
+        MainWindow w(&engine);
+        w.resize(1024, 700);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        // transpose_naive's buffers are in and out, as the recorded launch's.
+        KP_VERIFY_RESULT(w.openProject(QStringLiteral(":/presets/transpose_naive/transpose_naive.kpg")));
+        w.workbench().access().setReport(KpTest::recordedReport());
+        w.workbench().requestTouches(QStringLiteral("out"), 2049);
+        auto *touches = w.findChild<QTreeWidget *>(QStringLiteral("accessTouches"));
+        QVERIFY(touches);
+        QTRY_VERIFY(touches->isVisible());
+        QCOMPARE(touches->topLevelItemCount(), 1);
+        QCOMPARE(touches->topLevelItem(0)->text(0), QStringLiteral("written"));
+        const QRect row = touches->visualItemRect(touches->topLevelItem(0));
+        QVERIFY(!row.isEmpty());
+        // The row is on screen: not clipped away by the dock's scroll area.
+        const QRegion seen = touches->viewport()->visibleRegion();
+        QVERIFY2(seen.contains(row.center()), qPrintable(QStringLiteral("row at %1,%2; visible %3x%4")
+                                                             .arg(row.center().x())
+                                                             .arg(row.center().y())
+                                                             .arg(seen.boundingRect().width())
+                                                             .arg(seen.boundingRect().height())));
+        auto *table = w.findChild<QTableWidget *>(QStringLiteral("accessTable"));
+        QVERIFY(table && !table->visibleRegion().isEmpty()); // the table stays in sight beside it
+        KpTest::screenshot(&w, QStringLiteral("who-touched-1024x700"));
     }
 
     void screenshotOption()

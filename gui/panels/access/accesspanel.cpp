@@ -17,6 +17,7 @@
 #include <QLineEdit>
 #include <QMap>
 #include <QPushButton>
+#include <QSplitter>
 #include <QStandardItemModel>
 #include <QTableWidget>
 #include <QTextDocument>
@@ -98,7 +99,13 @@ AccessPanel::AccessPanel(Workbench &workbench, QWidget *parent)
     top->addWidget(m_summary, 1);
     layout->addLayout(top);
 
-    m_table = new QTableWidget(0, Columns, this);
+    // The table and who touched a cell side by side: the panel lives in the
+    // bottom dock, wide and short, where a list under the table was below
+    // the fold and "Who touched this cell?" seemed to do nothing.
+    auto *split = new QSplitter(Qt::Horizontal, this);
+    split->setObjectName(QStringLiteral("accessSplit"));
+    split->setChildrenCollapsible(false);
+    m_table = new QTableWidget(0, Columns, split);
     m_table->setObjectName(QStringLiteral("accessTable"));
     m_table->setHorizontalHeaderLabels({tr("Line"), tr("Access"), tr("Requests"), tr("Sectors"), tr("Ideal sectors"),
                                         tr("Wavefronts"), tr("Ideal wavefronts"), tr("Reading")});
@@ -117,28 +124,35 @@ AccessPanel::AccessPanel(Workbench &workbench, QWidget *parent)
     m_table->verticalHeader()->hide();
     m_table->horizontalHeader()->setStretchLastSection(true);
     m_table->setWordWrap(false);
-    layout->addWidget(m_table, 3);
+    split->addWidget(m_table);
 
+    auto *whoBox = new QWidget(split);
+    auto *whoLayout = new QVBoxLayout(whoBox);
+    whoLayout->setContentsMargins(0, 0, 0, 0);
+    whoLayout->addWidget(new QLabel(tr("Who touched a cell"), whoBox));
     auto *who = new QHBoxLayout;
-    who->addWidget(new QLabel(tr("Who touched"), this));
-    m_buffer = new QComboBox(this);
+    m_buffer = new QComboBox(whoBox);
     m_buffer->setObjectName(QStringLiteral("accessBuffer"));
     who->addWidget(m_buffer);
-    m_element = new QLineEdit(this);
+    m_element = new QLineEdit(whoBox);
     m_element->setObjectName(QStringLiteral("accessElement"));
     m_element->setPlaceholderText(tr("element"));
-    m_element->setMaximumWidth(120);
+    m_element->setMaximumWidth(100);
     who->addWidget(m_element);
-    m_find = new QPushButton(tr("Find"), this);
+    m_find = new QPushButton(tr("Find"), whoBox);
     m_find->setObjectName(QStringLiteral("findTouches"));
     who->addWidget(m_find);
     who->addStretch(1);
-    layout->addLayout(who);
-    m_touches = new QTreeWidget(this);
+    whoLayout->addLayout(who);
+    m_touches = new QTreeWidget(whoBox);
     m_touches->setObjectName(QStringLiteral("accessTouches"));
     m_touches->setHeaderLabels({tr("Access"), tr("Block"), tr("Thread"), tr("Line")});
     m_touches->setRootIsDecorated(false);
-    layout->addWidget(m_touches, 1);
+    whoLayout->addWidget(m_touches, 1);
+    split->addWidget(whoBox);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 2);
+    layout->addWidget(split, 1);
 
     connect(m_analyze, &QPushButton::clicked, this, &AccessPanel::analyze);
     connect(m_step, &QComboBox::currentIndexChanged, this, &AccessPanel::refreshControls);
