@@ -803,7 +803,17 @@ RunResult GpuSession::run(const RunRequest &request)
 {
     RunResult result;
     result.deviceOrdinal = request.device;
-    m_guardBytes = request.guards ? Guard::kGuardBytes : 0;
+    // Under a profiler (Nsight Compute, Nsight Systems) the guard zones are
+    // left out: their fill and check kernels would be listed among the
+    // user's own, and what is profiled should be the project's launches only.
+    QString tool;
+    const bool profiled = request.guards && cudaToolAttached(&tool);
+    m_guardBytes = request.guards && !profiled ? Guard::kGuardBytes : 0;
+    if (profiled) {
+        result.warnings << QStringLiteral("guard zones are off: a CUDA profiler is attached (%1), so the profile "
+                                          "lists only the project's kernels; writes outside buffers are not caught")
+                               .arg(tool);
+    }
     m_guards.resetCost();
     if (!openDevice(request, result)) {
         return result;

@@ -70,10 +70,10 @@ struct Kpg
     QJsonObject doc;
 };
 
-Kpg kpg(const QStringList &args, const QString &json)
+Kpg kpg(const QStringList &args, const QString &json, const QStringList &env = {})
 {
     Kpg k;
-    k.run = KpTest::run(QStringLiteral("kpg"), args + QStringList{QStringLiteral("--json"), json}, {}, 600000);
+    k.run = KpTest::run(QStringLiteral("kpg"), args + QStringList{QStringLiteral("--json"), json}, env, 600000);
     QFile f(json);
     if (f.open(QIODevice::ReadOnly)) {
         k.doc = QJsonDocument::fromJson(f.readAll()).object();
@@ -186,6 +186,33 @@ private Q_SLOTS:
         QCOMPARE(guards.value("violations").toArray().size(), 0);
         QVERIFY(guards.value("checkMs").toDouble() > 0);
         QVERIFY(k.doc.value("timing").isObject());
+    }
+
+    // Under a profiler the guard kernels are left out of the run (an Nsight
+    // Compute report listed kpg_guard_fill and kpg_guard_check among the
+    // user's kernels), and the run says so. KPG_PROFILING=1 is how the
+    // worker is told a profiler is attached without one (timingstop.cpp).
+    void guardsAreOffUnderAProfiler()
+    {
+        const QString dir = presetDir(QStringLiteral("memcheck_guard"));
+        QTemporaryDir tmp;
+        const Kpg k =
+            kpg({QStringLiteral("run"), QStringLiteral("--no-timing"), dir + QStringLiteral("/memcheck_guard.kpg"),
+                 QStringLiteral("--source"), dir + QStringLiteral("/broken/shifted_by_24.cu")},
+                tmp.filePath("out.json"), {QStringLiteral("KPG_PROFILING=1")});
+        QVERIFY2(k.run.exitCode == 0, qPrintable(k.run.err + k.run.out)); // the overrun goes uncaught, as said
+        QCOMPARE(k.doc.value("guards").toObject().value("enabled").toBool(true), false);
+        QVERIFY2(
+            k.run.err.contains(QStringLiteral("guard zones are off: a CUDA profiler is attached (KPG_PROFILING=1)")) ||
+                k.run.out.contains(QStringLiteral("guard zones are off")),
+            qPrintable(k.run.err + k.run.out));
+        // Without it the same source's overrun is caught.
+        const Kpg plain =
+            kpg({QStringLiteral("run"), QStringLiteral("--no-timing"), dir + QStringLiteral("/memcheck_guard.kpg"),
+                 QStringLiteral("--source"), dir + QStringLiteral("/broken/shifted_by_24.cu")},
+                tmp.filePath("plain.json"));
+        QCOMPARE(plain.doc.value("guards").toObject().value("enabled").toBool(), true);
+        QVERIFY2(plain.run.exitCode != 0, qPrintable(plain.run.err + plain.run.out));
     }
 
     void memcheckFindsTheShiftedWrite()
