@@ -89,10 +89,16 @@ private Q_SLOTS:
         if (when == 2) {
             QTimer::singleShot(0, &w, [&compile] { compile.setDevice(8, 6); });
         }
+        bool lateDeviceFound = when < 3; // the 50 ms one has not come yet
         if (when == 3 || when == 4) {
-            QTimer::singleShot(50, &w, [&compile] { compile.setDevice(9, 0); });
+            QTimer::singleShot(50, &w, [&compile, &lateDeviceFound] {
+                compile.setDevice(9, 0);
+                lateDeviceFound = true;
+            });
         }
-        QTRY_VERIFY_WITH_TIMEOUT(!compile.isPending() && w.lastCompile().ok && !w.lastCompile().kernels.isEmpty() &&
+        // Settled after the last device found: a warm cache answers the first compile within 50 ms.
+        QTRY_VERIFY_WITH_TIMEOUT(lateDeviceFound && !compile.isPending() && w.lastCompile().ok &&
+                                     !w.lastCompile().kernels.isEmpty() &&
                                      w.lastCompile().kernels.first().name == QLatin1String("vectorAdd"),
                                  30000);
         // The project's text is in the editor and the document, not the
