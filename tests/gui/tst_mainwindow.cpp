@@ -429,6 +429,20 @@ private Q_SLOTS:
                                                              .arg(seen.boundingRect().height())));
         auto *table = w.findChild<QTableWidget *>(QStringLiteral("accessTable"));
         QVERIFY(table && !table->visibleRegion().isEmpty()); // the table stays in sight beside it
+        // The Inspector's line about its buffer is whole in its narrow dock (it was cut at the edge).
+        auto *info = w.findChild<QLabel *>(QStringLiteral("bufferInfo"));
+        QVERIFY(info);
+        QTRY_VERIFY(info->text().contains(QStringLiteral("MiB")));
+        const QRect need =
+            info->fontMetrics().boundingRect(QRect(0, 0, info->width(), 1000), Qt::TextWordWrap, info->text());
+        QVERIFY2(need.width() <= info->width() && need.height() <= info->height(),
+                 qPrintable(QStringLiteral("'%1' needs %2x%3, has %4x%5")
+                                .arg(info->text())
+                                .arg(need.width())
+                                .arg(need.height())
+                                .arg(info->width())
+                                .arg(info->height())));
+        QVERIFY(info->mapTo(&w, QPoint(info->width(), 0)).x() <= w.width());
         KpTest::screenshot(&w, QStringLiteral("who-touched-1024x700"));
     }
 

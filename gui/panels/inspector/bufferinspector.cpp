@@ -101,6 +101,9 @@ void BufferInspector::buildUi()
     m_chooser->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
     m_info = new QLabel(this);
     m_info->setObjectName(QStringLiteral("bufferInfo"));
+    // Wraps in a narrow dock rather than widening it.
+    m_info->setWordWrap(true);
+    m_info->setMinimumWidth(1);
 
     m_tools = new QToolBar(this);
     m_tools->setObjectName(QStringLiteral("inspectorTools"));
@@ -236,12 +239,14 @@ void BufferInspector::buildUi()
 
     auto *top = new QHBoxLayout;
     top->addWidget(new QLabel(tr("Buffer"), this));
-    top->addWidget(m_chooser);
-    top->addWidget(m_info, 1);
+    top->addWidget(m_chooser, 1);
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     layout->setSpacing(2);
     layout->addLayout(top);
+    // Under the chooser, the dock's whole width: beside it the line was cut
+    // at the edge of a narrow dock (a box layout gives a wrapped label no height).
+    layout->addWidget(m_info);
     layout->addWidget(m_tools);
     layout->addWidget(m_tabs, 1);
     layout->addWidget(m_stats);
@@ -623,10 +628,10 @@ void BufferInspector::updateInfo()
     }
     m_info->setText(text);
     m_info->setToolTip(m_current->spec.symbol.isEmpty()
-                           ? QString()
-                           : tr("Copied into the kernel's device variable %1 before the steps run, and read back "
-                                "from it after the run")
-                                 .arg(m_current->spec.symbol));
+                           ? text
+                           : tr("%1: copied into the kernel's device variable %2 before the steps run, and read "
+                                "back from it after the run")
+                                 .arg(text, m_current->spec.symbol));
 }
 
 void BufferInspector::updateControls()
