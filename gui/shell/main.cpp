@@ -45,8 +45,6 @@ QStringList presetNames()
     return QDir(QStringLiteral(":/presets")).entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name);
 }
 
-/** Prints "kernel-playground: startup: painted" at target's first paint and "...: diagnostics" after the first compile.
- */
 /**
  * For bench_startup: "kernel-playground: startup: WORD" on stderr as each
  * stage of the start is reached, when KPG_STARTUP_TRACE is set (the parent
@@ -61,6 +59,7 @@ void startupMark(const char *word)
     }
 }
 
+/** Marks "painted" at target's first paint and "diagnostics" after the first compile. */
 void traceStartup(QWidget *target, MainWindow *window, bool quit)
 {
     struct FirstPaint : QObject
@@ -69,8 +68,7 @@ void traceStartup(QWidget *target, MainWindow *window, bool quit)
         bool eventFilter(QObject *watched, QEvent *event) override
         {
             if (event->type() == QEvent::Paint) {
-                std::fprintf(stderr, "kernel-playground: startup: painted\n");
-                std::fflush(stderr);
+                startupMark("painted");
                 watched->removeEventFilter(this);
             }
             return false;
@@ -81,8 +79,7 @@ void traceStartup(QWidget *target, MainWindow *window, bool quit)
     QObject::connect(window, &MainWindow::compileFinished, window, [done, quit] {
         if (!*done) {
             *done = true;
-            std::fprintf(stderr, "kernel-playground: startup: diagnostics\n");
-            std::fflush(stderr);
+            startupMark("diagnostics");
             if (quit) {
                 QCoreApplication::exit(0);
             }

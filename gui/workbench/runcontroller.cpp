@@ -119,7 +119,7 @@ void RunController::start(bool play)
     m_compile->service()->compile(
         req, this,
         [this, p, play](const Result<CompileResult> &compiled) {
-            m_phases.compileMs = double(m_phaseClock.nsecsElapsed()) / 1e6;
+            m_phases.compileMs = phaseMs();
             if (!compiled) {
                 fail(compiled.error().message);
                 return;
@@ -150,7 +150,7 @@ void RunController::start(bool play)
                 QMetaObject::invokeMethod(
                     this,
                     [this, host, p, play, result, filled] {
-                        const double filledAt = double(m_phaseClock.nsecsElapsed()) / 1e6;
+                        const double filledAt = phaseMs();
                         m_phases.fillMs = filledAt - m_phases.compileMs;
                         if (!filled) {
                             fail(filled.error().message);
@@ -165,10 +165,10 @@ void RunController::start(bool play)
                         // What was sent, for the history row of a run that fails before reporting its steps.
                         m_sentSteps = prepared->request.steps;
                         Q_EMIT launching();
-                        const double sentAt = double(m_phaseClock.nsecsElapsed()) / 1e6;
+                        const double sentAt = phaseMs();
                         m_phases.prepareMs = sentAt - filledAt;
                         runnerFor(m_deviceOrdinal)->run(*prepared, host, [this, play, sentAt](const RunResult &r) {
-                            m_phases.workerMs = double(m_phaseClock.nsecsElapsed()) / 1e6 - sentAt;
+                            m_phases.workerMs = phaseMs() - sentAt;
                             finish(r, play);
                         });
                     },
@@ -204,9 +204,9 @@ void RunController::finish(const RunResult &r, bool play)
                 start(true);
             }
         });
-        const qint64 deliverStart = m_phaseClock.nsecsElapsed();
+        const double deliverStart = phaseMs();
         Q_EMIT finished(r, play);
-        m_phases.deliverMs = double(m_phaseClock.nsecsElapsed() - deliverStart) / 1e6;
+        m_phases.deliverMs = phaseMs() - deliverStart;
         return;
     }
     const Project &project = m_doc->project();
@@ -294,9 +294,9 @@ void RunController::finish(const RunResult &r, bool play)
                 ? tr("Memory: %1").arg(r.guardViolations.first().message())
                 : tr("Memory: %1 writes outside buffers (see the Memory panel)").arg(r.guardViolations.size()));
     }
-    const qint64 deliverStart = m_phaseClock.nsecsElapsed();
+    const double deliverStart = phaseMs();
     Q_EMIT finished(r, play);
-    m_phases.deliverMs = double(m_phaseClock.nsecsElapsed() - deliverStart) / 1e6;
+    m_phases.deliverMs = phaseMs() - deliverStart;
 }
 
 Runner *RunController::runnerFor(int ordinal)

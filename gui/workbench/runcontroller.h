@@ -125,6 +125,7 @@ private:
     qint64 m_playStartMs = 0;
     Phases m_phases;
     QElapsedTimer m_phaseClock; ///< from the start of the run in flight
+    double phaseMs() const { return double(m_phaseClock.nsecsElapsed()) / 1e6; }
     /** Fills host buffers off the GUI thread; the destructor waits for a fill in progress. */
     QThreadPool m_fillPool;
 };

@@ -61,6 +61,29 @@ class TestGpuAccessGui : public QObject
         report = outcome->report;
     }
 
+    /**
+     * Records transpose_naive's launch in w (at 1280x800) and shows its out
+     * in the Inspector, which it returns; nullptr, with the test failed,
+     * when any of that does not happen.
+     */
+    static BufferInspector *inspectTransposeOutput(MainWindow &w)
+    {
+        w.resize(1280, 800);
+        w.show();
+        std::shared_ptr<const AccessReport> report;
+        analyze(w, QStringLiteral("transpose_naive"), report);
+        if (QTest::currentTestFailed()) {
+            return nullptr;
+        }
+        auto *inspector = w.findChild<BufferInspector *>(QStringLiteral("inspector"));
+        if (!inspector) {
+            QTest::qFail("the window has no inspector", __FILE__, __LINE__);
+            return nullptr;
+        }
+        inspector->showBuffer(QStringLiteral("out"));
+        return inspector;
+    }
+
 private Q_SLOTS:
     void initTestCase()
     {
@@ -113,7 +136,6 @@ private Q_SLOTS:
         QCOMPARE(margin->staleLines().size(), report->summary.lines.size());
     }
 
-    // transpose_naive: thread (x, y) writes out[x * 600 + y]; x = 32 bx + tx, y = 8 by + ty.
     // Colour by the warp that wrote, from a real launch of the naive
     // transpose: thread (x, y) writes out[600 x + y], and each row of a
     // 32x8 block is one warp, so neighbours along x (a whole row of out
@@ -123,16 +145,10 @@ private Q_SLOTS:
     {
         EngineClient engine;
         MainWindow w(&engine);
-        w.resize(1280, 800);
-        w.show();
-        std::shared_ptr<const AccessReport> report;
-        analyze(w, QStringLiteral("transpose_naive"), report);
-        if (QTest::currentTestFailed()) {
-            return;
+        BufferInspector *inspector = inspectTransposeOutput(w);
+        if (!inspector) {
+            return; // the test has failed, saying why
         }
-        auto *inspector = w.findChild<BufferInspector *>(QStringLiteral("inspector"));
-        QVERIFY(inspector);
-        inspector->showBuffer(QStringLiteral("out"));
         auto *byWarp = inspector->findChild<QAction *>(QStringLiteral("colourByWarp"));
         QVERIFY(byWarp);
         QTRY_VERIFY2(byWarp->isEnabled(), qPrintable(byWarp->toolTip()));
@@ -153,6 +169,7 @@ private Q_SLOTS:
         screenshot(&w, QStringLiteral("access-colour-by-warp"));
     }
 
+    // transpose_naive: thread (x, y) writes out[x * 600 + y]; x = 32 bx + tx, y = 8 by + ty.
     void whoWroteACellOfTheTranspose_data()
     {
         QTest::addColumn<qint64>("element");
@@ -166,16 +183,10 @@ private Q_SLOTS:
         QFETCH(qint64, element);
         EngineClient engine;
         MainWindow w(&engine);
-        w.resize(1280, 800);
-        w.show();
-        std::shared_ptr<const AccessReport> report;
-        analyze(w, QStringLiteral("transpose_naive"), report);
-        if (QTest::currentTestFailed()) {
-            return;
+        BufferInspector *inspector = inspectTransposeOutput(w);
+        if (!inspector) {
+            return; // the test has failed, saying why
         }
-        auto *inspector = w.findChild<BufferInspector *>(QStringLiteral("inspector"));
-        QVERIFY(inspector);
-        inspector->showBuffer(QStringLiteral("out"));
         inspector->gridView()->setCurrentIndex(inspector->gridModel()->indexOfElement(element));
         auto *who = inspector->findChild<QAction *>(QStringLiteral("whoTouched"));
         QVERIFY2(who->isEnabled(), qPrintable(who->toolTip()));
