@@ -578,6 +578,7 @@ int compile(const QStringList &args)
     req.source = QString::fromUtf8(bytes);
     req.fileName = QFileInfo(file).fileName();
     req.projectDir = QFileInfo(file).absolutePath();
+    req.sourcePath = QFileInfo(file).absoluteFilePath();
 
     if (req.options.arch == QLatin1String("auto")) {
         // The GPU decides "auto"; without one the compiler's default applies.

@@ -126,6 +126,23 @@ Result<AccessReport> runAccessMap(const Project &original, EngineClient *engine,
     report.grid = step.grid;
     report.block = step.block;
     report.warnings = prepared->warnings;
+    // The same steps unrecorded, for the cost of recording: on buffers of
+    // their own, filled as the project says, so both launches see the same inputs.
+    HostBuffers plainBuffers;
+    if (Status s = plainBuffers.materialize(project); !s) {
+        return s.error();
+    }
+    Result<PreparedRun> plainPrepared = prepareRun(project, *compiled, plainBuffers, options.device);
+    if (!plainPrepared) {
+        return plainPrepared.error();
+    }
+    PreparedRun &plain = plainPrepared.value();
+    plain.request.timing.enabled = false;
+    plain.request.steps = plain.request.steps.mid(0, options.step + 1);
+    plain.request.repeat = 1;
+    plain.request.swaps.clear();
+    plain.request.timeline = false;
+    plain.request.graph = false;
     run.image = instrumented->ptx;
     run.timing.enabled = false;
     run.accessRecords = options.records;
@@ -140,9 +157,17 @@ Result<AccessReport> runAccessMap(const Project &original, EngineClient *engine,
         return devices.error();
     }
     Runner runner(engine);
+    const RunResult unrecorded = runner.runSync(plain, &plainBuffers);
+    if (unrecorded.error) {
+        return *unrecorded.error;
+    }
     const RunResult result = runner.runSync(*prepared, &buffers);
     if (result.error) {
         return *result.error;
+    }
+    if (options.step < unrecorded.steps.size() && options.step < result.steps.size()) {
+        report.plainLaunchMs = unrecorded.steps[options.step].firstRunMs;
+        report.launchMs = result.steps[options.step].firstRunMs;
     }
     report.device = result.device;
     report.trace = result.accessTrace;
@@ -173,6 +198,8 @@ QJsonObject accessReportJson(const AccessReport &r)
     doc.insert(QStringLiteral("truncated"), r.summary.truncated());
     doc.insert(QStringLiteral("leftOut"), r.skipped);
     doc.insert(QStringLiteral("outside"), r.summary.outside);
+    doc.insert(QStringLiteral("launchMs"), r.launchMs);
+    doc.insert(QStringLiteral("plainLaunchMs"), r.plainLaunchMs);
     QJsonArray lines;
     for (const LineAccess &l : r.summary.lines) {
         QJsonObject o;
@@ -226,6 +253,17 @@ QJsonObject accessReportJson(const AccessReport &r)
     return doc;
 }
 
+QString accessCostText(const AccessReport &r)
+{
+    if (r.launchMs <= 0 || r.plainLaunchMs <= 0) {
+        return {};
+    }
+    return QStringLiteral("the recorded launch took %1 ms, %2x the same launch unrecorded (%3 ms)")
+        .arg(r.launchMs, 0, 'f', 3)
+        .arg(r.launchMs / r.plainLaunchMs, 0, 'f', 1)
+        .arg(r.plainLaunchMs, 0, 'f', 3);
+}
+
 QString accessReportText(const AccessReport &r)
 {
     QString o;
@@ -239,6 +277,9 @@ QString accessReportText(const AccessReport &r)
                  .arg(r.summary.requested);
     }
     o += QLatin1Char('\n');
+    if (const QString cost = accessCostText(r); !cost.isEmpty()) {
+        o += QStringLiteral("  %1\n").arg(cost);
+    }
     for (const LineAccess &l : r.summary.lines) {
         const QString where = l.path.isEmpty() || QFileInfo(l.path).fileName() == r.sourceName
                                   ? QStringLiteral("line %1").arg(l.line)

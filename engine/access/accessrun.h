@@ -43,6 +43,13 @@ struct AccessReport
     QStringList warnings;
     QString sourceText; ///< the source the lines refer to
     QString sourceName;
+    /**
+     * What recording costs (docs/memory-access.md, "Cost"): the recorded
+     * launch's event time, and the same launch's without recording, run just
+     * before it on the same inputs; 0 when not measured.
+     */
+    double launchMs = 0;
+    double plainLaunchMs = 0;
 
     std::array<quint32, 3> blockDim() const { return {quint32(block[0]), quint32(block[1]), quint32(block[2])}; }
 };
@@ -55,6 +62,9 @@ struct AccessReport
  * The thread that owns engine; blocks until the run is done (kpg).
  */
 Result<AccessReport> runAccessMap(const Project &project, EngineClient *engine, const AccessRunOptions &options);
+
+/** "the recorded launch took 2.413 ms, 181.2x the same launch unrecorded (0.013 ms)", or empty when not measured. */
+QString accessCostText(const AccessReport &report);
 
 /** The report as JSON (docs/memory-access.md): per line, per site, per buffer. */
 QJsonObject accessReportJson(const AccessReport &report);

@@ -140,6 +140,20 @@ QString Compiler::timeoutMessage(int timeoutMs)
     return QStringLiteral("compile took longer than %1 s and was stopped").arg(seconds);
 }
 
+QString Compiler::programName(const CompileRequest &request)
+{
+    const QString &path = request.sourcePath;
+    if (path.isEmpty() || !path.startsWith(QLatin1Char('/')) || path.size() > 4096) {
+        return request.fileName;
+    }
+    for (const QChar c : path) {
+        if (c.unicode() < 0x20 || c.unicode() > 0x7e || c == QLatin1Char('"') || c == QLatin1Char('\\')) {
+            return request.fileName;
+        }
+    }
+    return path;
+}
+
 QString Compiler::crashMessage()
 {
     return QStringLiteral("the compiler crashed on this source");
@@ -598,7 +612,11 @@ Result<CompileResult> Compiler::compile(const CompileRequest &request)
         hash.addData(s.toUtf8());
         hash.addData(QByteArrayView("\1", 1));
     }
+    // The program name is in the PTX's line info, so it is part of the answer.
+    const QString program = programName(request);
     hash.addData(request.fileName.toUtf8());
+    hash.addData(QByteArrayView("\0", 1));
+    hash.addData(program.toUtf8());
     hash.addData(QByteArrayView("\0", 1));
     hash.addData(source);
     hash.addData(headerHash.result());
@@ -615,7 +633,7 @@ Result<CompileResult> Compiler::compile(const CompileRequest &request)
     // Compile: in kpg-compiler, or here.
     NvrtcJob job;
     job.source = source;
-    job.programName = request.fileName.toUtf8();
+    job.programName = program.toUtf8();
     job.options = opts;
     job.nameExpressions = nameExprs;
     job.headers = virtualHeaders();
@@ -736,6 +754,10 @@ Result<CompileResult> Compiler::compile(const CompileRequest &request)
     }
     job.options = opts; // the struct layout probe compiles as the program did
     NvrtcOutput &out = ran.value();
+    if (program != request.fileName) {
+        // NVRTC names the file by its path; the user's messages name it as the editor does.
+        out.log.replace(program, request.fileName);
+    }
     const nvrtcResult cr = nvrtcResult(out.status);
     result.compileMs = out.compileMs;
     result.log = userLog(out.log);

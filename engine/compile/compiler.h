@@ -80,6 +80,12 @@ public:
     static QString timeoutMessage(int timeoutMs);
     /** The message of a compile whose kpg-compiler died. */
     static QString crashMessage();
+    /**
+     * The name NVRTC compiles the request under: its sourcePath when that is
+     * an absolute path of printable ASCII without quotes or backslashes (it is
+     * written into the PTX's .file directive as it is), else its fileName.
+     */
+    static QString programName(const CompileRequest &request);
 
     /** $KPG_CACHE_DIR, else the user cache folder + "/kernel-playground/nvrtc". */
     static QString defaultCacheDir();

@@ -38,6 +38,14 @@ struct CompileRequest
     QString source;
     QString fileName = QStringLiteral("kernel.cu"); ///< names the program, so diagnostics say this file
     QString projectDir;                             ///< added to the include path when set
+    /**
+     * The kernel file's absolute path when it is a file on disk. NVRTC gets it
+     * as the program name, so the line info in the PTX and cubin names a file
+     * that tools can open (Nsight Compute's source page, cuda-gdb);
+     * diagnostics and the log still say fileName. Ignored when it is not a
+     * plain absolute path (see Compiler::programName).
+     */
+    QString sourcePath;
     CompileOptions options;
     int deviceCcMajor = 0; ///< for arch "auto"; 0 = no device known
     int deviceCcMinor = 0;

@@ -304,6 +304,7 @@ struct Resolved
 {
     PlanRun run;
     QList<KernelInfo> kernels;
+    QHash<QString, QString> symbols; ///< buffer -> the module's name of the device variable it is
 };
 
 Result<Resolved> resolveRun(const Project &project, const HostBuffers &buffers, const QList<PlanScalar> &scalars,
@@ -337,6 +338,11 @@ Result<Resolved> resolveRun(const Project &project, const HostBuffers &buffers, 
     const RunRequest &req = prepared->request;
     Resolved out;
     out.kernels = scanned->kernels;
+    for (const RunBuffer &b : req.buffers) {
+        if (!b.symbol.isEmpty()) {
+            out.symbols.insert(b.name, b.symbol);
+        }
+    }
     PlanRun &run = out.run;
     run.repeat = qMax(1, req.repeat);
     for (const auto &[a, b] : req.swaps) {
@@ -749,18 +755,6 @@ Result<ExportResult> exportProject(const Project &project, const ExportOptions &
                            QStringLiteral("source"));
     }
 
-    // What no emitter writes yet is refused with the reason, never exported wrong.
-    for (qsizetype i = 0; i < project.buffers.size(); ++i) {
-        if (!project.buffers[i].symbol.isEmpty() && target != ExportTarget::CudaCpp) {
-            const QString field = QStringLiteral("buffers[%1].symbol").arg(i);
-            return exportError(
-                QStringLiteral("%1: buffer '%2' is the device variable '%3', which cannot be exported "
-                               "yet for %4 (the cuda-cpp export fills it through the variable's "
-                               "address); export for cuda-cpp")
-                    .arg(field, project.buffers[i].name, project.buffers[i].symbol, exportTargetName(target)),
-                field);
-        }
-    }
     static const QRegularExpression deviceLaunch(QStringLiteral("[A-Za-z_][A-Za-z0-9_]*\\s*(<[^<>;]*>)?\\s*<<<"));
     if (deviceLaunch.match(project.sourceText).hasMatch() || DeviceLink::optionsUseRdc(project.compile.extra)) {
         return exportError(QStringLiteral("source: a kernel launches kernels (dynamic parallelism), which cannot be "
@@ -911,6 +905,9 @@ Result<ExportResult> exportProject(const Project &project, const ExportOptions &
     }
     plan.run = mainRun->run;
     plan.run.module = mainModule;
+    for (PlanBuffer &b : plan.buffers) {
+        b.ptxSymbol = mainRun->symbols.value(b.name, b.symbol);
+    }
     collectKernels(plan.run, mainRun->kernels, options.loweredNames);
 
     // Checks.
@@ -1023,16 +1020,16 @@ Result<ExportResult> exportProject(const Project &project, const ExportOptions &
 
     // Texture and surface objects: the C++ program makes them over CUDA arrays as the worker does.
     for (const PlanTexture &t : std::as_const(plan.textures)) {
-        if (target != ExportTarget::CudaCpp) {
-            return exportError(QStringLiteral("%1 is bound to a %2, which cannot be exported yet for %3 (only the "
-                                              "cuda-cpp export makes texture and surface objects); export for "
-                                              "cuda-cpp")
-                                   .arg(t.where, t.spec.describe(), exportTargetName(target)),
+        if (target == ExportTarget::PyCuda) {
+            return exportError(QStringLiteral("%1 is bound to a %2, which cannot be exported for pycuda: PyCUDA has "
+                                              "texture references only, which CUDA 12 removed, and no texture or "
+                                              "surface objects; export for cupy, cuda-python or cuda-cpp")
+                                   .arg(t.where, t.spec.describe()),
                                QStringLiteral("launches"));
         }
         if (t.spec.layout != TextureSpec::Layout::Array) {
-            return exportError(QStringLiteral("%1 is bound to a %2, which cannot be exported yet (the cuda-cpp export "
-                                              "makes textures over a CUDA array only: \"layout\": \"array\")")
+            return exportError(QStringLiteral("%1 is bound to a %2, which cannot be exported yet (the export makes "
+                                              "textures over a CUDA array only: \"layout\": \"array\")")
                                    .arg(t.where, t.spec.describe()),
                                QStringLiteral("launches"));
         }

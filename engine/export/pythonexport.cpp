@@ -4,6 +4,7 @@
 // project; the helpers are the API.
 
 #include "export/exportplan.h"
+#include "run/texturedesc.h"
 
 #include <QStringList>
 
@@ -99,7 +100,15 @@ def compile_module(source, names):
     names, so each kernel is looked up by the symbol NVRTC lowered it to when the
     project was exported: PyCUDA has no name expressions."""
     module = SourceModule(source, options=NVCC_OPTIONS, no_extern_c=True, include_dirs=INCLUDE_DIRS, arch=ARCH)
-    return {name: module.get_function(symbol) for name, symbol in names.items()}
+    return module, {name: module.get_function(symbol) for name, symbol in names.items()}
+
+
+def symbol_address(module, symbol, nbytes):
+    """The memory of a __constant__ or __device__ variable of the module (get_global)."""
+    address, size = module.get_global(symbol)
+    if size != nbytes:
+        raise SystemExit(f"the device variable {symbol} has {size} bytes, but its buffer {nbytes}")
+    return int(address)
 
 
 def alloc(nbytes):
@@ -195,7 +204,15 @@ def compile_module(source, names, cooperative=()):
         for name in cooperative:
             symbol = names[name]
             kernels[name] = together.get_function(name if symbol is None else symbol)
-    return kernels
+    return module, kernels
+
+
+def symbol_address(module, symbol, nbytes):
+    """The memory of a __constant__ or __device__ variable of the module (RawModule.get_global)."""
+    pointer = module.get_global(symbol)
+    if pointer.mem.size != nbytes:
+        raise SystemExit(f"the device variable {symbol} has {pointer.mem.size} bytes, but its buffer {nbytes}")
+    return pointer.ptr
 
 
 def alloc(nbytes):
@@ -298,7 +315,22 @@ def compile_module(source, names):
     options = ProgramOptions(arch=arch, **PROGRAM_OPTIONS)
     expressions = [name for name, symbol in names.items() if symbol is None]
     code = Program(source, "c++", options=options).compile("cubin", name_expressions=expressions)
-    return {name: code.get_kernel(name if symbol is None else symbol) for name, symbol in names.items()}
+    return code, {name: code.get_kernel(name if symbol is None else symbol) for name, symbol in names.items()}
+
+
+def symbol_address(code, symbol, nbytes):
+    """The memory of a __constant__ or __device__ variable of the compiled code: cuda.core loads
+    it as a CUlibrary (a CUmodule in older releases), whose driver call finds the variable."""
+    handle = code.handle if hasattr(code, "handle") else code._handle
+    if isinstance(handle, driver.CUlibrary):
+        err, address, size = driver.cuLibraryGetGlobal(handle, symbol.encode())
+    else:
+        err, address, size = driver.cuModuleGetGlobal(handle, symbol.encode())
+    if err != driver.CUresult.CUDA_SUCCESS:
+        raise RuntimeError(f"CUDA driver error {err} looking up {symbol}")
+    if size != nbytes:
+        raise SystemExit(f"the device variable {symbol} has {size} bytes, but its buffer {nbytes}")
+    return int(address)
 
 
 def alloc(nbytes):
@@ -368,6 +400,149 @@ def launch(kernel, grid, block, shared, stream, args, cooperative=False):
 def l2_cache_bytes():
     return device.properties.l2_cache_size
 )PY");
+}
+
+// Texture and surface objects, written once per API like the other helpers:
+// a CUDA array per binding, made with the descriptor values the worker uses
+// (run/texturedesc), filled from its buffer before every launch that binds it.
+const char *kCuPyTextureHelper = R"PY(
+
+class Texture:
+    """A CUDA array and a texture or surface object over it (cupy.cuda.texture), made as
+    the playground makes them; copy() fills the array from a buffer or a surface's
+    array back into it."""
+
+    def __init__(self, bits, kind, extent, component, surface=False, address=(), linear=False,
+                 normalized_float=False, normalized_coords=False, border=(0.0, 0.0, 0.0, 0.0)):
+        rt = cp.cuda.runtime
+        kinds = {"float": rt.cudaChannelFormatKindFloat, "signed": rt.cudaChannelFormatKindSigned,
+                 "unsigned": rt.cudaChannelFormatKindUnsigned}
+        self.channels = sum(1 for b in bits if b)
+        self.component = np.dtype(component)
+        self.extent = extent  # elements along x, y, z; 0 for an axis the array does not have
+        desc = cp.cuda.texture.ChannelFormatDescriptor(*bits, kinds[kind])
+        self.array = cp.cuda.texture.CUDAarray(desc, *extent, rt.cudaArraySurfaceLoadStore if surface else 0)
+        resource = cp.cuda.texture.ResourceDescriptor(rt.cudaResourceTypeArray, cuArr=self.array)
+        if surface:
+            self.object = cp.cuda.texture.SurfaceObject(resource)
+        else:
+            modes = {"clamp": rt.cudaAddressModeClamp, "wrap": rt.cudaAddressModeWrap,
+                     "mirror": rt.cudaAddressModeMirror, "border": rt.cudaAddressModeBorder}
+            texture = cp.cuda.texture.TextureDescriptor(
+                addressModes=[modes[m] for m in address],
+                filterMode=rt.cudaFilterModeLinear if linear else rt.cudaFilterModePoint,
+                readMode=rt.cudaReadModeNormalizedFloat if normalized_float else rt.cudaReadModeElementType,
+                borderColors=list(border), normalizedCoords=1 if normalized_coords else 0)
+            self.object = cp.cuda.texture.TextureObject(resource, texture)
+
+    def handle(self):
+        """The cudaTextureObject_t / cudaSurfaceObject_t a kernel takes."""
+        return np.uint64(self.object.ptr)
+
+    def copy(self, dptr, to_array, stream):
+        """The buffer at dptr into the array (to_array), or the array back into the buffer."""
+        width, height, depth = self.extent
+        shape = tuple(n for n in (depth, height) if n) + (width * self.channels,)
+        nbytes = int(np.prod(shape)) * self.component.itemsize
+        memory = cp.cuda.UnownedMemory(dptr, nbytes, None)
+        view = cp.ndarray(shape, self.component, cp.cuda.MemoryPointer(memory, 0))
+        if to_array:
+            self.array.copy_from(view, stream)
+        else:
+            self.array.copy_to(view, stream)
+)PY";
+
+const char *kCudaPythonTextureHelper = R"PY(
+
+class Texture:
+    """A CUDA array and a texture or surface object over it (the driver API through
+    cuda.bindings), made with the descriptor values the playground uses; copy() fills
+    the array from a buffer or a surface's array back into it."""
+
+    def __init__(self, array_format, channels, extent, element_bytes, surface=False, address=(),
+                 filter_mode=None, flags=0, border=(0.0, 0.0, 0.0, 0.0)):
+        self.extent = extent  # elements along x, y, z; 0 for an axis the array does not have
+        self.element_bytes = element_bytes
+        desc = driver.CUDA_ARRAY3D_DESCRIPTOR()
+        desc.Width, desc.Height, desc.Depth = extent
+        desc.Format = array_format
+        desc.NumChannels = channels
+        desc.Flags = driver.CUDA_ARRAY3D_SURFACE_LDST if surface else 0
+        self.array = checked(driver.cuArray3DCreate(desc))
+        resource = driver.CUDA_RESOURCE_DESC()
+        resource.resType = driver.CUresourcetype.CU_RESOURCE_TYPE_ARRAY
+        resource.res.array.hArray = self.array
+        if surface:
+            self.object = checked(driver.cuSurfObjectCreate(resource))
+        else:
+            texture = driver.CUDA_TEXTURE_DESC()
+            texture.addressMode = list(address)
+            texture.filterMode = filter_mode
+            texture.flags = flags
+            texture.borderColor = list(border)
+            self.object = checked(driver.cuTexObjectCreate(resource, texture, None))
+
+    def handle(self):
+        """The CUtexObject / CUsurfObject a kernel takes."""
+        return np.uint64(int(self.object))
+
+    def copy(self, dptr, to_array, stream):
+        """The buffer at dptr into the array (to_array), or the array back into the buffer."""
+        width, height, depth = self.extent
+        copy = driver.CUDA_MEMCPY3D()
+        copy.WidthInBytes = width * self.element_bytes
+        copy.Height = max(height, 1)
+        copy.Depth = max(depth, 1)
+        if to_array:
+            copy.srcMemoryType = driver.CUmemorytype.CU_MEMORYTYPE_DEVICE
+            copy.srcDevice = dptr
+            copy.srcPitch = copy.WidthInBytes
+            copy.srcHeight = copy.Height
+            copy.dstMemoryType = driver.CUmemorytype.CU_MEMORYTYPE_ARRAY
+            copy.dstArray = self.array
+        else:
+            copy.srcMemoryType = driver.CUmemorytype.CU_MEMORYTYPE_ARRAY
+            copy.srcArray = self.array
+            copy.dstMemoryType = driver.CUmemorytype.CU_MEMORYTYPE_DEVICE
+            copy.dstDevice = dptr
+            copy.dstPitch = copy.WidthInBytes
+            copy.dstHeight = copy.Height
+        checked(driver.cuMemcpy3DAsync(copy, stream.handle))
+)PY";
+
+QString cuArrayFormatName(CUarray_format f)
+{
+    switch (f) {
+    case CU_AD_FORMAT_UNSIGNED_INT8: return QStringLiteral("CU_AD_FORMAT_UNSIGNED_INT8");
+    case CU_AD_FORMAT_UNSIGNED_INT16: return QStringLiteral("CU_AD_FORMAT_UNSIGNED_INT16");
+    case CU_AD_FORMAT_UNSIGNED_INT32: return QStringLiteral("CU_AD_FORMAT_UNSIGNED_INT32");
+    case CU_AD_FORMAT_SIGNED_INT8: return QStringLiteral("CU_AD_FORMAT_SIGNED_INT8");
+    case CU_AD_FORMAT_SIGNED_INT16: return QStringLiteral("CU_AD_FORMAT_SIGNED_INT16");
+    case CU_AD_FORMAT_SIGNED_INT32: return QStringLiteral("CU_AD_FORMAT_SIGNED_INT32");
+    case CU_AD_FORMAT_HALF: return QStringLiteral("CU_AD_FORMAT_HALF");
+    default: return QStringLiteral("CU_AD_FORMAT_FLOAT");
+    }
+}
+
+QString cuAddressModeName(CUaddress_mode m)
+{
+    switch (m) {
+    case CU_TR_ADDRESS_MODE_WRAP: return QStringLiteral("CU_TR_ADDRESS_MODE_WRAP");
+    case CU_TR_ADDRESS_MODE_MIRROR: return QStringLiteral("CU_TR_ADDRESS_MODE_MIRROR");
+    case CU_TR_ADDRESS_MODE_BORDER: return QStringLiteral("CU_TR_ADDRESS_MODE_BORDER");
+    default: return QStringLiteral("CU_TR_ADDRESS_MODE_CLAMP");
+    }
+}
+
+QString addressName(TextureSpec::Address a)
+{
+    switch (a) {
+    case TextureSpec::Address::Wrap: return QStringLiteral("wrap");
+    case TextureSpec::Address::Mirror: return QStringLiteral("mirror");
+    case TextureSpec::Address::Border: return QStringLiteral("border");
+    case TextureSpec::Address::Clamp: break;
+    }
+    return QStringLiteral("clamp");
 }
 
 const char *kCheckHelper = R"PY(
@@ -515,6 +690,9 @@ public:
         if (a.structValue >= 0) {
             return m_plan.structValues[a.structValue].identifier;
         }
+        if (a.texture >= 0) {
+            return QStringLiteral("textures[%1].handle()").arg(a.texture);
+        }
         QString v = pyValue(a.valueType, a.bytes);
         const qsizetype hash = v.indexOf(QLatin1String("  #"));
         return hash > 0 ? v.left(hash) : v;
@@ -591,6 +769,121 @@ public:
         line();
     }
 
+    /** The copies into the arrays of a launch's textures and surfaces (before), or out of its surfaces (after). */
+    void textureCopies(const PlanStep &s, const QString &devName, const QString &stream, bool before, int in)
+    {
+        QList<int> done;
+        for (const PlanArg &a : s.args) {
+            if (a.texture < 0 || done.contains(a.texture)) {
+                continue;
+            }
+            done << a.texture;
+            const PlanTexture &t = m_plan.textures[a.texture];
+            if (!before && !t.spec.isSurface()) {
+                continue;
+            }
+            line(QStringLiteral("textures[%1].copy(%2[%3], %4, %5)  # %6")
+                     .arg(a.texture)
+                     .arg(devName, py(t.buffer), before ? QStringLiteral("True") : QStringLiteral("False"), stream,
+                          commentText(before ? QStringLiteral("%1: the buffer into the array").arg(t.spec.describe())
+                                             : QStringLiteral("the surface's writes back into %1").arg(t.buffer))),
+                 in);
+        }
+    }
+
+    /** One Texture per binding, with the values the worker's descriptors have (run/texturedesc). */
+    Status textureObjects()
+    {
+        comment(QStringLiteral("--- Texture and surface objects, over CUDA arrays as in the playground ------------"));
+        comment(QStringLiteral("Each array is filled from its buffer before every launch that binds it (the "
+                               "playground copies only when"));
+        comment(QStringLiteral("the buffer changed), and a surface's array is copied back into the buffer after the "
+                               "launch."));
+        line(QStringLiteral("textures = ["));
+        for (const PlanTexture &t : m_plan.textures) {
+            const Result<TextureDescriptors> built = buildTextureDescriptors(t.spec, t.dtype, t.shape, t.where);
+            if (!built) {
+                return built.error();
+            }
+            const TextureDescriptors &d = *built;
+            const DTypeInfo &info = dtypeInfo(t.dtype);
+            const QString extent = QStringLiteral("(%1, %2, %3)")
+                                       .arg(qulonglong(d.array.Width))
+                                       .arg(qulonglong(d.array.Height))
+                                       .arg(qulonglong(d.array.Depth));
+            comment(QStringLiteral("%1, %2 %3; for %4")
+                        .arg(t.spec.describe(), dtypeName(t.dtype), shapeText(t.shape), t.where),
+                    1);
+            QStringList args;
+            if (m_target == ExportTarget::CuPy) {
+                const ScalarKind kind = dtypeInfo(info.component).kind;
+                QStringList bits;
+                for (int c = 0; c < 4; ++c) {
+                    bits << QString::number(c < info.components ? info.componentBytes * 8 : 0);
+                }
+                args << QStringLiteral("(%1)").arg(bits.join(QStringLiteral(", ")))
+                     << py(kind == ScalarKind::SignedInt     ? QStringLiteral("signed")
+                           : kind == ScalarKind::UnsignedInt ? QStringLiteral("unsigned")
+                                                             : QStringLiteral("float"))
+                     << extent << QStringLiteral("np.") + numpyComponentName(t.dtype);
+                if (t.spec.isSurface()) {
+                    args << QStringLiteral("surface=True");
+                } else {
+                    QStringList modes;
+                    for (int axis = 0; axis < 3; ++axis) {
+                        modes << py(addressName(t.spec.address[size_t(axis)]));
+                    }
+                    args << QStringLiteral("address=(%1)").arg(modes.join(QStringLiteral(", ")));
+                    args << QStringLiteral("linear=%1")
+                                .arg(t.spec.filter == TextureSpec::Filter::Linear ? QStringLiteral("True")
+                                                                                  : QStringLiteral("False"));
+                    args << QStringLiteral("normalized_float=%1")
+                                .arg(t.spec.read == TextureSpec::Read::NormalizedFloat ? QStringLiteral("True")
+                                                                                       : QStringLiteral("False"));
+                    args << QStringLiteral("normalized_coords=%1")
+                                .arg(t.spec.normalizedCoords ? QStringLiteral("True") : QStringLiteral("False"));
+                }
+            } else {
+                args << QStringLiteral("driver.CUarray_format.%1").arg(cuArrayFormatName(d.array.Format))
+                     << QString::number(d.array.NumChannels) << extent << QString::number(info.elementBytes());
+                if (t.spec.isSurface()) {
+                    args << QStringLiteral("surface=True");
+                } else {
+                    QStringList modes;
+                    for (int axis = 0; axis < 3; ++axis) {
+                        modes << QStringLiteral("driver.CUaddress_mode.%1")
+                                     .arg(cuAddressModeName(d.texture.addressMode[axis]));
+                    }
+                    args << QStringLiteral("address=(%1)").arg(modes.join(QStringLiteral(", ")));
+                    args << QStringLiteral("filter_mode=driver.CUfilter_mode.%1")
+                                .arg(d.texture.filterMode == CU_TR_FILTER_MODE_LINEAR
+                                         ? QStringLiteral("CU_TR_FILTER_MODE_LINEAR")
+                                         : QStringLiteral("CU_TR_FILTER_MODE_POINT"));
+                    QStringList flags;
+                    if (d.texture.flags & CU_TRSF_READ_AS_INTEGER) {
+                        flags << QStringLiteral("driver.CU_TRSF_READ_AS_INTEGER");
+                    }
+                    if (d.texture.flags & CU_TRSF_NORMALIZED_COORDINATES) {
+                        flags << QStringLiteral("driver.CU_TRSF_NORMALIZED_COORDINATES");
+                    }
+                    args << QStringLiteral("flags=%1")
+                                .arg(flags.isEmpty() ? QStringLiteral("0") : flags.join(QStringLiteral(" | ")));
+                }
+            }
+            if (!t.spec.isSurface() && t.spec.border != std::array<float, 4>{0, 0, 0, 0}) {
+                QStringList border;
+                for (float b : t.spec.border) {
+                    border << pyNumber(double(b));
+                }
+                args << QStringLiteral("border=(%1)").arg(border.join(QStringLiteral(", ")));
+            }
+            line(QStringLiteral("Texture(%1),").arg(args.join(QStringLiteral(", "))), 1);
+        }
+        line(QStringLiteral("]"));
+        line();
+        return Unit{};
+    }
+
     void steps(const PlanRun &run, const QString &kernelsName, const QString &devName, int indent)
     {
         const bool streamed = run.usesStreams();
@@ -635,12 +928,14 @@ public:
                 if (!s.label.isEmpty()) {
                     comment(s.label, in);
                 }
+                textureCopies(s, devName, st, true, in);
                 line(QStringLiteral("launch(%1[%2], %3, %4, %5, %6, [%7]%8)")
                          .arg(kernelsName, py(s.kernel), tuple3(s.grid), tuple3(s.block))
                          .arg(s.sharedBytes)
                          .arg(st, args.join(QStringLiteral(", ")),
                               s.cooperative ? QStringLiteral(", cooperative=True") : QString()),
                      in);
+                textureCopies(s, devName, st, false, in);
                 break;
             }
             case RunStep::Kind::CopyToDevice:
@@ -737,6 +1032,9 @@ Result<QByteArray> PyWriter::write()
     line();
     line(QStringLiteral("import numpy as np"));
     m_out += helpersFor(m_target);
+    if (!p.textures.isEmpty()) {
+        m_out += QString::fromLatin1(m_target == ExportTarget::CuPy ? kCuPyTextureHelper : kCudaPythonTextureHelper);
+    }
     line();
     line(QStringLiteral("HERE = pathlib.Path(__file__).resolve().parent"));
     line();
@@ -842,7 +1140,8 @@ Result<QByteArray> PyWriter::write()
             }
             entries << QStringLiteral("%1: %2").arg(py(k.name), symbol);
         }
-        const QString var = mi == p.run.module ? QStringLiteral("kernels") : QStringLiteral("ref_kernels");
+        const QString var =
+            mi == p.run.module ? QStringLiteral("module, kernels") : QStringLiteral("ref_module, ref_kernels");
         comment(QStringLiteral("%1 (%2)").arg(m.file, m.shownName));
         QStringList instances;
         for (const PlanKernel &k : m.kernels) {
@@ -874,13 +1173,24 @@ Result<QByteArray> PyWriter::write()
             }
         }
         if (!cooperative.isEmpty()) {
+            for (const PlanBuffer &b : p.buffers) {
+                if (!b.symbol.isEmpty()) {
+                    return Error{QStringLiteral("export"),
+                                 Error::Code::BadInput,
+                                 {},
+                                 QStringLiteral("cupy: buffer '%1' is the device variable '%2', and kernel %3 is "
+                                                "launched cooperatively, which CuPy does from a second module with "
+                                                "variables of its own; export for cuda-python or cuda-cpp")
+                                     .arg(b.name, b.symbol, cooperative.first())};
+                }
+            }
             extra2 = QStringLiteral(", cooperative=(%1,)").arg(cooperative.join(QStringLiteral(", ")));
         }
         line(QStringLiteral("%1 = compile_module((HERE / %2).read_text()%3, {%4}%5)")
                  .arg(var, py(m.file), extra, entries.join(QStringLiteral(", ")), extra2));
     }
     if (p.reference && p.reference->module == p.run.module) {
-        line(QStringLiteral("ref_kernels = kernels"));
+        line(QStringLiteral("ref_module, ref_kernels = module, kernels"));
     }
     bool bigShared = false;
     for (const PlanRun *run : {&p.run, p.reference ? &*p.reference : nullptr}) {
@@ -963,6 +1273,18 @@ Result<QByteArray> PyWriter::write()
     line(QStringLiteral("host[name] = pin(host[name])"), 1);
     comment(QStringLiteral("Uploaded before a run (an uninitialized buffer is allocated only, as with cudaMalloc)."));
     line(QStringLiteral("UPLOAD = %1").arg(pyList(upload)));
+    QStringList symbols;
+    for (const PlanBuffer &b : p.buffers) {
+        if (!b.symbol.isEmpty()) {
+            symbols << QStringLiteral("%1: %2").arg(py(b.name), py(b.ptxSymbol.isEmpty() ? b.symbol : b.ptxSymbol));
+        }
+    }
+    if (!symbols.isEmpty()) {
+        comment(QStringLiteral("Buffers that are a __constant__ or __device__ variable of the kernel source: the "
+                               "variable's memory,"));
+        comment(QStringLiteral("as in the playground, filled and read back by the same copies as the others."));
+        line(QStringLiteral("SYMBOLS = {%1}").arg(symbols.join(QStringLiteral(", "))));
+    }
     line();
 
     comment(QStringLiteral("--- Streams and events ----------------------------------------------------------"));
@@ -1000,6 +1322,11 @@ Result<QByteArray> PyWriter::write()
                                        : QStringLiteral("  # ") + commentText(run.events.join(QStringLiteral(", ")))));
     line(QStringLiteral("fork, join = new_event(), new_event()"));
     line();
+    if (!p.textures.isEmpty()) {
+        if (const Status made = textureObjects(); !made) {
+            return made.error();
+        }
+    }
 
     comment(QStringLiteral("--- The project's launch steps, in order ------------------------------------------"));
     line();
@@ -1020,8 +1347,16 @@ Result<QByteArray> PyWriter::write()
     }
     line();
     line();
-    line(QStringLiteral("def allocate_and_upload():"));
-    line(QStringLiteral("dev = {name: alloc(array.nbytes) for name, array in host.items()}"), 1);
+    if (symbols.isEmpty()) {
+        line(QStringLiteral("def allocate_and_upload():"));
+        line(QStringLiteral("dev = {name: alloc(array.nbytes) for name, array in host.items()}"), 1);
+    } else {
+        line(QStringLiteral("def allocate_and_upload(module):"));
+        line(QStringLiteral("\"\"\"The module's own variables (each module has its own) or fresh allocations.\"\"\""),
+             1);
+        line(QStringLiteral("dev = {name: symbol_address(module, SYMBOLS[name], array.nbytes) if name in SYMBOLS"), 1);
+        line(QStringLiteral("       else alloc(array.nbytes) for name, array in host.items()}"), 1);
+    }
     line(QStringLiteral("for name in UPLOAD:"), 1);
     line(QStringLiteral("copy_to_device(dev[name], host[name], 0, host[name].nbytes, streams[0])"), 2);
     line(QStringLiteral("return dev"), 1);
@@ -1051,12 +1386,16 @@ Result<QByteArray> PyWriter::write()
         comment(
             QStringLiteral("The reference runs first, on the initial contents (copy steps may write the host arrays)."),
             in);
-        line(QStringLiteral("ref_dev = allocate_and_upload()"), in);
+        line(symbols.isEmpty() ? QStringLiteral("ref_dev = allocate_and_upload()")
+                               : QStringLiteral("ref_dev = allocate_and_upload(ref_module)"),
+             in);
         line(QStringLiteral("run_reference(ref_dev)"), in);
         line(QStringLiteral("reference = download(ref_dev)"), in);
     }
     comment(QStringLiteral("The run the checks judge: upload, every step, download."), in);
-    line(QStringLiteral("dev = allocate_and_upload()"), in);
+    line(symbols.isEmpty() ? QStringLiteral("dev = allocate_and_upload()")
+                           : QStringLiteral("dev = allocate_and_upload(module)"),
+         in);
     line(QStringLiteral("run_steps(dev)"), in);
     line(QStringLiteral("after = download(dev)"), in);
     line(QStringLiteral("if args.save_buffers:"), in);

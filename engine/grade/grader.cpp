@@ -549,6 +549,7 @@ void Grader::run(const QList<GradeTask> &tasks, const std::function<void(const G
                 // runner compiles the same request, so its compile is a cache hit.
                 req.projectDir.clear();
                 req.options.includeDirs.clear();
+                req.sourcePath.clear(); // the exercise's file, not the submission's
             }
             QElapsedTimer clock;
             clock.start();

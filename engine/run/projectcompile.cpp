@@ -20,6 +20,9 @@ CompileRequest compileRequestFor(const Project &project, int ccMajor, int ccMino
     // (":/presets/...") or an unsaved project has none.
     if (!project.path.isEmpty() && !project.path.startsWith(QLatin1Char(':'))) {
         req.projectDir = project.dir();
+        if (!project.sourceFile.isEmpty()) {
+            req.sourcePath = QDir::cleanPath(QDir(req.projectDir).absoluteFilePath(project.sourceFile));
+        }
     }
     req.options = compileOptionsFor(project);
     // docs/kpg-project.md: relative includeDirs are relative to the project's

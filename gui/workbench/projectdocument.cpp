@@ -188,6 +188,9 @@ CompileRequest ProjectDocument::compileRequest(int ccMajor, int ccMinor) const
     if (req.projectDir.isEmpty()) {
         req.projectDir = sourceDir(); // a bare .cu includes from its own folder
     }
+    if (req.sourcePath.isEmpty() && !m_sourcePath.isEmpty() && !isResource(m_sourcePath)) {
+        req.sourcePath = QFileInfo(m_sourcePath).absoluteFilePath();
+    }
     return req;
 }
 

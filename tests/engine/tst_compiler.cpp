@@ -3,6 +3,7 @@
 
 #include "compile/compiler.h"
 #include "compile/logparse.h"
+#include "compile/ptxmap.h"
 #include "cuda/nvrtcapi.h"
 
 #include <QFile>
@@ -294,6 +295,58 @@ private Q_SLOTS:
             found = found || (d.severity == Diagnostic::Severity::Error && d.message.contains(message));
         }
         QVERIFY2(found, qPrintable(r.log));
+    }
+
+    // A kernel file on disk is compiled under its absolute path, so the line
+    // info names a file tools can open (ncu's source page); the user's messages
+    // and log still name it as the editor does. A path that cannot go into the
+    // PTX's .file directive as it is falls back to the short name.
+    void sourcePathNamesTheProgram_data()
+    {
+        QTest::addColumn<QString>("sourcePath");
+        QTest::addColumn<bool>("used");
+        QTest::newRow("absolute") << "/home/student/lab 1/transpose.cu" << true;
+        QTest::newRow("relative") << "lab/transpose.cu" << false;
+        QTest::newRow("a quote") << "/home/x/\"q\".cu" << false;
+        QTest::newRow("a backslash") << "/home/x/a\\b.cu" << false;
+        QTest::newRow("a newline") << "/home/x/a\nb.cu" << false;
+        QTest::newRow("not ASCII") << QString::fromUtf8("/home/\xc3\xa9l\xc3\xa8ve/k.cu") << false;
+    }
+
+    void sourcePathNamesTheProgram()
+    {
+        QFETCH(QString, sourcePath);
+        QFETCH(bool, used);
+        CompileRequest req;
+        req.source = "__global__ void k(float *a)\n{\n    a[threadIdx.x] = 2.0f;\n    int unused = 3;\n}\n";
+        req.fileName = QStringLiteral("transpose.cu");
+        req.sourcePath = sourcePath;
+        req.options.useCache = false;
+        QCOMPARE(Compiler::programName(req), used ? sourcePath : req.fileName);
+        const Result<CompileResult> r = m_compiler->compile(req);
+        QVERIFY2(r, qPrintable(r ? QString() : r.error().toString()));
+        QVERIFY2(r->ok, qPrintable(dump(*r)));
+        // NVRTC puts its own working folder before a relative name.
+        static const QRegularExpression fileDirective(QStringLiteral("\\.file\\s+\\d+\\s+\"([^\"]*)\""));
+        const QString named = fileDirective.match(QString::fromLatin1(r->ptx)).captured(1);
+        if (used) {
+            QCOMPARE(named, sourcePath);
+        } else {
+            QVERIFY2(named == req.fileName || named.endsWith(QStringLiteral("/transpose.cu")), qPrintable(named));
+        }
+        // The warning about `unused` names the short file, on its line.
+        bool warned = false;
+        for (const Diagnostic &d : r->diagnostics) {
+            if (d.message.contains(QLatin1String("unused"))) {
+                warned = true;
+                QCOMPARE(d.file, req.fileName);
+                QCOMPARE(d.line, 4);
+            }
+        }
+        QVERIFY2(warned, qPrintable(dump(*r)));
+        QVERIFY2(!used || !r->log.contains(sourcePath), qPrintable(r->log));
+        // The PTX still maps back to the user's lines by the short name.
+        QVERIFY(!PtxLineMap(r->ptx, req.fileName).ptxLines(3, 3).isEmpty());
     }
 
     void headers_data()

@@ -437,24 +437,59 @@ private Q_SLOTS:
         QVERIFY2(r.err.contains("kpg: No NVIDIA driver found"), qPrintable(r.err));
     }
 
-    // The Python targets refuse a texture, naming the parameter; cuda-cpp writes the array and the object.
+    // PyCUDA refuses a texture, naming the parameter (it has no texture
+    // objects); cuda-cpp, CuPy and cuda-python write the array, the object
+    // with the binding's modes, the copy before the launch and the handle as
+    // the argument.
     void exportTextures_data()
     {
         QTest::addColumn<QString>("target");
         QTest::addColumn<QString>("refusal"); // empty: exported
-        const QString p = QStringLiteral("kpg: export: launches (step 1, kernel 'rotateImage'): parameter 5 ('image', "
-                                         "cudaTextureObject_t) is bound to a texture over img (array, linear filter, "
-                                         "wrap, normalized), which cannot be exported yet for %1 (only the cuda-cpp "
-                                         "export makes texture and surface objects); export for cuda-cpp");
-        for (const char *t : {"pycuda", "cupy", "cuda-python"}) {
-            QTest::newRow(t) << QString::fromLatin1(t) << p.arg(QLatin1String(t));
-        }
-        QTest::newRow("cuda-cpp") << "cuda-cpp" << QString();
+        QTest::addColumn<QStringList>("wanted");
+        QTest::newRow("pycuda") << "pycuda"
+                                << QStringLiteral(
+                                       "kpg: export: launches (step 1, kernel 'rotateImage'): parameter 5 "
+                                       "('image', cudaTextureObject_t) is bound to a texture over img (array, "
+                                       "linear filter, wrap, normalized), which cannot be exported for "
+                                       "pycuda: PyCUDA has texture references only, which CUDA 12 removed, "
+                                       "and no texture or surface objects; export for cupy, cuda-python or "
+                                       "cuda-cpp")
+                                << QStringList{};
+        QTest::newRow("cuda-cpp") << "cuda-cpp" << QString()
+                                  << QStringList{
+                                         "cudaCreateChannelDesc(32, 0, 0, 0, cudaChannelFormatKindFloat)",
+                                         "CHECK(cudaMalloc3DArray(&g_textureArrays[0], &format, "
+                                         "make_cudaExtent(512, 512, 0), 0));",
+                                         "texture.addressMode[0] = cudaAddressModeWrap;",
+                                         "texture.filterMode = cudaFilterModeLinear;",
+                                         "texture.normalizedCoords = 1;",
+                                         "CHECK(cudaCreateTextureObject(&object, &resource, &texture, nullptr));",
+                                         "copyTexture(0, dev[0 /* img */], true, g_streams[0]);",
+                                         "textureObject(0));",
+                                         "makeTextures();",
+                                         "destroyTextures();"};
+        QTest::newRow("cupy") << "cupy" << QString()
+                              << QStringList{"Texture((32, 0, 0, 0), \"float\", (512, 512, 0), np.float32, "
+                                             "address=(\"wrap\", \"wrap\", \"wrap\"), linear=True, "
+                                             "normalized_float=False, normalized_coords=True),",
+                                             "textures[0].copy(dev[\"img\"], True, streams[0])", "textures[0].handle()",
+                                             "cp.cuda.texture.TextureObject(resource, texture)"};
+        QTest::newRow("cuda-python") << "cuda-python" << QString()
+                                     << QStringList{
+                                            "Texture(driver.CUarray_format.CU_AD_FORMAT_FLOAT, 1, (512, 512, 0), 4, "
+                                            "address=(driver.CUaddress_mode.CU_TR_ADDRESS_MODE_WRAP, "
+                                            "driver.CUaddress_mode.CU_TR_ADDRESS_MODE_WRAP, "
+                                            "driver.CUaddress_mode.CU_TR_ADDRESS_MODE_WRAP), "
+                                            "filter_mode=driver.CUfilter_mode.CU_TR_FILTER_MODE_LINEAR, "
+                                            "flags=driver.CU_TRSF_NORMALIZED_COORDINATES),",
+                                            "textures[0].copy(dev[\"img\"], True, streams[0])", "textures[0].handle()",
+                                            "driver.cuTexObjectCreate(resource, texture, None)"};
     }
     void exportTextures()
     {
         QFETCH(QString, target);
         QFETCH(QString, refusal);
+        QFETCH(QStringList, wanted);
         QTemporaryDir tmp;
         QVERIFY(tmp.isValid());
         const QString out = tmp.filePath(QStringLiteral("out"));
@@ -466,20 +501,26 @@ private Q_SLOTS:
             return;
         }
         QVERIFY2(r.exitCode == 0, qPrintable(r.out + r.err));
-        QFile f(out + QStringLiteral("/main.cu"));
+        const bool cpp = target == QLatin1String("cuda-cpp");
+        QFile f(out + (cpp ? QStringLiteral("/main.cu") : QStringLiteral("/main.py")));
         QVERIFY(f.open(QIODevice::ReadOnly));
         const QString program = QString::fromUtf8(f.readAll());
-        // The sample's own host code, in order: the array, the texture object, the copy, the launch.
-        for (const char *want :
-             {"cudaCreateChannelDesc(32, 0, 0, 0, cudaChannelFormatKindFloat)",
-              "CHECK(cudaMalloc3DArray(&g_textureArrays[0], &format, make_cudaExtent(512, 512, 0), 0));",
-              "texture.addressMode[0] = cudaAddressModeWrap;", "texture.filterMode = cudaFilterModeLinear;",
-              "texture.normalizedCoords = 1;", "CHECK(cudaCreateTextureObject(&object, &resource, &texture, nullptr));",
-              "copyTexture(0, dev[0 /* img */], true, g_streams[0]);", "textureObject(0));", "makeTextures();",
-              "destroyTextures();"}) {
-            QVERIFY2(program.contains(QLatin1String(want)), want);
+        // The sample's own host code: the array, the texture object, the copy, the launch.
+        for (const QString &want : std::as_const(wanted)) {
+            QVERIFY2(program.contains(want), qPrintable(want + QStringLiteral("\n---\n") + program.right(6000)));
         }
-        QVERIFY(program.indexOf("copyTexture(0, dev[0 /* img */], true") < program.indexOf("::rotateImage<<<"));
+        if (cpp) {
+            QVERIFY(program.indexOf("copyTexture(0, dev[0 /* img */], true") < program.indexOf("::rotateImage<<<"));
+        } else {
+            QVERIFY(program.indexOf("textures[0].copy(dev[\"img\"], True") <
+                    program.indexOf("launch(kernels[\"rotateImage\"]"));
+            QProcess py;
+            py.start(QStringLiteral("python3"), {QStringLiteral("-m"), QStringLiteral("py_compile"), f.fileName()});
+            if (py.waitForStarted(10000)) {
+                QVERIFY(py.waitForFinished(60000));
+                QVERIFY2(py.exitCode() == 0, qPrintable(QString::fromUtf8(py.readAllStandardError())));
+            }
+        }
     }
 
     // A surface is copied back after its launch; an in-place layout is refused for cuda-cpp.
@@ -494,8 +535,8 @@ private Q_SLOTS:
         QTest::newRow("pitched refused")
             << project(QJsonArray{"out", "w", "h", "angle", binding(R"({"texture": "img", "layout": "pitched"})")})
             << "kpg: export: launches (step 1, kernel 'rotate'): parameter 5 ('tex', cudaTextureObject_t) is bound to "
-               "a texture over img (pitched, point sampling, clamp), which cannot be exported yet (the cuda-cpp "
-               "export makes textures over a CUDA array only: \"layout\": \"array\")"
+               "a texture over img (pitched, point sampling, clamp), which cannot be exported yet (the export "
+               "makes textures over a CUDA array only: \"layout\": \"array\")"
             << QString();
     }
     void exportSurfaceAndRefusedLayout()

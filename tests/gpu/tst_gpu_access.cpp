@@ -11,7 +11,9 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QProcess>
 #include <QRandomGenerator>
+#include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -222,6 +224,42 @@ private Q_SLOTS:
         const QJsonArray touches = doc.value("cell").toObject().value("touches").toArray();
         QCOMPARE(touches.size(), 1);
         QCOMPARE(touches.first().toObject().value("thread").toArray(), (QJsonArray{1, 1, 0}));
+    }
+
+    // Nsight Compute's source page opens the user's file: NVRTC names the
+    // program by the kernel file's absolute path (a relative name made ncu
+    // say "Unable to open source file"), and the guard kernels stay out of
+    // the profile.
+    void ncuSourcePageShowsTheUsersLines()
+    {
+        const QString ncu = QStandardPaths::findExecutable(QStringLiteral("ncu"));
+        if (ncu.isEmpty()) {
+            QSKIP("ncu is not on PATH");
+        }
+        QTemporaryDir dir;
+        for (const char *name : {"transpose_naive.kpg", "transpose_naive.cu", "reference.cu"}) {
+            QVERIFY(QFile::copy(QStringLiteral(KPG_SOURCE_DIR "/presets/transpose_naive/") + QLatin1String(name),
+                                dir.filePath(QLatin1String(name))));
+        }
+        const QString report = dir.filePath(QStringLiteral("profile"));
+        QProcess p;
+        p.setProcessChannelMode(QProcess::MergedChannels);
+        p.start(ncu, {"--target-processes", "all", "--section", "SourceCounters", "--import-source", "yes", "-o",
+                      report, QCoreApplication::applicationDirPath() + QStringLiteral("/kpg"), "run",
+                      dir.filePath(QStringLiteral("transpose_naive.kpg")), "--no-timing"});
+        QVERIFY(p.waitForFinished(300000));
+        const QString profiled = QString::fromLocal8Bit(p.readAll());
+        QVERIFY2(p.exitStatus() == QProcess::NormalExit && p.exitCode() == 0, qPrintable(profiled.right(3000)));
+        QVERIFY2(profiled.contains(QLatin1String("transpose_naive")), qPrintable(profiled.right(3000)));
+        QVERIFY2(!profiled.contains(QLatin1String("kpg_guard")), qPrintable(profiled.right(3000)));
+
+        p.start(ncu, {"--import", report + QStringLiteral(".ncu-rep"), "--page", "source", "--print-source", "cuda",
+                      "--csv"});
+        QVERIFY(p.waitForFinished(120000));
+        const QString page = QString::fromLocal8Bit(p.readAll());
+        QVERIFY2(p.exitCode() == 0, qPrintable(page.right(3000)));
+        QVERIFY2(page.contains(QLatin1String("out[x * height + y] = in[y * width + x];")), qPrintable(page.left(3000)));
+        QVERIFY2(!page.contains(QLatin1String("Unable to open")), qPrintable(page.left(3000)));
     }
 };
 

@@ -7,6 +7,7 @@
 #include "client/engineclient.h"
 #include "cuda/deviceinfo.h"
 #include "gpurun.h"
+#include "screenshot.h"
 #include "shell/mainwindow.h"
 #include "sshserver.h"
 #include "testutil.h"
@@ -115,6 +116,8 @@ private Q_SLOTS:
         }
         QVERIFY(uploadEnded);
         QTRY_COMPARE_WITH_TIMEOUT(w.workbench().history().rowCount(), 2, 10000);
+        // The window on the target: the chooser and the device line in the status bar name the host.
+        KpTest::screenshot(&w, QStringLiteral("remote-target"));
 
         KP_VERIFY_RESULT(devices.setTarget(QStringLiteral("local")));
         QTRY_VERIFY_WITH_TIMEOUT(devices.known(), 60000);

@@ -72,6 +72,18 @@ private Q_SLOTS:
                  AccessHeatMargin::colour(AccessHeat::Ideal));
         auto *summary = panel.findChild<QLabel *>(QStringLiteral("accessSummary"));
         QVERIFY(summary->text().contains(QLatin1String("6 warp requests recorded")));
+        QVERIFY2(!summary->text().contains(QLatin1String("slower")), qPrintable(summary->text()));
+        // What recording cost, when the report measured it.
+        auto timed = std::make_shared<AccessReport>(*recordedReport());
+        timed->launchMs = 1.5;
+        timed->plainLaunchMs = 0.012;
+        panel.showReport(timed);
+        QVERIFY2(summary->text().contains(QLatin1String("recording made the launch 125.0x slower (1.500 ms against "
+                                                        "0.012 ms)")),
+                 qPrintable(summary->text()));
+        QCOMPARE(accessCostText(*timed),
+                 QStringLiteral("the recorded launch took 1.500 ms, 125.0x the same launch unrecorded (0.012 ms)"));
+        panel.showReport(recordedReport());
 
         QSignalSpy line(&f.wb, &Workbench::showSourceLine);
         Q_EMIT table->cellDoubleClicked(1, 2);
