@@ -11,6 +11,7 @@
 #include "export/exportplan.h"
 #include "kernel/signature.h"
 #include "run/runner.h"
+#include "run/texturedesc.h"
 
 #include <QBuffer>
 #include <QDir>
@@ -1106,7 +1107,9 @@ bool takesStructByValue(const QString &source)
 {
     for (const KernelSignature &s : findKernels(source)) {
         for (const KernelParam &p : s.params) {
-            if (p.pointerDepth == 0 && p.category == KernelParam::Category::Struct && !dtypeForCudaType(p.baseType)) {
+            // Texture and surface objects are handles (64-bit numbers), not structs.
+            if (p.pointerDepth == 0 && p.category == KernelParam::Category::Struct && !dtypeForCudaType(p.baseType) &&
+                !isTextureObjectType(p.baseType) && !isSurfaceObjectType(p.baseType)) {
                 return true;
             }
         }
