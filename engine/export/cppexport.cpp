@@ -363,18 +363,10 @@ public:
     /** The copies into the arrays of a launch's textures and surfaces (before), or out of its surfaces (after). */
     void textureCopies(const PlanStep &s, const QString &stream, bool before, int in)
     {
-        QList<int> done;
-        for (const PlanArg &a : s.args) {
-            if (a.texture < 0 || done.contains(a.texture)) {
-                continue;
-            }
-            done << a.texture;
-            const PlanTexture &t = m_plan.textures[a.texture];
-            if (!before && !t.spec.isSurface()) {
-                continue;
-            }
+        for (const int texture : textureCopiesOf(m_plan, s, before)) {
+            const PlanTexture &t = m_plan.textures[texture];
             line(QStringLiteral("copyTexture(%1, %2, %3, %4); // %5")
-                     .arg(a.texture)
+                     .arg(texture)
                      .arg(devRef(t.buffer), before ? QStringLiteral("true") : QStringLiteral("false"), stream,
                           commentText(before ? QStringLiteral("%1: the buffer into the array").arg(t.spec.describe())
                                              : QStringLiteral("the surface's writes back into %1").arg(t.buffer))),

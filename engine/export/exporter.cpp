@@ -648,6 +648,17 @@ QString leafText(const StructLeaf &leaf, const QByteArray &structBytes)
     return shortestText(leaf.component, bytes);
 }
 
+QList<int> textureCopiesOf(const Plan &plan, const PlanStep &step, bool before)
+{
+    QList<int> out;
+    for (const PlanArg &a : step.args) {
+        if (a.texture >= 0 && !out.contains(a.texture) && (before || plan.textures[a.texture].spec.isSurface())) {
+            out << a.texture;
+        }
+    }
+    return out;
+}
+
 QString numpyComponentName(DType t)
 {
     const DType c = dtypeInfo(t).component;

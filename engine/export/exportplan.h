@@ -208,5 +208,11 @@ QString shapeText(const QList<qint64> &shape);
 QString numpyComponentName(DType t);
 /** A struct member's value in its bytes, as shortestText() writes it ("true"/"false" for a bool). */
 QString leafText(const StructLeaf &leaf, const QByteArray &structBytes);
+/**
+ * The textures a kernel step copies: before its launch, every texture and
+ * surface it binds (its buffer into the array); after it, its surfaces (the
+ * array back into the buffer). Each once, in argument order.
+ */
+QList<int> textureCopiesOf(const Plan &plan, const PlanStep &step, bool before);
 
 } // namespace Kp::ExportDetail
