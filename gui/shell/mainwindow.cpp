@@ -178,9 +178,18 @@ void MainWindow::fitToScreen()
     // the docks leave.
     const QScreen *s = screen() ? screen() : QGuiApplication::primaryScreen();
     const QRect avail = s ? s->availableGeometry() : QRect(0, 0, 1600, 1000);
-    const QSize size = initialSize(avail);
-    resize(size);
-    move(avail.center() - QPoint(size.width() / 2, size.height() / 2));
+    const QRect g = initialGeometry(avail, minimumSizeHint());
+    resize(g.size());
+    move(g.topLeft());
+}
+
+QRect MainWindow::initialGeometry(const QRect &available, const QSize &minimum)
+{
+    QRect g(QPoint(), initialSize(available).expandedTo(minimum));
+    g.moveCenter(available.center());
+    g.moveLeft(std::max(available.left(), std::min(g.left(), available.right() + 1 - g.width())));
+    g.moveTop(std::max(available.top(), std::min(g.top(), available.bottom() + 1 - g.height())));
+    return g;
 }
 
 void MainWindow::keepOnScreen()
@@ -208,6 +217,12 @@ void MainWindow::keepOnScreen()
 void MainWindow::showEvent(QShowEvent *event)
 {
     QMainWindow::showEvent(event);
+    if (!m_placed) {
+        // The first layout may raise the window to a minimum larger than the
+        // one estimated before the panels were polished: bring it back inside.
+        m_placed = true;
+        QTimer::singleShot(0, this, &MainWindow::keepOnScreen);
+    }
     if (!m_docksSized && !m_restoredLayout) {
         // Once the window has its size: dock sizes set before that are lost in the first layout.
         m_docksSized = true;

@@ -145,6 +145,14 @@ public:
 
     /** The first window's size on a screen with this available geometry: at most 90 % of it, at most 1600 x 960. */
     static QSize initialSize(const QRect &available);
+    /**
+     * Where the first window goes: initialSize() grown to what the docks
+     * need (minimum), centred, and moved so that it stays inside available
+     * where it fits (a window raised to its minimum width after being
+     * centred at 90 % ran off the right edge of a 1024-pixel screen);
+     * where it does not fit, its top-left corner stays on screen.
+     */
+    static QRect initialGeometry(const QRect &available, const QSize &minimum);
 
     /** Pause after the last keystroke before compiling. */
     static constexpr int kCompileDelayMs = 250;
@@ -204,6 +212,7 @@ private:
     StartPage *m_startPage = nullptr;
     QMenu *m_recentMenu = nullptr;
     bool m_docksSized = false;
+    bool m_placed = false; ///< shown once and brought inside the screen
     bool m_restoredLayout = false;
     QDialog *m_shortcutsDialog = nullptr;
     /** Actions whose keys the editor must not take as typing (zoom, find, go to line, redo). */

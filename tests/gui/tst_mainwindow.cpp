@@ -138,6 +138,31 @@ private Q_SLOTS:
                                 .arg(avail.height())));
     }
 
+    // The first window on a screen only a little wider than the docks need:
+    // centred at 90 % and then raised to its minimum, it ran off the right
+    // edge of a 1024 x 700 screen; it is placed at its final size now.
+    void firstWindowStaysInsideTheScreen_data()
+    {
+        QTest::addColumn<QRect>("available");
+        QTest::addColumn<QSize>("minimum");
+        QTest::addColumn<QRect>("expected");
+        QTest::newRow("1024 x 700, minimum 1008 wide")
+            << QRect(0, 0, 1024, 700) << QSize(1008, 600) << QRect(8, 35, 1008, 630);
+        QTest::newRow("1280 x 800, room to spare")
+            << QRect(0, 0, 1280, 800) << QSize(1008, 600) << QRect(64, 40, 1152, 720);
+        QTest::newRow("a second screen at x 1920, a panel on top")
+            << QRect(1920, 32, 1024, 736) << QSize(1008, 700) << QRect(1928, 50, 1008, 700);
+        QTest::newRow("narrower than the docks: the top-left corner on screen")
+            << QRect(0, 0, 800, 600) << QSize(1008, 640) << QRect(0, 0, 1008, 640);
+    }
+    void firstWindowStaysInsideTheScreen()
+    {
+        QFETCH(QRect, available);
+        QFETCH(QSize, minimum);
+        QFETCH(QRect, expected);
+        QCOMPARE(MainWindow::initialGeometry(available, minimum), expected);
+    }
+
     void highlightsCuda_data()
     {
         QTest::addColumn<QString>("word");
