@@ -183,13 +183,29 @@ void MainWindow::fitToScreen()
     move(g.topLeft());
 }
 
+namespace {
+/** g moved inside available where it fits; where it does not, its top-left corner on it. */
+QRect movedInside(QRect g, const QRect &available)
+{
+    g.moveLeft(std::max(available.left(), std::min(g.left(), available.right() + 1 - g.width())));
+    g.moveTop(std::max(available.top(), std::min(g.top(), available.bottom() + 1 - g.height())));
+    return g;
+}
+} // namespace
+
 QRect MainWindow::initialGeometry(const QRect &available, const QSize &minimum)
 {
     QRect g(QPoint(), initialSize(available).expandedTo(minimum));
     g.moveCenter(available.center());
-    g.moveLeft(std::max(available.left(), std::min(g.left(), available.right() + 1 - g.width())));
-    g.moveTop(std::max(available.top(), std::min(g.top(), available.bottom() + 1 - g.height())));
-    return g;
+    return movedInside(g, available);
+}
+
+void MainWindow::moveOnScreen()
+{
+    const QScreen *s = screen() ? screen() : QGuiApplication::primaryScreen();
+    if (s && !s->availableGeometry().contains(geometry())) {
+        move(movedInside(geometry(), s->availableGeometry()).topLeft());
+    }
 }
 
 void MainWindow::keepOnScreen()
@@ -208,8 +224,7 @@ void MainWindow::keepOnScreen()
     // Not below what the docks need (a screen narrower than that gets the
     // top-left corner on screen, the rest as the window manager allows).
     g.setSize(g.size().boundedTo(initialSize(avail)).expandedTo(minimumSizeHint()));
-    g.moveLeft(std::max(avail.left(), std::min(g.left(), avail.right() + 1 - g.width())));
-    g.moveTop(std::max(avail.top(), std::min(g.top(), avail.bottom() + 1 - g.height())));
+    g = movedInside(g, avail);
     resize(g.size());
     move(g.topLeft());
 }
@@ -219,9 +234,10 @@ void MainWindow::showEvent(QShowEvent *event)
     QMainWindow::showEvent(event);
     if (!m_placed) {
         // The first layout may raise the window to a minimum larger than the
-        // one estimated before the panels were polished: bring it back inside.
+        // one estimated before the panels were polished: move it back inside
+        // (its size is the layout's or the caller's, and stays).
         m_placed = true;
-        QTimer::singleShot(0, this, &MainWindow::keepOnScreen);
+        QTimer::singleShot(0, this, &MainWindow::moveOnScreen);
     }
     if (!m_docksSized && !m_restoredLayout) {
         // Once the window has its size: dock sizes set before that are lost in the first layout.

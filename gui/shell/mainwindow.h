@@ -187,6 +187,8 @@ private:
     void fitToScreen();
     /** Brings a restored geometry saved on a larger screen back onto this one. */
     void keepOnScreen();
+    /** Moves the window, at its size, inside the screen where it fits (else its top-left corner onto it). */
+    void moveOnScreen();
     /** Gives the side and bottom docks their share of the shown window (unless a saved layout was restored). */
     void sizeDocks();
     /** Asks Save/Discard/Cancel when there are unsaved changes; false when the user cancelled. */
