@@ -184,6 +184,9 @@ void RunController::finish(const RunResult &r, bool play)
     m_doc->setBusy(false);
     Q_EMIT busyChanged(false);
     m_runs.append(r);
+    if (m_runs.size() > kRunsKept) {
+        m_runs.remove(0, m_runs.size() - kRunsKept);
+    }
     for (qsizetype i = 0; i < r.steps.size(); ++i) {
         if (!r.steps[i].printfOutput.isEmpty()) {
             Q_EMIT message(tr("printf from step %1 (%2):\n%3")
@@ -212,7 +215,7 @@ void RunController::finish(const RunResult &r, bool play)
     const Project &project = m_doc->project();
     if (!play || r.error) {
         RunRecord rec;
-        rec.number = int(m_runs.size());
+        rec.number = ++m_runNumber;
         rec.when = QDateTime::currentDateTime();
         // The first kernel names the run (a streamed project may start with a copy).
         const StepResult *firstKernel = nullptr;
@@ -263,12 +266,12 @@ void RunController::finish(const RunResult &r, bool play)
         Q_EMIT statusChanged(
             tr("Run failed: %1").arg(first.size() > 90 ? first.left(87) + QStringLiteral("…") : first));
         Q_EMIT message(tr("Run %1 failed: %2%3")
-                           .arg(m_runs.size())
+                           .arg(m_runNumber)
                            .arg(r.error->message,
                                 r.buffersRestored ? tr(" (buffers are as they were before the run)") : QString()));
     } else if (r.timed) {
         QString line = tr("Run %1 on %2: median %3, min %4, max %5, noise %6 % over %7 %8 samples")
-                           .arg(m_runs.size())
+                           .arg(m_runNumber)
                            .arg(r.device, formatDuration(r.stats.medianMs), formatDuration(r.stats.minMs),
                                 formatDuration(r.stats.maxMs))
                            .arg(r.stats.noise * 100, 0, 'f', 2)
@@ -281,7 +284,9 @@ void RunController::finish(const RunResult &r, bool play)
         Q_EMIT message(line);
     } else {
         Q_EMIT statusChanged(tr("Ran once"));
-        Q_EMIT message(tr("Run %1 on %2: ran once (not timed)").arg(m_runs.size()).arg(r.device));
+        // A Step (or Play's last frame) is not a run of the history: it has no number.
+        Q_EMIT message(play ? tr("Step on %1: ran once (not timed)").arg(r.device)
+                            : tr("Run %1 on %2: ran once (not timed)").arg(m_runNumber).arg(r.device));
     }
     // Writes outside a buffer (guard zones, docs/memory-checking.md): in the
     // Log each, and in the status bar, which they take over.

@@ -55,8 +55,12 @@ public:
     /** The project as the last Run (not a Play/Step frame) started it: source, buffers, checks. */
     const Project &lastRunProject() const { return m_lastRunProject; }
 
-    /** Every run and frame of this session, failed ones included. */
+    /**
+     * The runs and Play frames of this session, failed ones included, the
+     * newest kRunsKept of them (Play left on adds one every frame).
+     */
     const QList<RunResult> &runs() const { return m_runs; }
+    static constexpr qsizetype kRunsKept = 1000;
 
     /**
      * Occupancy for the launch as it is configured now: the device and kernel
@@ -117,6 +121,7 @@ private:
     std::map<int, Runner *> m_runners; ///< one per GPU used so far
     int m_deviceOrdinal = 0;
     QList<RunResult> m_runs;
+    int m_runNumber = 0; ///< runs recorded in the history this session (Play frames are not), as the Log numbers them
     QList<RunStep> m_sentSteps; ///< the steps of the run in flight, as sent to the worker
     Project m_lastRunProject;
     bool m_running = false;
