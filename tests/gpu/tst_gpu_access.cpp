@@ -17,6 +17,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <unistd.h>
+
 using namespace Kp;
 
 namespace {
@@ -224,6 +226,54 @@ private Q_SLOTS:
         const QJsonArray touches = doc.value("cell").toObject().value("touches").toArray();
         QCOMPARE(touches.size(), 1);
         QCOMPARE(touches.first().toObject().value("thread").toArray(), (QJsonArray{1, 1, 0}));
+    }
+
+    // The map needs no profiling permission: the same analysis as an
+    // ordinary user (uid 65534 through setpriv, when the test runs as root,
+    // as on a machine where only root may read the GPU's counters) gives the
+    // same reading. The build and its libraries must be readable by that
+    // user; where they are not, the test says what to open up and skips.
+    void analysisRunsAsAnOrdinaryUser()
+    {
+        if (::geteuid() != 0) {
+            QSKIP("not root: this test already runs as an ordinary user (kpgAccessOfTheNaiveTranspose)");
+        }
+        const QString setpriv = QStandardPaths::findExecutable(QStringLiteral("setpriv"));
+        if (setpriv.isEmpty()) {
+            QSKIP("setpriv (util-linux) is not on PATH");
+        }
+        const QStringList asNobody{QStringLiteral("--reuid=65534"), QStringLiteral("--regid=65534"),
+                                   QStringLiteral("--clear-groups"), QStringLiteral("--")};
+        const QString kpg = KpTest::program(QStringLiteral("kpg"));
+        QProcess probe;
+        probe.start(setpriv, asNobody + QStringList{kpg, QStringLiteral("--version")});
+        QVERIFY(probe.waitForFinished(60000));
+        if (probe.exitStatus() != QProcess::NormalExit || probe.exitCode() != 0) {
+            QSKIP(qPrintable(QStringLiteral("uid 65534 cannot run %1 (make the build and its library folders "
+                                            "readable: chmod o+rx along the path): %2")
+                                 .arg(kpg, QString::fromLocal8Bit(probe.readAllStandardError()).trimmed())));
+        }
+        // A folder the ordinary user owns, for the project and the compile cache.
+        QTemporaryDir dir;
+        QVERIFY(::chown(qPrintable(dir.path()), 65534, 65534) == 0);
+        for (const char *name : {"transpose_naive.kpg", "transpose_naive.cu", "reference.cu"}) {
+            QVERIFY(QFile::copy(QStringLiteral(KPG_SOURCE_DIR "/presets/transpose_naive/") + QLatin1String(name),
+                                dir.filePath(QLatin1String(name))));
+        }
+        QProcess p;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("HOME"), dir.path());
+        env.insert(QStringLiteral("KPG_CACHE_DIR"), dir.filePath(QStringLiteral("cache")));
+        p.setProcessEnvironment(env);
+        p.start(setpriv, asNobody + QStringList{kpg, QStringLiteral("access"),
+                                                dir.filePath(QStringLiteral("transpose_naive.kpg"))});
+        QVERIFY(p.waitForFinished(120000));
+        const QString out = QString::fromUtf8(p.readAllStandardOutput());
+        const QString err = QString::fromUtf8(p.readAllStandardError());
+        QVERIFY2(p.exitStatus() == QProcess::NormalExit && p.exitCode() == 0, qPrintable(err + out));
+        QVERIFY2(out.contains(QStringLiteral("stride of 600 floats between neighbouring threads: 31.3 sectors per "
+                                             "request, ideal 3.91")),
+                 qPrintable(out));
     }
 
     // Nsight Compute's source page opens the user's file: NVRTC names the
