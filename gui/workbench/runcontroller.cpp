@@ -215,7 +215,8 @@ void RunController::finish(const RunResult &r, bool play)
     const Project &project = m_doc->project();
     if (!play || r.error) {
         RunRecord rec;
-        rec.number = ++m_runNumber;
+        m_runNumber = std::max(m_runNumber + 1, m_nextNumber ? m_nextNumber() : 0);
+        rec.number = m_runNumber;
         rec.when = QDateTime::currentDateTime();
         // The first kernel names the run (a streamed project may start with a copy).
         const StepResult *firstKernel = nullptr;

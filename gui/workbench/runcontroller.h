@@ -10,6 +10,7 @@
 #include <QObject>
 #include <QThreadPool>
 
+#include <functional>
 #include <map>
 #include <memory>
 
@@ -50,6 +51,12 @@ public:
 
     /** The GPU runs go to (0 = the first). Ignored while a run is in flight. */
     void setDeviceOrdinal(int ordinal);
+    /**
+     * Where recorded runs are numbered from: the history's next number (a
+     * history loaded with the project may already hold runs 1 to 7), so the
+     * Log's "Run 8" is the history's row 8. Without it runs count from 1.
+     */
+    void setNumbering(std::function<int()> nextNumber) { m_nextNumber = std::move(nextNumber); }
     int deviceOrdinal() const { return m_deviceOrdinal; }
 
     /** The project as the last Run (not a Play/Step frame) started it: source, buffers, checks. */
@@ -121,7 +128,8 @@ private:
     std::map<int, Runner *> m_runners; ///< one per GPU used so far
     int m_deviceOrdinal = 0;
     QList<RunResult> m_runs;
-    int m_runNumber = 0; ///< runs recorded in the history this session (Play frames are not), as the Log numbers them
+    int m_runNumber = 0; ///< the last recorded run's number (Play frames are not recorded), as the Log says it
+    std::function<int()> m_nextNumber;
     QList<RunStep> m_sentSteps; ///< the steps of the run in flight, as sent to the worker
     Project m_lastRunProject;
     bool m_running = false;

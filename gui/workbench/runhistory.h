@@ -100,6 +100,8 @@ public:
      * a record without a time gets the current time. Returns its row.
      */
     int append(RunRecord record);
+    /** The number the next appended run gets (after a loaded history's highest). */
+    int nextNumber() const { return m_nextNumber; }
     /** The run in row; row must be valid. */
     const RunRecord &record(int row) const;
     /** All runs, oldest first. */

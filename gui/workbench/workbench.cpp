@@ -50,6 +50,7 @@ Workbench::Workbench(EngineClient *engine, QObject *parent)
     m_memory = new MemoryCheck(this);
     m_access = new AccessMap(this);
     m_history = new RunHistoryModel(this);
+    m_runs->setNumbering([this] { return m_history->nextNumber(); });
 
     connect(m_devices, &Devices::deviceFound, m_compile, &CompileController::setDevice);
     connect(m_devices, &Devices::ordinalChanged, m_runs, &RunController::setDeviceOrdinal);

@@ -15,6 +15,7 @@
 #include "shell/theme.h"
 #include "testutil.h"
 #include "workbench/runhistory.h"
+#include "workbench/workbench.h"
 
 #include <QComboBox>
 #include <QLabel>
@@ -224,6 +225,28 @@ private Q_SLOTS:
         // Buffers are still there, with their initial contents.
         QVERIFY(w.hostBuffers().find("a"));
         QCOMPARE(w.hostBuffers().find("a")->byteSize(), qint64(4 * 1048576));
+    }
+
+    // A history loaded with the project may hold runs 1 to 7 from earlier
+    // sessions: this session's first run is run 8, in the Log as in the
+    // history (the Log said "Run 1" while the history row said 8).
+    void runNumbersFollowTheHistory()
+    {
+        EngineClient engine;
+        MainWindow w(&engine);
+        KP_VERIFY_RESULT(w.openProject(":/presets/vector_add/vector_add.kpg"));
+        QVERIFY(waitCompiled(w));
+        RunRecord earlier;
+        earlier.number = 7;
+        earlier.kernel = QStringLiteral("vectorAdd");
+        w.workbench().history().setRecords({earlier});
+        QSignalSpy done(&w, &MainWindow::runFinished);
+        w.runNow();
+        QVERIFY(done.wait(30000));
+        QVERIFY2(w.logView()->toPlainText().contains(QStringLiteral("Run 8 failed")),
+                 qPrintable(w.logView()->toPlainText()));
+        QTRY_COMPARE(w.workbench().history().rowCount(), 2);
+        QCOMPARE(w.workbench().history().record(1).number, 8);
     }
 
     void darkThemeRecoloursTheEditor()
