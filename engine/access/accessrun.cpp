@@ -94,11 +94,24 @@ Result<AccessReport> runAccessMap(const Project &original, EngineClient *engine,
     report.sites = instrumented->sites;
     report.skipped = instrumented->skipped;
 
+    // The project's buffers, filled as it says, and its run prepared over them.
+    const auto prepareOn = [&](HostBuffers &into) -> Result<PreparedRun> {
+        if (Status s = into.materialize(project); !s) {
+            return s.error();
+        }
+        return prepareRun(project, *compiled, into, options.device);
+    };
+    // Once, untimed, up to the chosen step: what comes after it need not run.
+    const auto untilTheStep = [&](RunRequest &r) {
+        r.timing.enabled = false;
+        r.steps = r.steps.mid(0, options.step + 1);
+        r.repeat = 1;
+        r.swaps.clear();
+        r.timeline = false;
+        r.graph = false;
+    };
     HostBuffers buffers;
-    if (Status s = buffers.materialize(project); !s) {
-        return s.error();
-    }
-    Result<PreparedRun> prepared = prepareRun(project, *compiled, buffers, options.device);
+    Result<PreparedRun> prepared = prepareOn(buffers);
     if (!prepared) {
         return prepared.error();
     }
@@ -129,29 +142,16 @@ Result<AccessReport> runAccessMap(const Project &original, EngineClient *engine,
     // The same steps unrecorded, for the cost of recording: on buffers of
     // their own, filled as the project says, so both launches see the same inputs.
     HostBuffers plainBuffers;
-    if (Status s = plainBuffers.materialize(project); !s) {
-        return s.error();
-    }
-    Result<PreparedRun> plainPrepared = prepareRun(project, *compiled, plainBuffers, options.device);
+    Result<PreparedRun> plainPrepared = prepareOn(plainBuffers);
     if (!plainPrepared) {
         return plainPrepared.error();
     }
     PreparedRun &plain = plainPrepared.value();
-    plain.request.timing.enabled = false;
-    plain.request.steps = plain.request.steps.mid(0, options.step + 1);
-    plain.request.repeat = 1;
-    plain.request.swaps.clear();
-    plain.request.timeline = false;
-    plain.request.graph = false;
+    untilTheStep(plain.request);
     run.image = instrumented->ptx;
-    run.timing.enabled = false;
     run.accessRecords = options.records;
     run.accessStep = options.step;
-    run.steps = run.steps.mid(0, options.step + 1); // what comes after the recorded launch need not run
-    run.repeat = 1;
-    run.swaps.clear();
-    run.timeline = false;
-    run.graph = false;
+    untilTheStep(run);
     run.sentinelBuffers.clear();
     if (!devices) {
         return devices.error();
