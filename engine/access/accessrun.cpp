@@ -255,12 +255,12 @@ QJsonObject accessReportJson(const AccessReport &r)
 
 QString accessCostText(const AccessReport &r)
 {
-    if (r.launchMs <= 0 || r.plainLaunchMs <= 0) {
+    if (r.recordingSlowdown() <= 0) {
         return {};
     }
     return QStringLiteral("the recorded launch took %1 ms, %2x the same launch unrecorded (%3 ms)")
         .arg(r.launchMs, 0, 'f', 3)
-        .arg(r.launchMs / r.plainLaunchMs, 0, 'f', 1)
+        .arg(r.recordingSlowdown(), 0, 'f', 1)
         .arg(r.plainLaunchMs, 0, 'f', 3);
 }
 

@@ -50,6 +50,8 @@ struct AccessReport
      */
     double launchMs = 0;
     double plainLaunchMs = 0;
+    /** launchMs / plainLaunchMs: how many times slower recording made the launch; 0 when not measured. */
+    double recordingSlowdown() const { return launchMs > 0 && plainLaunchMs > 0 ? launchMs / plainLaunchMs : 0; }
 
     std::array<quint32, 3> blockDim() const { return {quint32(block[0]), quint32(block[1]), quint32(block[2])}; }
 };

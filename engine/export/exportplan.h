@@ -31,7 +31,7 @@ struct PlanBuffer
     QString inputFile;          ///< "inputs/NAME.npy" (empty when zeros or uninitialized)
     QString initText;           ///< how the project fills it, for a comment
     QString symbol;             ///< a __constant__ or __device__ variable of the source: its memory, not an allocation
-    QString ptxSymbol;          ///< symbol's name in the module (mangled inside a namespace), for get_global
+    QString ptxSymbol;          ///< symbol's name in the module (mangled inside a namespace; set with symbol)
 };
 
 struct PlanScalar

@@ -522,27 +522,6 @@ QString cuArrayFormatName(CUarray_format f)
     }
 }
 
-QString cuAddressModeName(CUaddress_mode m)
-{
-    switch (m) {
-    case CU_TR_ADDRESS_MODE_WRAP: return QStringLiteral("CU_TR_ADDRESS_MODE_WRAP");
-    case CU_TR_ADDRESS_MODE_MIRROR: return QStringLiteral("CU_TR_ADDRESS_MODE_MIRROR");
-    case CU_TR_ADDRESS_MODE_BORDER: return QStringLiteral("CU_TR_ADDRESS_MODE_BORDER");
-    default: return QStringLiteral("CU_TR_ADDRESS_MODE_CLAMP");
-    }
-}
-
-QString addressName(TextureSpec::Address a)
-{
-    switch (a) {
-    case TextureSpec::Address::Wrap: return QStringLiteral("wrap");
-    case TextureSpec::Address::Mirror: return QStringLiteral("mirror");
-    case TextureSpec::Address::Border: return QStringLiteral("border");
-    case TextureSpec::Address::Clamp: break;
-    }
-    return QStringLiteral("clamp");
-}
-
 const char *kCheckHelper = R"PY(
 def ordered_bits(values, kind):
     """The bits of floats as integers that count units in the last place."""
@@ -841,8 +820,9 @@ public:
                 } else {
                     QStringList modes;
                     for (int axis = 0; axis < 3; ++axis) {
-                        modes << QStringLiteral("driver.CUaddress_mode.%1")
-                                     .arg(cuAddressModeName(d.texture.addressMode[axis]));
+                        // The driver's names are the project's, in capitals (run/texturedesc maps them so).
+                        modes << QStringLiteral("driver.CUaddress_mode.CU_TR_ADDRESS_MODE_%1")
+                                     .arg(addressName(t.spec.address[size_t(axis)]).toUpper());
                     }
                     args << QStringLiteral("address=(%1)").arg(modes.join(QStringLiteral(", ")));
                     args << QStringLiteral("filter_mode=driver.CUfilter_mode.%1")
@@ -1266,7 +1246,7 @@ Result<QByteArray> PyWriter::write()
     QStringList symbols;
     for (const PlanBuffer &b : p.buffers) {
         if (!b.symbol.isEmpty()) {
-            symbols << QStringLiteral("%1: %2").arg(py(b.name), py(b.ptxSymbol.isEmpty() ? b.symbol : b.ptxSymbol));
+            symbols << QStringLiteral("%1: %2").arg(py(b.name), py(b.ptxSymbol));
         }
     }
     if (!symbols.isEmpty()) {

@@ -49,13 +49,13 @@ Result<int> choice(const QJsonValue &v, const QString &path, const QStringList &
     return int(i);
 }
 
+} // namespace
+
 QString addressName(TextureSpec::Address a)
 {
     static const char *const names[] = {"clamp", "wrap", "mirror", "border"};
     return QLatin1String(names[int(a)]);
 }
-
-} // namespace
 
 Result<TextureSpec> TextureSpec::fromJson(const QJsonValue &value, const QString &path)
 {

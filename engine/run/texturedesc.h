@@ -58,6 +58,8 @@ struct TextureSpec
 /** The parameter types a texture or surface binding can stand in for. */
 bool isTextureObjectType(const QString &type);
 bool isSurfaceObjectType(const QString &type);
+/** An address mode as the project writes it: "clamp", "wrap", "mirror" or "border". */
+QString addressName(TextureSpec::Address a);
 
 /** A CUDA array / texture element format: the dtype's component type and count. */
 struct TextureFormat

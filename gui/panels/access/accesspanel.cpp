@@ -282,9 +282,9 @@ void AccessPanel::showReport(std::shared_ptr<const AccessReport> report)
     if (r.summary.outside > 0) {
         summary += tr("; %1 accesses inside no buffer").arg(r.summary.outside);
     }
-    if (r.launchMs > 0 && r.plainLaunchMs > 0) {
+    if (r.recordingSlowdown() > 0) {
         summary += tr("; recording made the launch %1x slower (%2 ms against %3 ms)")
-                       .arg(r.launchMs / r.plainLaunchMs, 0, 'f', 1)
+                       .arg(r.recordingSlowdown(), 0, 'f', 1)
                        .arg(r.launchMs, 0, 'f', 3)
                        .arg(r.plainLaunchMs, 0, 'f', 3);
     }
