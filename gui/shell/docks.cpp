@@ -17,13 +17,16 @@
 #include "panels/ptx/ptxdocks.h"
 #include "panels/results/resultspanel.h"
 #include "panels/sweep/sweeppanel.h"
+#include "workbench/checkrunner.h"
 #include "workbench/runcontroller.h"
 
 #include <QAction>
 #include <QDockWidget>
 #include <QMainWindow>
 #include <QScrollArea>
+#include <QTimer>
 
+#include <algorithm>
 #include <functional>
 #include <optional>
 
@@ -114,28 +117,22 @@ int rank(Attention why)
     return 0;
 }
 
+const DockRow &rowOf(PanelId id)
+{
+    const std::vector<DockRow> &rows = table();
+    return *std::find_if(rows.begin(), rows.end(), [id](const DockRow &r) { return r.id == id; });
+}
+
 } // namespace
 
 Docks::Docks(Workbench &wb, QMainWindow *window)
     : QObject(window)
+    , m_wb(wb)
 {
     for (const DockRow &row : table()) {
         const QString title = tr(row.title);
         auto *dock = new QDockWidget(title, window);
         dock->setObjectName(QString::fromLatin1(row.name) + QStringLiteral("Dock"));
-        QWidget *panel = row.make(wb, dock);
-        if (row.panelName) {
-            panel->setObjectName(QString::fromLatin1(row.panelName));
-        }
-        if (row.scrolls) {
-            auto *scroll = new QScrollArea(dock);
-            scroll->setWidgetResizable(true);
-            scroll->setFrameShape(QFrame::NoFrame);
-            scroll->setWidget(panel);
-            dock->setWidget(scroll);
-        } else {
-            dock->setWidget(panel);
-        }
         window->addDockWidget(row.area, dock);
         if (row.tabWith) {
             window->tabifyDockWidget(m_docks.value(*row.tabWith), dock);
@@ -143,20 +140,97 @@ Docks::Docks(Workbench &wb, QMainWindow *window)
         // The View menu shows the title as it is: "&" is a mnemonic marker in menu text.
         dock->toggleViewAction()->setText(QString(title).replace(QLatin1Char('&'), QStringLiteral("&&")));
         m_docks.insert(row.id, dock);
-        m_panels.insert(row.id, panel);
         m_order << dock;
+        const PanelId id = row.id;
+        connect(dock, &QDockWidget::visibilityChanged, this, [this, id](bool visible) {
+            if (visible) {
+                build(id);
+            }
+        });
     }
     // In front at the start: the launch, the inspector and the log.
     for (PanelId id : {PanelId::Launch, PanelId::Inspector, PanelId::Log}) {
+        build(id);
         m_docks.value(id)->raise();
     }
     // Memory Access opens when asked for (Build > Analyze Memory Access…, the
     // View menu): an eleventh tab at the bottom would cut every tab's title at
     // 1024 pixels. A saved layout that has it open opens it.
     m_docks.value(PanelId::MemoryAccess)->hide();
+    // Work that panels report on builds them all first. These are the first
+    // receivers of the signals (connected before any panel), so a panel built
+    // here misses only this one emission: a start, whose news a new panel
+    // shows anyway, or a request it could not have been asked for unbuilt.
+    connect(&wb.runs(), &RunController::started, this, &Docks::buildAll);
+    connect(&wb.checks(), &CheckRunner::started, this, &Docks::buildAll);
+    connect(&wb, &Workbench::memoryCheckStarted, this, &Docks::buildAll);
+    connect(&wb, &Workbench::accessStarted, this, &Docks::buildAll);
+    connect(&wb, &Workbench::compareRequested, this, [this] { build(PanelId::Compare); });
+    connect(&wb, &Workbench::showTouches, this, [this] { build(PanelId::MemoryAccess); });
     connect(&wb, &Workbench::attention, this, &Docks::attend);
     // Each run's news starts afresh.
     connect(&wb.runs(), &RunController::started, this, [this] { m_rank = 0; });
+}
+
+void Docks::build(PanelId id)
+{
+    if (m_panels.contains(id) || !m_docks.contains(id)) {
+        return;
+    }
+    const DockRow &row = rowOf(id);
+    QDockWidget *dock = m_docks.value(id);
+    QWidget *panel = row.make(m_wb, dock);
+    if (row.panelName) {
+        panel->setObjectName(QString::fromLatin1(row.panelName));
+    }
+    m_panels.insert(id, panel); // before setWidget: showing it may ask for the panel again
+    if (row.scrolls) {
+        auto *scroll = new QScrollArea(dock);
+        scroll->setWidgetResizable(true);
+        scroll->setFrameShape(QFrame::NoFrame);
+        scroll->setWidget(panel);
+        dock->setWidget(scroll);
+    } else {
+        dock->setWidget(panel);
+    }
+    Q_EMIT panelBuilt(id, panel);
+}
+
+QWidget *Docks::panel(PanelId id)
+{
+    build(id);
+    return m_panels.value(id);
+}
+
+void Docks::buildAll()
+{
+    if (m_panels.size() == m_docks.size()) {
+        return;
+    }
+    for (const DockRow &row : table()) {
+        build(row.id);
+    }
+    Q_EMIT allBuilt();
+}
+
+void Docks::buildAfterFirstPaint(QWidget *painted)
+{
+    painted->installEventFilter(this);
+    QTimer::singleShot(0, this, [this, painted] {
+        if (!painted->isVisible()) {
+            buildAll();
+        }
+    });
+}
+
+bool Docks::eventFilter(QObject *watched, QEvent *event)
+{
+    if (event->type() == QEvent::Paint) {
+        watched->removeEventFilter(this);
+        // After this paint has reached the screen: the next turn of the event loop.
+        QTimer::singleShot(0, this, &Docks::buildAll);
+    }
+    return false;
 }
 
 std::optional<PanelId> Docks::fromName(const QString &name)

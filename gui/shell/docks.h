@@ -18,6 +18,15 @@ namespace Kp {
  * forward: within one run the most important news stays in front (a failed
  * check over a write outside a buffer over the run's result), and what the
  * user asked for always comes forward. GUI thread only.
+ *
+ * Every dock exists from the start (layouts, the View menu and the raise
+ * policy need them), but a panel behind another tab is built later: when
+ * its dock is first shown, when panel() asks for it, when work starts (a
+ * run, a memory check, an access analysis, a comparison), or, for all that
+ * are left, in the first turn of the event loop after the window's first
+ * paint (buildAfterFirstPaint()). So the first paint waits only for the
+ * panels in sight. A panel therefore starts from the workbench's current
+ * state, never from the signals it missed.
  */
 class Docks : public QObject
 {
@@ -28,8 +37,20 @@ public:
 
     QDockWidget *dock(PanelId id) const { return m_docks.value(id); }
     /** The panel in dock id (the dock's widget, or the widget inside its scroll area). */
-    QWidget *panel(PanelId id) const { return m_panels.value(id); }
-    template<typename T> T *panel(PanelId id) const { return qobject_cast<T *>(panel(id)); }
+    /** Builds the panel first if it is not yet. */
+    QWidget *panel(PanelId id);
+    template<typename T> T *panel(PanelId id) { return qobject_cast<T *>(panel(id)); }
+    /** True once the panel of dock id is built (tests). */
+    bool isBuilt(PanelId id) const { return m_panels.contains(id); }
+    /** Builds every panel not built yet. */
+    void buildAll();
+    /**
+     * The panels not built yet are built in the first turn of the event loop
+     * after painted's first paint (the editor: what a user waits to see);
+     * a window that is not shown by the event loop's first turn (tests, a
+     * screenshot without a screen) builds them then.
+     */
+    void buildAfterFirstPaint(QWidget *painted);
     /** The table's docks in its order (the View menu lists them so). */
     QList<QDockWidget *> all() const { return m_order; }
     /** The panel's id for a --show name ("inspector", "timeline" is the Results dock); nullopt when none. */
@@ -40,7 +61,17 @@ public:
     /** The raise policy: wb's attention() comes here. */
     void attend(PanelId id, Attention why);
 
+Q_SIGNALS:
+    /** The panel of dock id was built (panel is what panel(id) returns). */
+    void panelBuilt(Kp::PanelId id, QWidget *panel);
+    /** buildAll() built the last panels that were left. */
+    void allBuilt();
+
 private:
+    bool eventFilter(QObject *watched, QEvent *event) override;
+    void build(PanelId id);
+
+    Workbench &m_wb;
     QHash<PanelId, QDockWidget *> m_docks;
     QHash<PanelId, QWidget *> m_panels;
     QList<QDockWidget *> m_order;

@@ -249,6 +249,16 @@ int main(int argc, char **argv)
     RemoteCompiler::install(); // without NVRTC here, an ssh target compiles (docs/remote.md)
     EngineClient engine;
     MainWindow window(&engine);
+    // A scripted start (a screenshot, a run, a panel or buffer asked for)
+    // has every panel from the start; an interactive one builds those behind
+    // other tabs after its first paint (shell/docks.h).
+    for (const QCommandLineOption *o : {&screenshot, &runOnce, &checkMemoryOnce, &analyzeAccessOnce, &inspect, &hover,
+                                        &selectLines, &showDock, &sweepAxis, &sweepPlot}) {
+        if (parser.isSet(*o)) {
+            window.docks().buildAll();
+            break;
+        }
+    }
     startupMark("window");
     if (parser.isSet(echoLog)) {
         QObject::connect(&window.workbench(), &Workbench::message, &window, [](const QString &line) {

@@ -43,6 +43,15 @@ MainWindow::MainWindow(EngineClient *engine, QWidget *parent)
     // edge from top to bottom, and the bottom docks sit beside it.
     setCorner(Qt::BottomLeftCorner, Qt::LeftDockWidgetArea);
     m_docks = new Docks(*m_wb, this);
+    m_docks->buildAfterFirstPaint(m_editor->viewport());
+    // The panels built after the first paint bring their minimum sizes: the
+    // default layout is shared out again with them, as it is when all are
+    // built at once (a saved layout keeps its own sizes).
+    connect(m_docks, &Docks::allBuilt, this, [this] {
+        if (m_docksSized && !m_restoredLayout) {
+            QTimer::singleShot(0, this, &MainWindow::sizeDocks); // after the layout has taken them in
+        }
+    });
     followWorkbench();
     buildMenus();
     fitToScreen();
@@ -155,8 +164,17 @@ void MainWindow::followWorkbench()
     // What tests and the screenshot mode wait for, after the panels have shown it.
     connect(&m_wb->devices(), &Devices::changed, this, &MainWindow::deviceStatusChanged);
     connect(&compile, &CompileController::settled, this, &MainWindow::compileFinished);
-    if (auto *disassembler = sassView()->findChild<Disassembler *>()) {
-        connect(disassembler, &Disassembler::finished, this, &MainWindow::sassFinished);
+    const auto followSass = [this](PanelId id, QWidget *panel) {
+        if (id != PanelId::Sass) {
+            return;
+        }
+        if (auto *disassembler = panel->findChild<Disassembler *>()) {
+            connect(disassembler, &Disassembler::finished, this, &MainWindow::sassFinished);
+        }
+    };
+    connect(m_docks, &Docks::panelBuilt, this, followSass);
+    if (m_docks->isBuilt(PanelId::Sass)) {
+        followSass(PanelId::Sass, m_docks->panel(PanelId::Sass));
     }
     connect(&doc, &ProjectDocument::projectChanged, this, &MainWindow::projectChanged);
     connect(&m_wb->runs(), &RunController::failed, this, &MainWindow::runFinished);

@@ -107,6 +107,7 @@ void CompileController::compileNow()
 void CompileController::show(const CompileResult &r)
 {
     m_last = r;
+    m_answered = true;
     QString status = r.ok ? tr("Compiled for %1 in %2 ms").arg(r.arch).arg(r.compileMs, 0, 'f', 0)
                           : tr("Compile failed: %n error(s)", nullptr, r.errorCount());
     if (r.cached) {

@@ -49,6 +49,8 @@ public:
     void syncSource();
     /** The result for the editor's current text, once it has arrived. */
     const CompileResult &last() const { return m_last; }
+    /** True once compiled() was emitted: last() is an answer (a panel built later shows it). */
+    bool hasAnswer() const { return m_answered; }
     /** True while a compile waits for the typing pause or is in flight. */
     bool isPending() const;
     /** A counter that changes with every edit of the text: work for an older value is stale. */
@@ -92,7 +94,8 @@ private:
     int m_ccMajor = 0;
     int m_ccMinor = 0;
     bool m_active = true;
-    bool m_skipped = false; ///< a compile was asked for while inactive
+    bool m_answered = false; ///< compiled() was emitted at least once
+    bool m_skipped = false;  ///< a compile was asked for while inactive
 };
 
 } // namespace Kp

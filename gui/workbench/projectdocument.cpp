@@ -153,6 +153,7 @@ Status ProjectDocument::newProject()
 void ProjectDocument::setLoaded(Project project, const QString &kpgPath, const QString &sourcePath)
 {
     m_project = std::move(project);
+    m_open = true;
     m_path = kpgPath;
     m_sourcePath = sourcePath;
     m_sourceModified = false;
@@ -165,7 +166,8 @@ void ProjectDocument::setLoaded(Project project, const QString &kpgPath, const Q
     Q_EMIT loaded();
     Q_EMIT projectChanged();
     Q_EMIT buffersChanged();
-    Q_EMIT bufferMessage(filled ? QString() : filled.error().message);
+    m_bufferMessage = filled ? QString() : filled.error().message;
+    Q_EMIT bufferMessage(m_bufferMessage);
     Q_EMIT modifiedChanged();
 }
 
@@ -510,7 +512,8 @@ void ProjectDocument::setProjectState(const Project &project)
     const Status filled = m_host.materialize(m_project, false);
     Q_EMIT projectChanged();
     Q_EMIT buffersChanged();
-    Q_EMIT bufferMessage(filled ? QString() : filled.error().message);
+    m_bufferMessage = filled ? QString() : filled.error().message;
+    Q_EMIT bufferMessage(m_bufferMessage);
     Q_EMIT modifiedChanged();
 }
 

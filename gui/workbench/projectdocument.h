@@ -136,6 +136,11 @@ public:
 
     QUndoStack *undoStack() { return &m_undo; }
 
+    /** True once a project is open (the start page shows none). */
+    bool isOpen() const { return m_open; }
+    /** What the last fill of the buffers said (bufferMessage()): empty when every buffer filled. */
+    QString bufferMessageText() const { return m_bufferMessage; }
+
     HostBuffers &hostBuffers() { return m_host; }
     const HostBuffers &hostBuffers() const { return m_host; }
 
@@ -197,6 +202,8 @@ private:
     QString m_sourcePath; ///< the kernel's file (or resource), or empty for an inline source
     QString m_presetName; ///< "heat" while an unsaved copy of a preset is open
     HostBuffers m_host;
+    QString m_bufferMessage; ///< bufferMessage()'s last text, for a panel built after it
+    bool m_open = false;
     QUndoStack m_undo;
     CompileResult m_compiled;
     bool m_compileKnown = false; ///< m_compiled is a compile of this project, not the empty one of a fresh load

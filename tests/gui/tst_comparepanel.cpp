@@ -8,6 +8,7 @@
 #include "panels/compare/comparepanel.h"
 #include "panels/results/resultspanel.h"
 #include "plots/comparechart.h"
+#include "shell/docks.h"
 #include "shell/mainwindow.h"
 #include "workbench/projectdocument.h"
 #include "workbench/runhistory.h"
@@ -311,20 +312,20 @@ private Q_SLOTS:
         QCOMPARE(QFileInfo(history + ".unreadable").size(), size);
 
         // Runs of this session go to a new history, which the next opening finds.
-        auto *results = w.findChild<ResultsPanel *>("results");
+        auto *results = w.docks().panel<ResultsPanel>(PanelId::Results);
         results->addRun(run(0.0100, 50, 1, kSourceA, "-DN=16", 12, 0));
         results->addRun(run(0.0080, 50, 2, kSourceB, "-DN=32", 16, 8));
         QTRY_VERIFY(QFileInfo::exists(history));
         QTRY_COMPARE(loadHistory(history) ? loadHistory(history)->size() : -1, 2);
         MainWindow again(&engine);
         KP_VERIFY_RESULT(again.openProject(project));
-        auto *reloaded = again.findChild<ResultsPanel *>("results");
+        auto *reloaded = again.docks().panel<ResultsPanel>(PanelId::Results);
         QCOMPARE(reloaded->model()->rowCount(), 2);
         QCOMPARE(reloaded->model()->record(1).source, QString::fromLatin1(kSourceB));
 
         // Compare from the history: the dock comes forward with the pair.
         reloaded->contextMenuFor({0, 1})->actions().first()->trigger();
-        auto *compare = again.findChild<ComparePanel *>("compare");
+        auto *compare = again.docks().panel<ComparePanel>(PanelId::Compare);
         QVERIFY(compare);
         QVERIFY2(compare->verdictText().startsWith("FASTER"), qPrintable(compare->verdictText()));
         QVERIFY(!again.findChild<QDockWidget *>("compareDock")->isHidden());

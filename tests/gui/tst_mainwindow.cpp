@@ -9,23 +9,32 @@
 #include "editor/ptxview.h"
 #include "recordedaccess.h"
 #include "screenshot.h"
+#include "shell/docks.h"
 #include "shell/mainwindow.h"
 #include "testutil.h"
 #include "workbench/accessmap.h"
 #include "workbench/compilecontroller.h"
+#include "workbench/devices.h"
 #include "workbench/projectdocument.h"
 #include "workbench/workbench.h"
 
+#include <QAbstractButton>
+#include <QComboBox>
+#include <QDockWidget>
 #include <QFile>
 #include <QGuiApplication>
 #include <QImage>
 #include <QLabel>
+#include <QLineEdit>
+#include <QPlainTextEdit>
 #include <QScreen>
 #include <QSettings>
 #include <QTableWidget>
 #include <QTemporaryDir>
+#include <QTextEdit>
 #include <QTimer>
 #include <QTreeWidget>
+#include <Qsci/qsciscintilla.h>
 #include <QtTest>
 
 using namespace Kp;
@@ -39,6 +48,45 @@ private:
     {
         QFile f(KPG_SOURCE_DIR "/presets/vector_add/vector_add.cu");
         return f.open(QIODevice::ReadOnly) ? QString::fromUtf8(f.readAll()) : QString();
+    }
+
+    /** What a panel shows, widget by widget: texts, items, cells and enabled states, in the tree's order. */
+    static QStringList shownBy(QWidget *panel)
+    {
+        QStringList out;
+        QList<QWidget *> widgets{panel};
+        widgets += panel->findChildren<QWidget *>();
+        for (QWidget *w : widgets) {
+            QString line = QString::fromLatin1(w->metaObject()->className()) + QLatin1Char(' ') + w->objectName() +
+                           (w->isEnabled() ? QString() : QStringLiteral(" (disabled)"));
+            if (auto *label = qobject_cast<QLabel *>(w)) {
+                line += QStringLiteral(": ") + label->text();
+            } else if (auto *button = qobject_cast<QAbstractButton *>(w)) {
+                line +=
+                    QStringLiteral(": ") + button->text() + (button->isChecked() ? QStringLiteral(" [x]") : QString());
+            } else if (auto *edit = qobject_cast<QLineEdit *>(w)) {
+                line += QStringLiteral(": ") + edit->text();
+            } else if (auto *combo = qobject_cast<QComboBox *>(w)) {
+                line += QStringLiteral(": ") + combo->currentText() + QStringLiteral(" of ") +
+                        QString::number(combo->count());
+            } else if (auto *text = qobject_cast<QPlainTextEdit *>(w)) {
+                line += QStringLiteral(": ") + text->toPlainText();
+            } else if (auto *rich = qobject_cast<QTextEdit *>(w)) {
+                line += QStringLiteral(": ") + rich->toPlainText();
+            } else if (auto *sci = qobject_cast<QsciScintilla *>(w)) {
+                line += QStringLiteral(": ") + sci->text();
+            } else if (auto *view = qobject_cast<QAbstractItemView *>(w); view && view->model()) {
+                const QAbstractItemModel *m = view->model();
+                line += QStringLiteral(": %1 x %2").arg(m->rowCount()).arg(m->columnCount());
+                for (int r = 0; r < qMin(m->rowCount(), 50); ++r) {
+                    for (int c = 0; c < m->columnCount(); ++c) {
+                        line += QLatin1Char('|') + m->index(r, c).data().toString();
+                    }
+                }
+            }
+            out << line;
+        }
+        return out;
     }
 
 private Q_SLOTS:
@@ -375,6 +423,84 @@ private Q_SLOTS:
         QVERIFY(!w.compileController()->isPending());
         QCOMPARE(compiled.count(), 1);
         QVERIFY(w.lastCompile().ok);
+    }
+
+    // The panels behind other tabs are built after the window's first paint
+    // (shell/docks.h), so the first paint waits only for those in sight.
+    // Built after the project opened and compiled, each shows what one built
+    // with the window shows (the same texts, items, cells and enabled
+    // states), and every dock keeps its place.
+    void panelsBuiltAfterTheFirstPaintShowWhatTheWindowHas_data()
+    {
+        QTest::addColumn<QSize>("size");
+        QTest::newRow("1280x800") << QSize(1280, 800);
+        QTest::newRow("1024x700") << QSize(1024, 700);
+    }
+    void panelsBuiltAfterTheFirstPaintShowWhatTheWindowHas()
+    {
+        QFETCH(QSize, size);
+        EngineClient engine;
+        MainWindow eager(&engine);
+        eager.docks().buildAll();
+        MainWindow late(&engine);
+        // No paint of the editor until the test says so: the late panels wait.
+        late.editor()->viewport()->setUpdatesEnabled(false);
+        QVERIFY(late.docks().isBuilt(PanelId::Launch));
+        QVERIFY(late.docks().isBuilt(PanelId::Inspector));
+        QVERIFY(late.docks().isBuilt(PanelId::Log));
+        QSignalSpy eagerSass(&eager, &MainWindow::sassFinished);
+        QSignalSpy lateSass(&late, &MainWindow::sassFinished);
+        for (MainWindow *w : {&eager, &late}) {
+            w->resize(size);
+            KP_VERIFY_RESULT(
+                w->openProject(QStringLiteral(":/presets/convolution_separable/convolution_separable.kpg")));
+            w->show(); // both before the event loop turns: a window not shown then builds every panel
+        }
+        for (MainWindow *w : {&eager, &late}) {
+            QVERIFY(QTest::qWaitForWindowExposed(w));
+            w->refreshDeviceStatus(); // as the program's start does
+        }
+        for (MainWindow *w : {&eager, &late}) {
+            QTRY_VERIFY_WITH_TIMEOUT(w->workbench().compile().hasAnswer() && !w->workbench().compile().isPending() &&
+                                         w->workbench().document().compiled().ok && w->workbench().devices().known(),
+                                     30000);
+        }
+        QVERIFY(eagerSass.count() > 0 || eagerSass.wait(30000));
+        const QList<PanelId> hidden{PanelId::Problems, PanelId::Kernels,     PanelId::Ptx,       PanelId::Sass,
+                                    PanelId::Buffers,  PanelId::Results,     PanelId::Checks,    PanelId::Description,
+                                    PanelId::Project,  PanelId::Sweep,       PanelId::Occupancy, PanelId::Compare,
+                                    PanelId::Memory,   PanelId::MemoryAccess};
+        for (PanelId id : hidden) {
+            QVERIFY2(!late.docks().isBuilt(id), qPrintable(late.docks().dock(id)->objectName()));
+        }
+        late.editor()->viewport()->setUpdatesEnabled(true); // the first paint: the rest follows
+        QTRY_VERIFY_WITH_TIMEOUT(late.docks().isBuilt(PanelId::MemoryAccess), 5000);
+        QVERIFY(lateSass.count() > 0 || lateSass.wait(30000));
+        QCoreApplication::processEvents();
+        for (PanelId id : hidden) {
+            QCOMPARE(shownBy(late.docks().panel(id)), shownBy(eager.docks().panel(id)));
+        }
+        for (QDockWidget *d : eager.docks().all()) {
+            auto *other = late.findChild<QDockWidget *>(d->objectName());
+            QVERIFY(other);
+            QCOMPARE(other->isVisible(), d->isVisible());
+            QTRY_COMPARE(other->geometry(), d->geometry()); // the default layout is shared out again
+        }
+    }
+
+    // A window never shown (a test, a scripted start) builds them in the
+    // event loop's first turn.
+    void panelsOfAWindowNotShownAreBuiltInTheFirstTurn()
+    {
+        EngineClient engine;
+        MainWindow w(&engine);
+        QVERIFY(!w.docks().isBuilt(PanelId::Checks));
+        QTRY_VERIFY(w.docks().isBuilt(PanelId::Checks) && w.docks().isBuilt(PanelId::MemoryAccess));
+        // And panel() builds one on demand.
+        MainWindow other(&engine);
+        QVERIFY(!other.docks().isBuilt(PanelId::Sweep));
+        QVERIFY(other.docks().panel(PanelId::Sweep));
+        QVERIFY(other.docks().isBuilt(PanelId::Sweep));
     }
 
     void ptxFollowsSelection()

@@ -7,6 +7,7 @@
 #include "editor/codeeditor.h"
 #include "panels/occupancy/occupancyview.h"
 #include "plots/occupancychart.h"
+#include "shell/docks.h"
 #include "shell/mainwindow.h"
 
 #include <QComboBox>
@@ -156,7 +157,7 @@ private Q_SLOTS:
         }
         QVERIFY(inMenu);
         dock->raise();
-        auto *view = w.findChild<OccupancyView *>("occupancy");
+        auto *view = w.docks().panel<OccupancyView>(PanelId::Occupancy);
         QVERIFY(view);
         QTRY_COMPARE(view->currentUse().blockThreads, 256); // the preset's 16 x 16 block
         int regs = 0;
@@ -198,7 +199,7 @@ private Q_SLOTS:
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
         QTRY_VERIFY_WITH_TIMEOUT(w.lastCompile().ok, 60000);
-        auto *view = w.findChild<OccupancyView *>("occupancy");
+        auto *view = w.docks().panel<OccupancyView>(PanelId::Occupancy);
         QVERIFY(view);
         QCOMPARE(w.lastCompile().kernels.size(), 1);
         const int regs = w.lastCompile().kernels[0].resources.registers;

@@ -8,6 +8,7 @@
 #include "plots/comparechart.h"
 #include "plots/timingchart.h"
 #include "run/runjson.h"
+#include "shell/docks.h"
 #include "shell/mainwindow.h"
 #include "shell/theme.h"
 #include "workbench/runhistory.h"
@@ -747,7 +748,7 @@ private Q_SLOTS:
         w.resize(1280, 800);
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
-        auto *panel = w.findChild<ResultsPanel *>("results");
+        auto *panel = w.docks().panel<ResultsPanel>(PanelId::Results);
         QVERIFY(panel);
         panel->addRun(realisticRun(128, 0.24, 2000, 7));
         panel->addRun(realisticRun(256, 0.23, 2000, 8));

@@ -143,7 +143,7 @@ private Q_SLOTS:
                 bp->findChild<QToolButton *>("deleteScalar")}},
             {"problemsDock", WL{w.problems()}},
             {"kernelsDock", WL{w.kernelsTable()}},
-            {"resultsDock", WL{w.findChild<ResultsPanel *>("results")}},
+            {"resultsDock", WL{w.docks().panel<ResultsPanel>(PanelId::Results)}},
             {"logDock", WL{w.logView()}},
             {"ptxDock", WL{w.findChild<QWidget *>("ptx")}},
             {"inspectorDock", WL{w.findChild<QWidget *>("bufferChooser"), w.findChild<QWidget *>("tabs"),
@@ -387,7 +387,7 @@ private Q_SLOTS:
         // A failed Run's history row: the launch it was, and the status in words.
         w.runNow();
         QVERIFY(done.wait(30000));
-        auto *results = w.findChild<ResultsPanel *>("results");
+        auto *results = w.docks().panel<ResultsPanel>(PanelId::Results);
         QTRY_COMPARE(results->model()->rowCount(), 2);
         const RunRecord &rec = results->model()->record(1);
         QVERIFY(rec.failed());

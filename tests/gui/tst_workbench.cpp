@@ -11,6 +11,7 @@
 #include "panels/launch/launchpanel.h"
 #include "panels/results/resultspanel.h"
 #include "project/projectio.h"
+#include "shell/docks.h"
 #include "shell/mainwindow.h"
 #include "shell/theme.h"
 #include "testutil.h"
@@ -218,7 +219,7 @@ private Q_SLOTS:
         QCOMPARE(w.editor()->text(), text);
         QVERIFY(!w.isRunning());
         // The failed run is in the history with its status.
-        auto *results = w.findChild<ResultsPanel *>("results");
+        auto *results = w.docks().panel<ResultsPanel>(PanelId::Results);
         QVERIFY(results);
         QCOMPARE(results->model()->rowCount(), 1);
         QVERIFY(results->model()->record(0).failed());

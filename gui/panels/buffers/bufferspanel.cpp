@@ -569,6 +569,10 @@ void BuffersPanel::setDocument(ProjectDocument *doc)
     connect(doc, &ProjectDocument::projectChanged, this, show);
     connect(doc, &ProjectDocument::buffersChanged, this, show);
     connect(doc, &ProjectDocument::bufferMessage, this, &BuffersPanel::setMessage);
+    if (doc->isOpen()) { // built after the project opened (shell/docks.h)
+        show();
+        setMessage(doc->bufferMessageText());
+    }
     // A refused edit leaves its message and shows the valid project again.
     const auto apply = [this, doc, show](const Status &s) {
         if (!s) {

@@ -259,6 +259,9 @@ ChecksPanel::ChecksPanel(Workbench &wb, QWidget *parent)
     };
     ProjectDocument &doc = wb.document();
     connect(&doc, &ProjectDocument::loaded, this, [noteFor, &doc] { noteFor(doc.project()); });
+    if (doc.isOpen()) {
+        noteFor(doc.project()); // built after the project opened (shell/docks.h)
+    }
     connect(&wb.runs(), &RunController::started, this, [this, &doc](bool play) {
         if (!doc.project().checks.isEmpty()) {
             setNote(play ? tr("Playing: checks are evaluated after a Run, not for Play or Step frames.")
@@ -286,6 +289,9 @@ ChecksPanel::ChecksPanel(Workbench &wb, QWidget *parent)
             }
         }
     });
+    if (!wb.checks().outcomes().isEmpty()) {
+        setOutcomes(wb.checks().outcomes()); // built after they were evaluated (shell/docks.h)
+    }
     connect(this, &ChecksPanel::mismatchActivated, &wb,
             [&wb](int, const QString &buffer, qint64 index) { wb.requestBuffer(buffer, InspectorView::Grid, index); });
     connect(this, &ChecksPanel::checkActivated, &wb, [this, &wb](int check) {

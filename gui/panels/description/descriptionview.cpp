@@ -48,6 +48,9 @@ DescriptionView::DescriptionView(Workbench &wb, QWidget *parent)
     const auto show = [this, &doc] { setProject(doc.project()); };
     connect(&doc, &ProjectDocument::loaded, this, show);
     connect(&doc, &ProjectDocument::projectChanged, this, show);
+    if (doc.isOpen()) {
+        show(); // built after the project opened (shell/docks.h)
+    }
 }
 
 } // namespace Kp

@@ -55,6 +55,9 @@ KernelsTable::KernelsTable(Workbench &wb, QWidget *parent)
 {
     connect(&wb.compile(), &CompileController::compiled, this,
             [this](const CompileResult &r) { setKernels(r.kernels); });
+    if (wb.compile().hasAnswer()) {
+        setKernels(wb.compile().last().kernels); // built after the compile landed (shell/docks.h)
+    }
 }
 
 } // namespace Kp

@@ -45,6 +45,11 @@ OccupancyView::OccupancyView(QWidget *parent)
     m_kernelChooser = new QComboBox;
     m_kernelChooser->setObjectName(QStringLiteral("occupancyKernel"));
     m_kernelChooser->setToolTip(tr("The kernel whose occupancy is shown (the current launch step's by default)"));
+    // At least 4 characters wide whatever the kernels' names (it grows with the dock):
+    // sized by its first contents, the dock's minimum width depended on
+    // whether a project had compiled before the panel was built.
+    m_kernelChooser->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_kernelChooser->setMinimumContentsLength(4);
     m_archChooser = new QComboBox;
     m_archChooser->setObjectName(QStringLiteral("occupancyArch"));
     m_archChooser->setToolTip(tr("Whose limits: the GPU's (after a run: the driver's attributes), or an "
@@ -583,6 +588,9 @@ OccupancyView::OccupancyView(Workbench &wb, QWidget *parent)
     connect(&selection, &Selection::stepChanged, this, fromDocument);
     connect(&wb, &Workbench::runFinished, this, [this](const RunResult &r) { setRun(r); });
     connect(&wb.devices(), &Devices::deviceFound, this, &OccupancyView::setDevice);
+    if (const DeviceList &found = wb.devices().list(); !found.devices.isEmpty()) {
+        setDevice(found.devices.first().ccMajor, found.devices.first().ccMinor); // as deviceFound() said
+    }
     fromDocument();
 }
 

@@ -59,8 +59,13 @@ void ProblemsPanel::setDiagnostics(const QList<Diagnostic> &diagnostics, const Q
 ProblemsPanel::ProblemsPanel(Workbench &wb, QWidget *parent)
     : ProblemsPanel(parent)
 {
-    connect(&wb.compile(), &CompileController::compiled, this,
-            [this, &wb](const CompileResult &r) { setDiagnostics(r.diagnostics, wb.document().sourceFileName()); });
+    const auto show = [this, &wb](const CompileResult &r) {
+        setDiagnostics(r.diagnostics, wb.document().sourceFileName());
+    };
+    connect(&wb.compile(), &CompileController::compiled, this, show);
+    if (wb.compile().hasAnswer()) {
+        show(wb.compile().last()); // built after the compile landed (shell/docks.h)
+    }
     connect(&wb, &Workbench::memoryCheckFinished, this, [this, &wb](const SanitizedRun &run) {
         if (run.report) {
             const QString name = wb.document().sourceFileName();

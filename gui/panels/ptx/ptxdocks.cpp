@@ -7,6 +7,8 @@
 #include "workbench/selection.h"
 #include "workbench/workbench.h"
 
+#include <QTimer>
+
 namespace Kp {
 
 namespace {
@@ -27,14 +29,18 @@ PtxView *makePtxPanel(Workbench &wb, QWidget *parent)
     auto *view = new PtxView(parent);
     view->setObjectName(QStringLiteral("ptx"));
     followSelection(view, wb);
-    QObject::connect(&wb.compile(), &CompileController::compiled, view, [view, &wb](const CompileResult &r) {
+    const auto show = [view, &wb](const CompileResult &r) {
         if (!r.ptx.isEmpty()) {
             view->setPtx(r.ptx, wb.document().sourceFileName());
             view->highlightSourceLines(wb.selection().firstSourceLine(), wb.selection().lastSourceLine());
         } else if (view->text().isEmpty() || view->lineMap().isEmpty()) {
             view->setPtx(QByteArrayLiteral("// No PTX: the source does not compile yet (see Problems).\n"), {});
         }
-    });
+    };
+    QObject::connect(&wb.compile(), &CompileController::compiled, view, show);
+    if (wb.compile().hasAnswer()) {
+        show(wb.compile().last()); // built after the compile landed (shell/docks.h)
+    }
     return view;
 }
 
@@ -45,17 +51,22 @@ PtxView *makeSassPanel(Workbench &wb, QWidget *parent)
     followSelection(view, wb);
     auto *disassembler = new Disassembler(view);
     disassembler->setObjectName(QStringLiteral("disassembler"));
-    QObject::connect(&wb.compile(), &CompileController::compiled, disassembler,
-                     [disassembler, &wb](const CompileResult &r) {
-                         if (!r.ptx.isEmpty()) {
-                             disassembler->disassemble(r, wb.document().sourceFileName());
-                         }
-                     });
+    const auto disassemble = [disassembler, &wb](const CompileResult &r) {
+        if (!r.ptx.isEmpty()) {
+            disassembler->disassemble(r, wb.document().sourceFileName());
+        }
+    };
+    QObject::connect(&wb.compile(), &CompileController::compiled, disassembler, disassemble);
     QObject::connect(disassembler, &Disassembler::finished, view,
                      [view, &wb](const QByteArray &text, const PtxLineMap &map) {
                          view->setAssembly(text, map);
                          view->highlightSourceLines(wb.selection().firstSourceLine(), wb.selection().lastSourceLine());
                      });
+    if (wb.compile().hasAnswer()) {
+        // Built after the compile landed (shell/docks.h): in the next turn,
+        // when whoever made the panel listens to finished() too.
+        QTimer::singleShot(0, disassembler, [disassemble, &wb] { disassemble(wb.compile().last()); });
+    }
     return view;
 }
 

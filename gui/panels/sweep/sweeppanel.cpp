@@ -623,7 +623,7 @@ SweepPanel::SweepPanel(Workbench &wb, QWidget *parent)
 {
     m_workbench = &wb;
     setDocument(&wb.document());
-    connect(&wb.devices(), &Devices::changed, this, [this, &wb] {
+    const auto devicesKnown = [this, &wb] {
         const bool gpu = wb.devices().canRun();
         const QString why = wb.devices().whyNoRun();
         m_run->setToolTip(gpu ? tr("Run the project once per point, timed and checked, on every GPU of the same model")
@@ -633,7 +633,11 @@ SweepPanel::SweepPanel(Workbench &wb, QWidget *parent)
             m_measure->setToolTip(why);
         }
         updateButtons();
-    });
+    };
+    connect(&wb.devices(), &Devices::changed, this, devicesKnown);
+    if (wb.devices().known()) {
+        devicesKnown(); // built after the answer (shell/docks.h)
+    }
     connect(&wb, &Workbench::runFinished, this, [this](const RunResult &r) { setCurrentRun(r); });
 }
 
