@@ -175,8 +175,20 @@ CheckedRun runProjectWithChecks(const Project &original, EngineClient *engine, c
     }
     const Project reference = referenceProjectFor(original);
 
+    const auto requestFor = [&options](const Project &p, int ccMajor, int ccMinor) {
+        CompileRequest req = compileRequestFor(p, ccMajor, ccMinor);
+        if (options.isolatedCompile) {
+            req.projectDir.clear();
+            req.options.includeDirs.clear();
+        }
+        return req;
+    };
+    Compiler compiler;
     // The device decides "auto" for the compile; without one, compile errors,
     // binding errors and bad checks are still reported before saying there is no GPU.
+    // The compile's folders do not depend on the GPU: kpg-compiler starts
+    // (NVRTC loaded, sandbox applied) while the worker finds it.
+    compiler.warmUp(requestFor(project, 0, 0));
     const Result<DeviceList> devices = engine->listDevicesSync(options.listDevicesTimeoutMs);
     const Result<std::optional<DeviceInfo>> device = deviceForRun(devices, options.device);
     if (!device) {
@@ -187,12 +199,7 @@ CheckedRun runProjectWithChecks(const Project &original, EngineClient *engine, c
     const int ccMajor = out.device ? out.device->ccMajor : 0;
     const int ccMinor = out.device ? out.device->ccMinor : 0;
 
-    Compiler compiler;
-    out.request = compileRequestFor(project, ccMajor, ccMinor);
-    if (options.isolatedCompile) {
-        out.request.projectDir.clear();
-        out.request.options.includeDirs.clear();
-    }
+    out.request = requestFor(project, ccMajor, ccMinor);
     const Result<CompileResult> compiled = compiler.compile(out.request);
     if (!compiled) {
         out.error = compiled.error();

@@ -121,6 +121,27 @@ Compiler::Compiler(Config config)
     }
 }
 
+namespace {
+
+/** The folders a request's sources may include from: the project's and the include folders. */
+QStringList userDirsOf(const CompileRequest &request)
+{
+    QStringList dirs = request.options.includeDirs;
+    if (!request.projectDir.isEmpty()) {
+        dirs.prepend(request.projectDir);
+    }
+    return dirs;
+}
+
+} // namespace
+
+void Compiler::warmUp(const CompileRequest &request)
+{
+    if (m_process && NvrtcApi::instance()) {
+        (void)m_process->warmUp(userDirsOf(request)); // a failed start is the compile's to report
+    }
+}
+
 void Compiler::cancelRunning()
 {
     if (m_process) {
@@ -659,13 +680,9 @@ Result<CompileResult> Compiler::compile(const CompileRequest &request)
         if (!m_process) {
             return runNvrtcJob(*nvLocal, j);
         }
-        QStringList userDirs = o.includeDirs;
-        if (!request.projectDir.isEmpty()) {
-            userDirs.prepend(request.projectDir);
-        }
         QElapsedTimer wall;
         wall.start();
-        Result<NvrtcOutput> r = m_process->run(j, userDirs, m_timeoutMs, m_memoryLimitMiB);
+        Result<NvrtcOutput> r = m_process->run(j, userDirsOf(request), m_timeoutMs, m_memoryLimitMiB);
         if (!r && (r.error().code == Error::Code::WorkerDied || r.error().code == Error::Code::Timeout)) {
             // An ordinary failed compile with one message; never cached, so
             // the same source is tried again (a fresh process) next time.

@@ -68,6 +68,15 @@ public:
 
     CompileCache &cache() { return *m_cache; }
 
+    /**
+     * Starts kpg-compiler for request's folders now, without waiting for
+     * it, so that its start overlaps other work (kpg run starts it while
+     * the worker finds the GPU); a later compile() of a request with the
+     * same folders uses it. Nothing to do in-process or without NVRTC here.
+     * On the thread that compiles (CompilerProcess::warmUp).
+     */
+    void warmUp(const CompileRequest &request);
+
     /** Stops the compile now running in kpg-compiler, if any; it returns Error::Code::Cancelled. Any thread. */
     void cancelRunning();
     /** The compile time limit in milliseconds. */

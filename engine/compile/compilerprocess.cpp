@@ -193,8 +193,9 @@ void CompilerProcess::stop()
         m_fd = -1;
     }
     if (pid > 0) {
-        // Give a healthy child a moment to leave on its own, then make sure.
-        for (int i = 0; i < 50; ++i) {
+        // Give a healthy child a moment to leave on its own, then make sure;
+        // one only warmed up may still be loading NVRTC, and has nothing to finish.
+        for (int i = 0; i < (m_ranJob ? 50 : 0); ++i) {
             if (::waitpid(pid, nullptr, WNOHANG) == pid) {
                 pid = 0;
                 break;
@@ -207,6 +208,8 @@ void CompilerProcess::stop()
         }
     }
     m_tempDir.reset();
+    m_ranJob = false;
+    m_helloPending = false;
 }
 
 Status CompilerProcess::start(const QStringList &userDirs)
@@ -289,7 +292,13 @@ Status CompilerProcess::start(const QStringList &userDirs)
     }
     m_fd = fds[0];
     m_userDirs = userDirs;
+    m_helloPending = true;
+    return Unit{};
+}
 
+Status CompilerProcess::finishStart()
+{
+    m_helloPending = false;
     Protocol::Message hello;
     hello.type = Protocol::Type::Hello;
     hello.id = m_nextId++;
@@ -420,6 +429,44 @@ int CompilerProcess::stopAfterFailure()
     return status;
 }
 
+QStringList CompilerProcess::canonicalDirs(const QStringList &userDirs)
+{
+    QStringList dirs;
+    for (const QString &d : userDirs) {
+        const QString canonical = QFileInfo(d).canonicalFilePath();
+        dirs << (canonical.isEmpty() ? d : canonical);
+    }
+    dirs.sort();
+    dirs.removeDuplicates();
+    return dirs;
+}
+
+Status CompilerProcess::ensureStarted(const QStringList &userDirs)
+{
+    const QStringList dirs = canonicalDirs(userDirs);
+    if (m_fd >= 0 && dirs != m_userDirs) {
+        stop(); // Landlock cannot widen a running process's rights
+    }
+    if (m_fd < 0) {
+        if (const Status s = start(dirs); !s) {
+            return s;
+        }
+    }
+    return m_helloPending ? finishStart() : Status(Unit{});
+}
+
+Status CompilerProcess::warmUp(const QStringList &userDirs)
+{
+    QMutexLocker runLock(&m_runMutex); // each job sends its own memory limit
+    const QStringList dirs = canonicalDirs(userDirs);
+    if (m_fd >= 0 && dirs != m_userDirs) {
+        stop();
+    }
+    // Spawned here, greeted by the first run(): meanwhile the child loads
+    // NVRTC and applies its sandbox, and this thread does other work.
+    return m_fd >= 0 ? Status(Unit{}) : start(dirs);
+}
+
 Result<NvrtcOutput> CompilerProcess::run(const NvrtcJob &job, const QStringList &userDirs, int timeoutMs,
                                          qint64 memoryLimitMiB)
 {
@@ -432,21 +479,10 @@ Result<NvrtcOutput> CompilerProcess::run(const NvrtcJob &job, const QStringList 
         memoryLimitMiB = *limit;
     }
     m_memoryLimitMiB = memoryLimitMiB;
-    QStringList dirs;
-    for (const QString &d : userDirs) {
-        const QString canonical = QFileInfo(d).canonicalFilePath();
-        dirs << (canonical.isEmpty() ? d : canonical);
+    if (const Status s = ensureStarted(userDirs); !s) {
+        return s.error();
     }
-    dirs.sort();
-    dirs.removeDuplicates();
-    if (m_fd >= 0 && dirs != m_userDirs) {
-        stop(); // Landlock cannot widen a running process's rights
-    }
-    if (m_fd < 0) {
-        if (const Status s = start(dirs); !s) {
-            return s.error();
-        }
-    }
+    m_ranJob = true;
     Protocol::Message request;
     request.type = QStringLiteral("compile");
     request.id = m_nextId++;

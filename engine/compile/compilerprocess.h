@@ -64,6 +64,16 @@ public:
      */
     Result<NvrtcOutput> run(const NvrtcJob &job, const QStringList &userDirs, int timeoutMs, qint64 memoryLimitMiB = 0);
 
+    /**
+     * Spawns the process for userDirs now, if it is not running for them
+     * already, and returns without waiting for it: its start (NVRTC's
+     * libraries loaded, the sandbox applied) then overlaps other work, such
+     * as the worker's start. The next run() with the same folders greets it
+     * and uses it. Call it on the thread that will run the jobs: the child
+     * dies with the thread that spawned it (PR_SET_PDEATHSIG).
+     */
+    Status warmUp(const QStringList &userDirs);
+
     /** Kills the job now running, if any; its run() returns Cancelled. The next job starts a fresh process. */
     void cancel();
 
@@ -95,7 +105,13 @@ public:
     static QString programPath();
 
 private:
+    /** Spawns the process (the hello is finishStart()'s). */
     Status start(const QStringList &userDirs);
+    /** Greets the spawned process and waits for its answer (sandbox state). */
+    Status finishStart();
+    static QStringList canonicalDirs(const QStringList &userDirs);
+    /** Starts the process for dirs unless it runs for them already (m_runMutex held). */
+    Status ensureStarted(const QStringList &userDirs);
     /** Sends one request and waits for its answer's body; on any failure the process is gone afterwards. */
     Result<QVariantMap> exchange(const Protocol::Message &request, int timeoutMs);
     /** Kills and reaps the process; its wait status (or -1 when there was none). */
@@ -111,6 +127,8 @@ private:
     QString m_sandboxState;
     std::unique_ptr<QTemporaryDir> m_tempDir;
     quint64 m_nextId = 1;
+    bool m_helloPending = false; ///< spawned, not greeted yet (warmUp())
+    bool m_ranJob = false;       ///< the process has had a job (one only warmed up is killed at once when stopped)
     qint64 m_memoryLimitMiB = 0; // of the job now running, for its message
 };
 

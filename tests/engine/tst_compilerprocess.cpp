@@ -272,6 +272,50 @@ private Q_SLOTS:
         QVERIFY2(own->ok, qPrintable(text(*own)));
     }
 
+    // kpg run spawns kpg-compiler before the worker finds the GPU
+    // (Compiler::warmUp) and greets it at the first compile: that process
+    // compiles with the folders it was started for, and no others; another
+    // project's folders start a new one.
+    void warmedUpProcessCompilesWithItsFolders()
+    {
+        QTemporaryDir a;
+        QTemporaryDir b;
+        for (QTemporaryDir *d : {&a, &b}) {
+            QFile header(d->filePath(QStringLiteral("mine.h")));
+            QVERIFY(header.open(QIODevice::WriteOnly));
+            header.write(d == &a ? "#define MINE 7\n" : "#define MINE 8\n");
+        }
+        const QString includesMine =
+            QStringLiteral("#include \"mine.h\"\n__global__ void k(int *a) { a[0] = MINE; }\n");
+        Compiler compiler(config());
+        compiler.warmUp(request(includesMine, a.path()));
+        QVERIFY2(compiler.sandboxState().isEmpty(), "warmUp waited for the process's answer");
+        compiler.warmUp(request(includesMine, a.path())); // the same folders: the same process
+        Result<CompileResult> r = compiler.compile(request(includesMine, a.path()));
+        KP_VERIFY_RESULT(r);
+        QVERIFY2(r->ok, qPrintable(text(*r)));
+        QVERIFY(!compiler.sandboxState().isEmpty());
+        QVERIFY(r->ptx.contains("7;"));
+        compiler.warmUp(request(includesMine, b.path()));
+        r = compiler.compile(request(includesMine, b.path()));
+        KP_VERIFY_RESULT(r);
+        QVERIFY2(r->ok, qPrintable(text(*r)));
+        QVERIFY(r->ptx.contains("8;"));
+        if (Sandbox::landlockAbi() > 0) {
+            // Started for b, asked to read a's header by path: the sandbox refuses.
+            compiler.warmUp(request(includesMine, b.path()));
+            const Result<CompileResult> outside =
+                compiler.compile(request(QStringLiteral("#include \"%1\"\n__global__ void k(int *a) { a[0] = MINE; }\n")
+                                             .arg(a.filePath(QStringLiteral("mine.h"))),
+                                         b.path()));
+            KP_VERIFY_RESULT(outside);
+            QVERIFY2(!outside->ok, qPrintable(text(*outside)));
+        }
+        // A process only warmed up is stopped with its compiler, never waited for.
+        Compiler idle(config());
+        idle.warmUp(request(includesMine, a.path()));
+    }
+
     // Issue 28: a macro bomb once grew kpg-compiler to 1.1 GB before the time limit stopped it.
     void memoryLimitStopsAMacroBomb()
     {
