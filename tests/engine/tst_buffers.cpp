@@ -536,6 +536,31 @@ private Q_SLOTS:
         for (qint64 k = 0; k < 100000; ++k) {
             QVERIFY(loadComponent(DType::Float16, b.constData() + 2 * k) < 2);
         }
+        // float32 (its own loop): [1.9999999, 2) rounds up to 2 for many
+        // values; they become the float just below 2, and every element is
+        // still u(k) as the formula stores it.
+        BufferSpec f = spec(DType::Float32, {100000}, BufferInit::Kind::Random);
+        f.init.min = 1.9999999;
+        f.init.max = 2;
+        const QByteArray fb = fill(f);
+        int below = 0;
+        for (qint64 k = 0; k < 100000; ++k) {
+            const double v = loadComponent(DType::Float32, fb.constData() + 4 * k);
+            QVERIFY(v < 2);
+            below += v == double(std::nextafter(2.0f, 0.0f));
+            const double formula = 1.9999999 + (2 - 1.9999999) * refUnit(f.init.seed, k);
+            const float expect = float(formula) >= 2.0f ? std::nextafter(2.0f, 0.0f) : float(formula);
+            QCOMPARE(float(v), expect);
+        }
+        QVERIFY(below > 1000);
+        BufferSpec d = spec(DType::Float64, {1000}, BufferInit::Kind::Random);
+        d.init.min = -3;
+        d.init.max = 5;
+        d.init.seed = 9;
+        const QByteArray db = fill(d);
+        for (qint64 k = 0; k < 1000; ++k) {
+            QCOMPARE(loadComponent(DType::Float64, db.constData() + 8 * k), -3 + 8 * refUnit(9, k));
+        }
         // The same for bfloat16 with a negative max, and for integers.
         BufferSpec bf = spec(DType::BFloat16, {10000}, BufferInit::Kind::Random);
         bf.init.min = -1.01;
