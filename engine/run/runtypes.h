@@ -39,6 +39,7 @@ struct LaunchLimits
 
     QVariantMap toVariant() const;
     static LaunchLimits fromVariant(const QVariantMap &m);
+    bool operator==(const LaunchLimits &) const = default;
 };
 
 /**

@@ -245,6 +245,9 @@ void OccupancyView::setRun(const RunResult &result)
     if (result.steps.isEmpty()) {
         return;
     }
+    const QList<DriverAnswer> before = m_driver;
+    const std::optional<LaunchLimits> limitsBefore = m_deviceLimits;
+    const QString deviceBefore = m_deviceName;
     m_deviceName = result.device;
     for (const StepResult &s : result.steps) {
         DriverAnswer a;
@@ -259,6 +262,9 @@ void OccupancyView::setRun(const RunResult &result)
                                       [&a](const DriverAnswer &d) { return d.kernel == a.kernel; }),
                        m_driver.end());
         m_driver << a;
+    }
+    if (m_driver == before && m_deviceLimits == limitsBefore && m_deviceName == deviceBefore) {
+        return; // the same answers (every frame of Play): nothing to draw again
     }
     updateArchChoices();
     if (!m_userArch || architecture() == kDevice) {

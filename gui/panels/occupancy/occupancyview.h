@@ -99,6 +99,7 @@ private:
         qint64 dynamicShared = 0;
         int blocksPerSm = 0;
         LaunchLimits limits;
+        bool operator==(const DriverAnswer &) const = default;
     };
     const KernelInfo *kernelInfo(const QString &name) const;
     void chooseKernel(const QString &name);
