@@ -2,16 +2,23 @@
 
 #include "client/engineclient.h"
 #include "compile/compiler.h"
+#include "compile/compilerprocess.h"
+#include "cuda/nvrtcapi.h"
 #include "project/fieldreader.h"
 #include "run/projectcompile.h"
 #include "run/sentinel.h"
 
 #include <QByteArray>
+#include <QDir>
+#include <QFile>
 #include <QFileInfo>
 #include <QHash>
 #include <QRegularExpression>
+#include <QSaveFile>
 
 #include <cstring>
+#include <optional>
+#include <thread>
 
 namespace Kp {
 
@@ -69,6 +76,49 @@ Error prefixed(Error e, const QString &prefix)
 {
     e.message = prefix + e.message;
     return e;
+}
+
+/**
+ * The compute capability GPU ordinal had when kpg last asked, from a small
+ * file beside the compile cache ("last-gpus": one line per ordinal, "0 9 0");
+ * nullopt when none was seen or the file is not ours to trust.
+ */
+std::optional<std::pair<int, int>> lastSeenCc(int ordinal)
+{
+    QFile f(QDir(Compiler::defaultCacheDir()).filePath(QStringLiteral("last-gpus")));
+    if (f.size() > 4096 || !f.open(QIODevice::ReadOnly)) {
+        return std::nullopt;
+    }
+    for (const QByteArray &line : f.readAll().split('\n')) {
+        const QList<QByteArray> w = line.simplified().split(' ');
+        bool ok[3] = {false, false, false};
+        if (w.size() == 3 && w[0].toInt(&ok[0]) == ordinal) {
+            const int major = w[1].toInt(&ok[1]);
+            const int minor = w[2].toInt(&ok[2]);
+            if (ok[0] && ok[1] && ok[2] && major > 0 && major < 100 && minor >= 0 && minor < 100) {
+                return std::make_pair(major, minor);
+            }
+        }
+    }
+    return std::nullopt;
+}
+
+/** Records what the worker said about every GPU, for lastSeenCc() of the next kpg. */
+void rememberCc(const DeviceList &list)
+{
+    const QString dir = Compiler::defaultCacheDir();
+    if (!QDir().mkpath(dir)) {
+        return;
+    }
+    QByteArray text;
+    for (const DeviceInfo &d : list.devices) {
+        text += QByteArray::number(d.ordinal) + ' ' + QByteArray::number(d.ccMajor) + ' ' +
+                QByteArray::number(d.ccMinor) + '\n';
+    }
+    QSaveFile f(QDir(dir).filePath(QStringLiteral("last-gpus")));
+    if (f.open(QIODevice::WriteOnly) && f.write(text) == text.size()) {
+        f.commit(); // a hint only: a failure costs the next run its head start, nothing else
+    }
 }
 
 } // namespace
@@ -187,9 +237,29 @@ CheckedRun runProjectWithChecks(const Project &original, EngineClient *engine, c
     // The device decides "auto" for the compile; without one, compile errors,
     // binding errors and bad checks are still reported before saying there is no GPU.
     // The compile's folders do not depend on the GPU: kpg-compiler starts
-    // (NVRTC loaded, sandbox applied) while the worker finds it.
+    // (NVRTC loaded, sandbox applied) while the worker finds it, on this
+    // thread (the child dies with the thread that spawned it).
     compiler.warmUp(requestFor(project, 0, 0));
+    // And the GPU that answered last time most likely answers now: the
+    // compile for it runs while the worker starts, and again only if the
+    // answer differs (a hint in the cache folder, never trusted further).
+    std::optional<Result<CompileResult>> early;
+    std::optional<CompileRequest> earlyRequest;
+    std::thread ahead;
+    if (const auto cc = lastSeenCc(options.device); cc && NvrtcApi::instance()) {
+        earlyRequest = requestFor(project, cc->first, cc->second);
+        ahead = std::thread([&compiler, &early, &earlyRequest] {
+            const CompilerProcess::NoStartHere borrowsTheProcess; // warmed up by this one
+            early = compiler.compile(*earlyRequest);
+        });
+    }
     const Result<DeviceList> devices = engine->listDevicesSync(options.listDevicesTimeoutMs);
+    if (ahead.joinable()) {
+        ahead.join();
+    }
+    if (devices) {
+        rememberCc(*devices);
+    }
     const Result<std::optional<DeviceInfo>> device = deviceForRun(devices, options.device);
     if (!device) {
         out.error = device.error();
@@ -200,7 +270,10 @@ CheckedRun runProjectWithChecks(const Project &original, EngineClient *engine, c
     const int ccMinor = out.device ? out.device->ccMinor : 0;
 
     out.request = requestFor(project, ccMajor, ccMinor);
-    const Result<CompileResult> compiled = compiler.compile(out.request);
+    // Used when it answered (a failure to borrow the process is no answer) for this GPU.
+    const bool guessed =
+        early && *early && earlyRequest->deviceCcMajor == ccMajor && earlyRequest->deviceCcMinor == ccMinor;
+    const Result<CompileResult> compiled = guessed ? std::move(*early) : compiler.compile(out.request);
     if (!compiled) {
         out.error = compiled.error();
         return out;

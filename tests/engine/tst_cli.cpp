@@ -270,6 +270,23 @@ private Q_SLOTS:
                                           {"KPG_CUDA_DRIVER=/nonexistent/libcuda.so.1", "KPG_NO_CACHE=1"});
         QCOMPARE(r.exitCode, exitCode);
         QVERIFY2(r.err.contains(stderrHas), qPrintable(r.err));
+        // kpg run compiles for the GPU it saw last time while the worker
+        // starts (a hint beside the compile cache). A hint the worker then
+        // contradicts, or one that is not ours, changes nothing.
+        for (const QByteArray &hint :
+             {QByteArray("0 8 6\n"), QByteArray("0 9\nx y z\n0 -1 5\n0 900 0\n"), QByteArray(8192, '7')}) {
+            QTemporaryDir cache;
+            QFile h(cache.filePath("last-gpus"));
+            QVERIFY(h.open(QIODevice::WriteOnly));
+            h.write(hint);
+            h.close();
+            const KpTest::Run hinted = KpTest::run(
+                "kpg", QStringList{"run", path} + args,
+                {"KPG_CUDA_DRIVER=/nonexistent/libcuda.so.1", "KPG_NO_CACHE=1", "KPG_CACHE_DIR=" + cache.path()});
+            QCOMPARE(hinted.exitCode, r.exitCode);
+            QCOMPARE(hinted.err, r.err);
+            QCOMPARE(hinted.out, r.out);
+        }
     }
 
     void runJsonWithoutGpu()
@@ -285,6 +302,20 @@ private Q_SLOTS:
         QCOMPARE(doc.value("error").toObject().value("code").toString(), QString("no-driver"));
         QCOMPARE(doc.value("compile").toObject().value("ok").toBool(), true);
         QCOMPARE(doc.value("title").toString(), QString("Vector add"));
+        // Compiled for "auto" without a GPU: sm_90, even where the last GPU
+        // kpg saw (its hint, compiled for while the worker started) was another.
+        QCOMPARE(doc.value("compile").toObject().value("arch").toString(), QString("sm_90"));
+        QTemporaryDir cache;
+        QFile h(cache.filePath("last-gpus"));
+        QVERIFY(h.open(QIODevice::WriteOnly));
+        h.write("0 8 6\n");
+        h.close();
+        const KpTest::Run hinted =
+            KpTest::run("kpg", {"run", KPG_SOURCE_DIR "/presets/vector_add/vector_add.kpg", "--json", "-"},
+                        {"KPG_CUDA_DRIVER=/nonexistent/libcuda.so.1", "KPG_CACHE_DIR=" + cache.path()});
+        QCOMPARE(hinted.exitCode, 69);
+        const QJsonObject again = QJsonDocument::fromJson(hinted.out.toUtf8()).object();
+        QCOMPARE(again.value("compile").toObject().value("arch").toString(), QString("sm_90"));
     }
 
     // kpg access: everything up to the launch is checked without a GPU, each with its message.
