@@ -164,12 +164,10 @@ void MainWindow::followWorkbench()
     // What tests and the screenshot mode wait for, after the panels have shown it.
     connect(&m_wb->devices(), &Devices::changed, this, &MainWindow::deviceStatusChanged);
     connect(&compile, &CompileController::settled, this, &MainWindow::compileFinished);
+    // The SASS panel's disassembler, whether its panel is built now or later.
     const auto followSass = [this](PanelId id, QWidget *panel) {
-        if (id != PanelId::Sass) {
-            return;
-        }
-        if (auto *disassembler = panel->findChild<Disassembler *>()) {
-            connect(disassembler, &Disassembler::finished, this, &MainWindow::sassFinished);
+        if (auto *d = id == PanelId::Sass ? panel->findChild<Disassembler *>() : nullptr) {
+            connect(d, &Disassembler::finished, this, &MainWindow::sassFinished);
         }
     };
     connect(m_docks, &Docks::panelBuilt, this, followSass);
