@@ -160,13 +160,22 @@ Docks::Docks(Workbench &wb, QMainWindow *window)
     // Work that panels report on builds them all first. These are the first
     // receivers of the signals (connected before any panel), so a panel built
     // here misses only this one emission: a start, whose news a new panel
-    // shows anyway, or a request it could not have been asked for unbuilt.
+    // shows anyway. A request to one panel is handed to it here when this
+    // emission built it.
     connect(&wb.runs(), &RunController::started, this, &Docks::buildAll);
     connect(&wb.checks(), &CheckRunner::started, this, &Docks::buildAll);
     connect(&wb, &Workbench::memoryCheckStarted, this, &Docks::buildAll);
     connect(&wb, &Workbench::accessStarted, this, &Docks::buildAll);
-    connect(&wb, &Workbench::compareRequested, this, [this] { build(PanelId::Compare); });
-    connect(&wb, &Workbench::showTouches, this, [this] { build(PanelId::MemoryAccess); });
+    connect(&wb, &Workbench::compareRequested, this, [this](int a, int b) {
+        if (!isBuilt(PanelId::Compare)) {
+            panel<ComparePanel>(PanelId::Compare)->compareRows(a, b);
+        }
+    });
+    connect(&wb, &Workbench::showTouches, this, [this](const QString &buffer, qint64 element) {
+        if (!isBuilt(PanelId::MemoryAccess)) {
+            panel<AccessPanel>(PanelId::MemoryAccess)->showTouches(buffer, element);
+        }
+    });
     connect(&wb, &Workbench::attention, this, &Docks::attend);
     // Each run's news starts afresh.
     connect(&wb.runs(), &RunController::started, this, [this] { m_rank = 0; });

@@ -496,6 +496,18 @@ private Q_SLOTS:
         MainWindow w(&engine);
         QVERIFY(!w.docks().isBuilt(PanelId::Checks));
         QTRY_VERIFY(w.docks().isBuilt(PanelId::Checks) && w.docks().isBuilt(PanelId::MemoryAccess));
+        // A request to a panel not built yet reaches it: the panel is built
+        // for it and handed the request it was built during.
+        MainWindow asked(&engine);
+        QVERIFY(!asked.docks().isBuilt(PanelId::MemoryAccess));
+        asked.workbench().requestTouches(QStringLiteral("out"), 123457);
+        QVERIFY(asked.docks().isBuilt(PanelId::MemoryAccess));
+        auto *touches =
+            asked.docks().panel(PanelId::MemoryAccess)->findChild<QTreeWidget *>(QStringLiteral("accessTouches"));
+        QVERIFY(touches);
+        QCOMPARE(touches->topLevelItemCount(), 1);
+        QVERIFY2(touches->topLevelItem(0)->text(0).contains(QLatin1String("No memory-access analysis")),
+                 qPrintable(touches->topLevelItem(0)->text(0)));
         // And panel() builds one on demand.
         MainWindow other(&engine);
         QVERIFY(!other.docks().isBuilt(PanelId::Sweep));

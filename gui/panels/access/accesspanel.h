@@ -43,6 +43,8 @@ public:
 
     /** The launch step (0-based) Analyze records: the chooser's; -1 when the project has no kernel step. */
     int chosenStep() const;
+    /** Lists the threads that touched element of buffer in the current report (Workbench::requestTouches). */
+    void showTouches(const QString &buffer, qint64 element);
 
 private:
     void analyze();
@@ -51,7 +53,6 @@ private:
     void refreshSteps();
     void chooseStep(int step);
     void findTouches();
-    void showTouches(const QString &buffer, qint64 element);
     /** Selects the rows of source line and comes forward (a click on the editor's heat margin). */
     void showLine(int line);
 
