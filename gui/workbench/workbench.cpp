@@ -181,8 +181,12 @@ void Workbench::keepHistory()
 {
     // Timed runs (and failed ones) join the history in their own turn of the
     // event loop, so the charts add nothing to the inspector's stall.
-    connect(m_runs, &RunController::recorded, this,
-            [this](const RunRecord &rec) { QTimer::singleShot(0, this, [this, rec] { Q_EMIT historyRecord(rec); }); });
+    connect(m_runs, &RunController::recorded, this, [this](const RunRecord &rec) {
+        QTimer::singleShot(0, this, [this, rec] {
+            const int row = m_history->append(rec);
+            Q_EMIT historyRecord(rec, row);
+        });
+    });
     // The history beside the project: loaded with it, written after every
     // change, so runs of earlier sessions (and earlier sources) can be compared.
     auto loading = std::make_shared<bool>(false);

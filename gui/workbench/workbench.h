@@ -154,8 +154,12 @@ Q_SIGNALS:
     void attention(Kp::PanelId panel, Kp::Attention why);
     void compareRequested(int a, int b);
     void message(const QString &text);
-    /** A timed run (or a failed one) for the run history, one turn of the event loop after the run landed. */
-    void historyRecord(const Kp::RunRecord &record);
+    /**
+     * A timed run (or a failed one) joined the run history at row, one turn
+     * of the event loop after the run landed. The workbench appends it, so
+     * the history never depends on a panel (the Results panel shows it).
+     */
+    void historyRecord(const Kp::RunRecord &record, int row);
 
 private:
     void keepHistory();

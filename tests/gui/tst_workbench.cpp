@@ -15,6 +15,8 @@
 #include "shell/mainwindow.h"
 #include "shell/theme.h"
 #include "testutil.h"
+#include "workbench/projectdocument.h"
+#include "workbench/runcontroller.h"
 #include "workbench/runhistory.h"
 #include "workbench/workbench.h"
 
@@ -248,6 +250,23 @@ private Q_SLOTS:
                  qPrintable(w.logView()->toPlainText()));
         QTRY_COMPARE(w.workbench().history().rowCount(), 2);
         QCOMPARE(w.workbench().history().record(1).number, 8);
+    }
+
+    // The history is the workbench's: a run joins it with no Results panel
+    // built (panels behind other tabs are built after the first paint), and
+    // historyRecord() names the row it took.
+    void aRunJoinsTheHistoryWithoutAPanel()
+    {
+        EngineClient engine;
+        Workbench wb(&engine);
+        KP_VERIFY_RESULT(wb.document().open(QStringLiteral(":/presets/vector_add/vector_add.kpg")));
+        QSignalSpy recorded(&wb, &Workbench::historyRecord);
+        wb.runs().run();
+        QVERIFY(recorded.wait(30000));
+        QCOMPARE(wb.history().rowCount(), 1);
+        QCOMPARE(recorded.first().at(1).toInt(), 0);
+        QVERIFY(wb.history().record(0).failed()); // no GPU here; a failed run is history too
+        QCOMPARE(wb.history().record(0).kernel, QStringLiteral("vectorAdd"));
     }
 
     void darkThemeRecoloursTheEditor()

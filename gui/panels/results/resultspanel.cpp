@@ -40,7 +40,7 @@ ResultsPanel::ResultsPanel(QWidget *parent)
 ResultsPanel::ResultsPanel(Workbench &wb, QWidget *parent)
     : ResultsPanel(&wb.history(), parent)
 {
-    connect(&wb, &Workbench::historyRecord, this, &ResultsPanel::addRun);
+    connect(&wb, &Workbench::historyRecord, this, [this](const RunRecord &, int row) { showAdded(row); });
     connect(this, &ResultsPanel::compareRequested, &wb, &Workbench::requestCompare);
 }
 
@@ -150,8 +150,13 @@ ResultsPanel::~ResultsPanel() = default;
 
 void ResultsPanel::addRun(RunRecord record)
 {
-    const QList<int> before = selectedRows();
-    const int row = m_model->append(std::move(record));
+    showAdded(m_model->append(std::move(record)));
+}
+
+void ResultsPanel::showAdded(int row)
+{
+    QList<int> before = selectedRows();
+    before.removeAll(row);
     QList<int> rows{row};
     if (before.size() > 1) {
         rows = before;

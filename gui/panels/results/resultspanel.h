@@ -53,6 +53,8 @@ public:
      * selected it joins the selection, so a comparison grows run by run.
      */
     void addRun(RunRecord record);
+    /** Selects the run just added at model row (as addRun() does after its append). */
+    void showAdded(int row);
     /** Forgets every run. */
     void clearHistory();
 
