@@ -44,13 +44,17 @@ MainWindow::MainWindow(EngineClient *engine, QWidget *parent)
     setCorner(Qt::BottomLeftCorner, Qt::LeftDockWidgetArea);
     m_docks = new Docks(*m_wb, this);
     m_docks->buildAfterFirstPaint(m_editor->viewport());
-    // The panels built after the first paint bring their minimum sizes: the
-    // default layout is shared out again with them, as it is when all are
-    // built at once (a saved layout keeps its own sizes).
+    // The panels built after the first paint bring their minimum sizes: the default layout is
+    // shared out again (a saved one keeps its sizes), and the window kept inside the screen.
     connect(m_docks, &Docks::allBuilt, this, [this] {
-        if (m_docksSized && !m_restoredLayout) {
-            QTimer::singleShot(0, this, &MainWindow::sizeDocks); // after the layout has taken them in
-        }
+        QTimer::singleShot(0, this, [this] { // after the layout has taken them in
+            if (m_docksSized && !m_restoredLayout) {
+                sizeDocks();
+            }
+            if (m_placed) {
+                moveOnScreen();
+            }
+        });
     });
     followWorkbench();
     buildMenus();
@@ -164,16 +168,12 @@ void MainWindow::followWorkbench()
     // What tests and the screenshot mode wait for, after the panels have shown it.
     connect(&m_wb->devices(), &Devices::changed, this, &MainWindow::deviceStatusChanged);
     connect(&compile, &CompileController::settled, this, &MainWindow::compileFinished);
-    // The SASS panel's disassembler, whether its panel is built now or later.
-    const auto followSass = [this](PanelId id, QWidget *panel) {
+    // The SASS panel's disassembler, once its panel is built (never with the window: it is behind PTX).
+    connect(m_docks, &Docks::panelBuilt, this, [this](PanelId id, QWidget *panel) {
         if (auto *d = id == PanelId::Sass ? panel->findChild<Disassembler *>() : nullptr) {
             connect(d, &Disassembler::finished, this, &MainWindow::sassFinished);
         }
-    };
-    connect(m_docks, &Docks::panelBuilt, this, followSass);
-    if (m_docks->isBuilt(PanelId::Sass)) {
-        followSass(PanelId::Sass, m_docks->panel(PanelId::Sass));
-    }
+    });
     connect(&doc, &ProjectDocument::projectChanged, this, &MainWindow::projectChanged);
     connect(&m_wb->runs(), &RunController::failed, this, &MainWindow::runFinished);
     // After the panels' deferred refreshes: listeners see the result shown.
