@@ -448,7 +448,7 @@ int CompilerProcess::stopAfterFailure()
     return status;
 }
 
-QStringList CompilerProcess::canonicalDirs(const QStringList &userDirs)
+Status CompilerProcess::ensureStarted(const QStringList &userDirs, bool greet)
 {
     QStringList dirs;
     for (const QString &d : userDirs) {
@@ -457,12 +457,6 @@ QStringList CompilerProcess::canonicalDirs(const QStringList &userDirs)
     }
     dirs.sort();
     dirs.removeDuplicates();
-    return dirs;
-}
-
-Status CompilerProcess::ensureStarted(const QStringList &userDirs)
-{
-    const QStringList dirs = canonicalDirs(userDirs);
     if (m_fd >= 0 && dirs != m_userDirs) {
         stop(); // Landlock cannot widen a running process's rights
     }
@@ -471,19 +465,15 @@ Status CompilerProcess::ensureStarted(const QStringList &userDirs)
             return s;
         }
     }
-    return m_helloPending ? finishStart() : Status(Unit{});
+    return greet && m_helloPending ? finishStart() : Status(Unit{});
 }
 
 Status CompilerProcess::warmUp(const QStringList &userDirs)
 {
     QMutexLocker runLock(&m_runMutex); // each job sends its own memory limit
-    const QStringList dirs = canonicalDirs(userDirs);
-    if (m_fd >= 0 && dirs != m_userDirs) {
-        stop();
-    }
     // Spawned here, greeted by the first run(): meanwhile the child loads
     // NVRTC and applies its sandbox, and this thread does other work.
-    return m_fd >= 0 ? Status(Unit{}) : start(dirs);
+    return ensureStarted(userDirs, false);
 }
 
 Result<NvrtcOutput> CompilerProcess::run(const NvrtcJob &job, const QStringList &userDirs, int timeoutMs,
@@ -498,7 +488,7 @@ Result<NvrtcOutput> CompilerProcess::run(const NvrtcJob &job, const QStringList 
         memoryLimitMiB = *limit;
     }
     m_memoryLimitMiB = memoryLimitMiB;
-    if (const Status s = ensureStarted(userDirs); !s) {
+    if (const Status s = ensureStarted(userDirs, true); !s) {
         return s.error();
     }
     m_ranJob = true;

@@ -127,9 +127,11 @@ private:
     Status start(const QStringList &userDirs);
     /** Greets the spawned process and waits for its answer (sandbox state). */
     Status finishStart();
-    static QStringList canonicalDirs(const QStringList &userDirs);
-    /** Starts the process for dirs unless it runs for them already (m_runMutex held). */
-    Status ensureStarted(const QStringList &userDirs);
+    /**
+     * Starts the process for userDirs unless it runs for them already, and
+     * with greet waits for its hello (m_runMutex held).
+     */
+    Status ensureStarted(const QStringList &userDirs, bool greet);
     /** Sends one request and waits for its answer's body; on any failure the process is gone afterwards. */
     Result<QVariantMap> exchange(const Protocol::Message &request, int timeoutMs);
     /** Kills and reaps the process; its wait status (or -1 when there was none). */
