@@ -79,17 +79,20 @@ Error prefixed(Error e, const QString &prefix)
 }
 
 /**
- * The compute capability GPU ordinal had when kpg last asked, from a small
- * file beside the compile cache ("last-gpus": one line per ordinal, "0 9 0");
- * nullopt when none was seen or the file is not ours to trust.
+ * What the worker said about the GPUs when kpg last asked: a small file
+ * beside the compile cache ("last-gpus": one line per ordinal, "0 9 0");
+ * empty when there is none, or one too large to be ours.
  */
-std::optional<std::pair<int, int>> lastSeenCc(int ordinal)
+QByteArray readLastGpus()
 {
     QFile f(QDir(Compiler::defaultCacheDir()).filePath(QStringLiteral("last-gpus")));
-    if (f.size() > 4096 || !f.open(QIODevice::ReadOnly)) {
-        return std::nullopt;
-    }
-    for (const QByteArray &line : f.readAll().split('\n')) {
+    return f.size() <= 4096 && f.open(QIODevice::ReadOnly) ? f.read(4096) : QByteArray();
+}
+
+/** GPU ordinal's compute capability in lastGpus; nullopt when it is not there or the line is not ours to trust. */
+std::optional<std::pair<int, int>> lastSeenCc(const QByteArray &lastGpus, int ordinal)
+{
+    for (const QByteArray &line : lastGpus.split('\n')) {
         const QList<QByteArray> w = line.simplified().split(' ');
         bool ok[3] = {false, false, false};
         if (w.size() == 3 && w[0].toInt(&ok[0]) == ordinal) {
@@ -103,17 +106,18 @@ std::optional<std::pair<int, int>> lastSeenCc(int ordinal)
     return std::nullopt;
 }
 
-/** Records what the worker said about every GPU, for lastSeenCc() of the next kpg. */
-void rememberCc(const DeviceList &list)
+/** Records what the worker said about every GPU for the next kpg, unless lastGpus (the file as read) says it already.
+ */
+void rememberCc(const DeviceList &list, const QByteArray &lastGpus)
 {
-    const QString dir = Compiler::defaultCacheDir();
-    if (!QDir().mkpath(dir)) {
-        return;
-    }
     QByteArray text;
     for (const DeviceInfo &d : list.devices) {
         text += QByteArray::number(d.ordinal) + ' ' + QByteArray::number(d.ccMajor) + ' ' +
                 QByteArray::number(d.ccMinor) + '\n';
+    }
+    const QString dir = Compiler::defaultCacheDir();
+    if (text == lastGpus || !QDir().mkpath(dir)) {
+        return;
     }
     QSaveFile f(QDir(dir).filePath(QStringLiteral("last-gpus")));
     if (f.open(QIODevice::WriteOnly) && f.write(text) == text.size()) {
@@ -246,7 +250,8 @@ CheckedRun runProjectWithChecks(const Project &original, EngineClient *engine, c
     std::optional<Result<CompileResult>> early;
     std::optional<CompileRequest> earlyRequest;
     std::thread ahead;
-    if (const auto cc = lastSeenCc(options.device); cc && NvrtcApi::instance()) {
+    const QByteArray lastGpus = readLastGpus();
+    if (const auto cc = lastSeenCc(lastGpus, options.device); cc && NvrtcApi::instance()) {
         earlyRequest = requestFor(project, cc->first, cc->second);
         ahead = std::thread([&compiler, &early, &earlyRequest] {
             const CompilerProcess::NoStartHere borrowsTheProcess; // warmed up by this one
@@ -258,7 +263,7 @@ CheckedRun runProjectWithChecks(const Project &original, EngineClient *engine, c
         ahead.join();
     }
     if (devices) {
-        rememberCc(*devices);
+        rememberCc(*devices, lastGpus);
     }
     const Result<std::optional<DeviceInfo>> device = deviceForRun(devices, options.device);
     if (!device) {
