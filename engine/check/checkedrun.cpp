@@ -3,6 +3,7 @@
 #include "client/engineclient.h"
 #include "compile/compiler.h"
 #include "compile/compilerprocess.h"
+#include "core/safefile.h"
 #include "cuda/nvrtcapi.h"
 #include "project/fieldreader.h"
 #include "run/projectcompile.h"
@@ -81,12 +82,14 @@ Error prefixed(Error e, const QString &prefix)
 /**
  * What the worker said about the GPUs when kpg last asked: a small file
  * beside the compile cache ("last-gpus": one line per ordinal, "0 9 0");
- * empty when there is none, or one too large to be ours.
+ * empty when there is none, or one that is not a small regular file (never
+ * a FIFO that would block).
  */
 QByteArray readLastGpus()
 {
-    QFile f(QDir(Compiler::defaultCacheDir()).filePath(QStringLiteral("last-gpus")));
-    return f.size() <= 4096 && f.open(QIODevice::ReadOnly) ? f.read(4096) : QByteArray();
+    const Result<QByteArray> text = readRegularFile(
+        QDir(Compiler::defaultCacheDir()).filePath(QStringLiteral("last-gpus")), 4096, QStringLiteral("the GPU hint"));
+    return text ? *text : QByteArray();
 }
 
 /** GPU ordinal's compute capability in lastGpus; nullopt when it is not there or the line is not ours to trust. */

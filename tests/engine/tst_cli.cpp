@@ -316,6 +316,18 @@ private Q_SLOTS:
         QCOMPARE(hinted.exitCode, 69);
         const QJsonObject again = QJsonDocument::fromJson(hinted.out.toUtf8()).object();
         QCOMPARE(again.value("compile").toObject().value("arch").toString(), QString("sm_90"));
+        // A FIFO in the hint's place, with no writer, is no hint: the run
+        // neither blocks on it nor says a word about it (it once waited forever).
+        QTemporaryDir fifoCache;
+        QVERIFY(::mkfifo(qPrintable(fifoCache.filePath("last-gpus")), 0600) == 0);
+        const KpTest::Run fifo =
+            KpTest::run("kpg", {"run", KPG_SOURCE_DIR "/presets/vector_add/vector_add.kpg", "--json", "-"},
+                        {"KPG_CUDA_DRIVER=/nonexistent/libcuda.so.1", "KPG_CACHE_DIR=" + fifoCache.path()}, 30000);
+        QCOMPARE(fifo.exitCode, 69);
+        const QJsonObject throughFifo = QJsonDocument::fromJson(fifo.out.toUtf8()).object();
+        QCOMPARE(throughFifo.value("error").toObject().value("code").toString(), QString("no-driver"));
+        QCOMPARE(throughFifo.value("compile").toObject().value("arch").toString(), QString("sm_90"));
+        QVERIFY2(!fifo.err.contains("hint"), qPrintable(fifo.err));
     }
 
     // kpg access: everything up to the launch is checked without a GPU, each with its message.
