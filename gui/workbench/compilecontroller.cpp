@@ -104,6 +104,14 @@ void CompileController::compileNow()
         QStringLiteral("editor"));
 }
 
+void CompileController::follow(QObject *context, const std::function<void(const CompileResult &)> &show)
+{
+    connect(this, &CompileController::compiled, context, show);
+    if (m_answered) {
+        show(m_last);
+    }
+}
+
 void CompileController::show(const CompileResult &r)
 {
     m_last = r;

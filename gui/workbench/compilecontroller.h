@@ -51,6 +51,12 @@ public:
     const CompileResult &last() const { return m_last; }
     /** True once compiled() was emitted: last() is an answer (a panel built later shows it). */
     bool hasAnswer() const { return m_answered; }
+    /**
+     * Calls show with every compile's result from now on (compiled(), for as
+     * long as context lives), and at once with the last one when a compile
+     * has landed already: a view made after the compile shows it too.
+     */
+    void follow(QObject *context, const std::function<void(const CompileResult &)> &show);
     /** True while a compile waits for the typing pause or is in flight. */
     bool isPending() const;
     /** A counter that changes with every edit of the text: work for an older value is stale. */

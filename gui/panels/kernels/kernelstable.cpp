@@ -53,11 +53,7 @@ void KernelsTable::setKernels(const QList<KernelInfo> &kernels)
 KernelsTable::KernelsTable(Workbench &wb, QWidget *parent)
     : KernelsTable(parent)
 {
-    connect(&wb.compile(), &CompileController::compiled, this,
-            [this](const CompileResult &r) { setKernels(r.kernels); });
-    if (wb.compile().hasAnswer()) {
-        setKernels(wb.compile().last().kernels); // built after the compile landed (shell/docks.h)
-    }
+    wb.compile().follow(this, [this](const CompileResult &r) { setKernels(r.kernels); });
 }
 
 } // namespace Kp

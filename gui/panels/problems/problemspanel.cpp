@@ -59,13 +59,8 @@ void ProblemsPanel::setDiagnostics(const QList<Diagnostic> &diagnostics, const Q
 ProblemsPanel::ProblemsPanel(Workbench &wb, QWidget *parent)
     : ProblemsPanel(parent)
 {
-    const auto show = [this, &wb](const CompileResult &r) {
-        setDiagnostics(r.diagnostics, wb.document().sourceFileName());
-    };
-    connect(&wb.compile(), &CompileController::compiled, this, show);
-    if (wb.compile().hasAnswer()) {
-        show(wb.compile().last()); // built after the compile landed (shell/docks.h)
-    }
+    wb.compile().follow(
+        this, [this, &wb](const CompileResult &r) { setDiagnostics(r.diagnostics, wb.document().sourceFileName()); });
     connect(&wb, &Workbench::memoryCheckFinished, this, [this, &wb](const SanitizedRun &run) {
         if (run.report) {
             const QString name = wb.document().sourceFileName();

@@ -29,18 +29,14 @@ PtxView *makePtxPanel(Workbench &wb, QWidget *parent)
     auto *view = new PtxView(parent);
     view->setObjectName(QStringLiteral("ptx"));
     followSelection(view, wb);
-    const auto show = [view, &wb](const CompileResult &r) {
+    wb.compile().follow(view, [view, &wb](const CompileResult &r) {
         if (!r.ptx.isEmpty()) {
             view->setPtx(r.ptx, wb.document().sourceFileName());
             view->highlightSourceLines(wb.selection().firstSourceLine(), wb.selection().lastSourceLine());
         } else if (view->text().isEmpty() || view->lineMap().isEmpty()) {
             view->setPtx(QByteArrayLiteral("// No PTX: the source does not compile yet (see Problems).\n"), {});
         }
-    };
-    QObject::connect(&wb.compile(), &CompileController::compiled, view, show);
-    if (wb.compile().hasAnswer()) {
-        show(wb.compile().last()); // built after the compile landed (shell/docks.h)
-    }
+    });
     return view;
 }
 
