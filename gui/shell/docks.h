@@ -21,8 +21,9 @@ namespace Kp {
  *
  * Every dock exists from the start (layouts, the View menu and the raise
  * policy need them), but a panel behind another tab is built later: when
- * its dock is first shown, when panel() asks for it, when work starts (a
- * run, a memory check, an access analysis, a comparison), or, for all that
+ * its dock is first shown, when panel() asks for it or a request names it
+ * (a comparison, who touched a cell), when work starts (all of them: a run,
+ * a check evaluation, a memory check, an access analysis), or, for all that
  * are left, in the first turn of the event loop after the window's first
  * paint (buildAfterFirstPaint()). So the first paint waits only for the
  * panels in sight. A panel therefore starts from the workbench's current
