@@ -10,6 +10,7 @@
 #include "core/format.h"
 #include "core/printable.h"
 #include "core/safefile.h"
+#include "core/startuptrace.h"
 #include "cuda/deviceinfo.h"
 #include "cuda/nvrtcapi.h"
 #include "exitcodes.h"
@@ -728,6 +729,7 @@ void crashTrace(int sig, siginfo_t *info, void *context)
 
 int main(int argc, char **argv)
 {
+    Kp::startupMark("kpg", "main");
     if (qEnvironmentVariableIntValue("KPG_CRASH_TRACE") == 1) {
         void *warm[1];
         backtrace(warm, 1); // loads libgcc's unwinder now, not inside the handler

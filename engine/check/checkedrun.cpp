@@ -1,9 +1,12 @@
 #include "checkedrun.h"
 
+#include "core/startuptrace.h"
+
 #include "client/engineclient.h"
 #include "compile/compiler.h"
 #include "compile/compilerprocess.h"
 #include "core/safefile.h"
+#include "core/startuptrace.h"
 #include "cuda/nvrtcapi.h"
 #include "project/fieldreader.h"
 #include "run/projectcompile.h"
@@ -261,10 +264,13 @@ CheckedRun runProjectWithChecks(const Project &original, EngineClient *engine, c
             early = compiler.compile(*earlyRequest);
         });
     }
+    startupMark("kpg", "warming");
     const Result<DeviceList> devices = engine->listDevicesSync(options.listDevicesTimeoutMs);
+    startupMark("kpg", "devices");
     if (ahead.joinable()) {
         ahead.join();
     }
+    startupMark("kpg", "compiled ahead");
     if (devices) {
         rememberCc(*devices, lastGpus);
     }
@@ -287,6 +293,7 @@ CheckedRun runProjectWithChecks(const Project &original, EngineClient *engine, c
         return out;
     }
     out.compiled = *compiled;
+    startupMark("kpg", "compiled");
     if (!compiled->ok) {
         out.error = compileFailed(out.request.fileName, *compiled);
         return out;
@@ -420,7 +427,9 @@ CheckedRun runProjectWithChecks(const Project &original, EngineClient *engine, c
             }
         }
 
+        startupMark("kpg", "prepared");
         const RunResult r = runner.runSync(*prepared, &buffers);
+        startupMark("kpg", "ran");
         if (k == 0) {
             out.run = r;
             out.ran = true;

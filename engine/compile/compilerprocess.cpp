@@ -7,6 +7,7 @@
 #include "worker/protocol.h"
 
 #include <QCoreApplication>
+#include <QCryptographicHash>
 #include <QDeadlineTimer>
 #include <QDir>
 #include <QFileInfo>
@@ -17,6 +18,7 @@
 #include <QThread>
 
 #include <algorithm>
+#include <optional>
 
 #include <cerrno>
 #include <csignal>
@@ -173,6 +175,10 @@ QString CompilerProcess::sandboxState() const
 void CompilerProcess::cancel()
 {
     QMutexLocker lock(&m_stateMutex);
+    if (m_waitingHeader) {
+        m_cancelled = true; // awaitHeader() sees it; the header is worth finishing
+        return;
+    }
     // The pid is not reaped while m_pid holds it, so it cannot name another process.
     if (m_busy && m_pid > 0) {
         m_cancelled = true;
@@ -194,8 +200,9 @@ void CompilerProcess::stop()
     }
     if (pid > 0) {
         // Give a healthy child a moment to leave on its own, then make sure;
-        // one only warmed up may still be loading NVRTC, and has nothing to finish.
-        for (int i = 0; i < (m_ranJob ? 50 : 0); ++i) {
+        // one only warmed up may still be loading NVRTC, and one making a
+        // precompiled header is busy for a while: neither has anything to finish.
+        for (int i = 0; i < (m_ranJob && m_headerKey.isEmpty() ? 50 : 0); ++i) {
             if (::waitpid(pid, nullptr, WNOHANG) == pid) {
                 pid = 0;
                 break;
@@ -210,6 +217,8 @@ void CompilerProcess::stop()
     m_tempDir.reset();
     m_ranJob = false;
     m_helloPending = false;
+    m_headers.clear();
+    m_headerKey.clear();
 }
 
 namespace {
@@ -445,6 +454,8 @@ int CompilerProcess::stopAfterFailure()
         ::waitpid(pid, &status, 0);
     }
     m_tempDir.reset();
+    m_headers.clear();
+    m_headerKey.clear();
     return status;
 }
 
@@ -491,11 +502,55 @@ Result<NvrtcOutput> CompilerProcess::run(const NvrtcJob &job, const QStringList 
     if (const Status s = ensureStarted(userDirs, true); !s) {
         return s.error();
     }
+    if (!m_headerKey.isEmpty()) {
+        {
+            QMutexLocker lock(&m_stateMutex);
+            m_cancelled = false; // a cancel() of an earlier job does not end this one's wait
+        }
+        if (const Status s = awaitHeader(timeoutMs); !s) {
+            return s.error();
+        }
+        if (const Status s = ensureStarted(userDirs, true); !s) { // it may have died making the header
+            return s.error();
+        }
+    }
+
+    // -pch only where this process has the header already; else the job
+    // goes without, and the header is made after it answers.
+    NvrtcJob sent = job;
+    NvrtcJob prefix;
+    QByteArray headerKey;
+    if (job.options.contains(QStringLiteral("-pch"))) {
+        prefix = job.headerPrefix();
+        if (!prefix.source.isEmpty()) {
+            QCryptographicHash h(QCryptographicHash::Sha256);
+            h.addData(prefix.source);
+            h.addData(prefix.programName);
+            for (const QString &o : prefix.options) {
+                h.addData(QByteArrayView("\0", 1));
+                h.addData(o.toUtf8());
+            }
+            for (const auto &[name, text] : prefix.headers) {
+                h.addData(QByteArrayView("\1", 1));
+                h.addData(name);
+                h.addData(QByteArrayView("\1", 1));
+                h.addData(text);
+            }
+            headerKey = h.result();
+            if (!m_headers.value(headerKey, false)) {
+                sent.options.removeAll(QStringLiteral("-pch"));
+            }
+            if (m_headers.contains(headerKey)) {
+                headerKey.clear(); // made, or failed once: nothing to make
+            }
+        }
+    }
+
     m_ranJob = true;
     Protocol::Message request;
     request.type = QStringLiteral("compile");
     request.id = m_nextId++;
-    request.body = job.toVariant();
+    request.body = sent.toVariant();
     request.body.insert(QStringLiteral("memoryLimitMiB"), memoryLimitMiB);
     {
         QMutexLocker lock(&m_stateMutex);
@@ -518,7 +573,113 @@ Result<NvrtcOutput> CompilerProcess::run(const NvrtcJob &job, const QStringList 
         e.apiCall = QStringLiteral("RLIMIT_AS");
         return e;
     }
+    if (!headerKey.isEmpty()) {
+        startHeader(prefix, headerKey, memoryLimitMiB);
+    }
     return NvrtcOutput::fromVariant(*answer);
+}
+
+void CompilerProcess::startHeader(const NvrtcJob &prefix, const QByteArray &key, qint64 memoryLimitMiB)
+{
+    Protocol::Message request;
+    request.type = QStringLiteral("compile");
+    request.id = m_nextId++;
+    request.body = prefix.toVariant();
+    request.body.insert(QStringLiteral("memoryLimitMiB"), memoryLimitMiB);
+    const QByteArray frame = Protocol::encode(request);
+    // A few KiB into an idle socket: it fits its buffer at once. One that does
+    // not (the child stopped reading) is a broken process.
+    qsizetype sent = 0;
+    QDeadlineTimer deadline(1000);
+    while (sent < frame.size()) {
+        pollfd p{m_fd, POLLOUT, 0};
+        const int r = ::poll(&p, 1, int(qMax<qint64>(0, deadline.remainingTime())));
+        if (r < 0 && errno == EINTR) {
+            continue;
+        }
+        const ssize_t n =
+            r > 0 ? ::send(m_fd, frame.constData() + sent, size_t(frame.size() - sent), MSG_NOSIGNAL | MSG_DONTWAIT)
+                  : -1;
+        if (n > 0) {
+            sent += n;
+        } else if (r == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
+            stopAfterFailure();
+            return;
+        }
+    }
+    m_headerKey = key;
+    m_headerId = request.id;
+}
+
+Status CompilerProcess::awaitHeader(int timeoutMs)
+{
+    {
+        QMutexLocker lock(&m_stateMutex);
+        m_waitingHeader = true;
+    }
+    QDeadlineTimer deadline(timeoutMs > 0 ? qint64(timeoutMs) : qint64(-1));
+    Protocol::FrameDecoder decoder(kMaxReplyBytes);
+    std::optional<Result<Protocol::Message>> reply;
+    bool died = false;
+    bool cancelled = false;
+    while (!reply && !died) {
+        if (m_cancelled.exchange(false)) {
+            cancelled = true;
+            break;
+        }
+        const qint64 left = deadline.remainingTime();
+        if (left == 0) {
+            break;
+        }
+        // Short waits, so a cancel() is heard without a second descriptor to wake this one.
+        pollfd p{m_fd, POLLIN, 0};
+        const int r = ::poll(&p, 1, int(left < 0 ? 20 : qMin<qint64>(left, 20)));
+        if (r <= 0) {
+            continue;
+        }
+        char buffer[65536];
+        const ssize_t n = ::recv(m_fd, buffer, sizeof(buffer), MSG_DONTWAIT);
+        if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
+            continue;
+        }
+        if (n <= 0) {
+            died = true;
+            break;
+        }
+        decoder.feed(QByteArray(buffer, n));
+        reply = decoder.next();
+    }
+    {
+        QMutexLocker lock(&m_stateMutex);
+        m_waitingHeader = false;
+    }
+    if (cancelled) {
+        return processError(Error::Code::Cancelled, QStringLiteral("the compile was superseded"));
+    }
+    const QByteArray key = m_headerKey;
+    m_headerKey.clear();
+    if (!reply || !*reply || (*reply)->id != m_headerId) {
+        // Died (a crash, or the memory limit), out of time, or out of step:
+        // a fresh process for the job; the header is not tried again there.
+        stopAfterFailure();
+        m_headers.insert(key, false);
+        return Unit{};
+    }
+    const NvrtcOutput out =
+        (*reply)->type == Protocol::Type::ErrorReply ? NvrtcOutput{} : NvrtcOutput::fromVariant((*reply)->body);
+    if ((*reply)->body.value(QStringLiteral("memoryExceeded")).toBool()) {
+        stopAfterFailure(); // as after a job: a fresh process gets its memory back
+        m_headers.insert(key, false);
+        return Unit{};
+    }
+    // Made (0), or not needed (13: NVRTC_ERROR_NO_PCH_CREATE_ATTEMPTED, it had
+    // one already or found nothing to keep); an NVRTC that cannot tell (-1)
+    // is trusted when the compile went through. Out of heap or failed: the
+    // directives compile without -pch from now on.
+    const bool made = (*reply)->type != Protocol::Type::ErrorReply && out.status == 0 &&
+                      (out.pchStatus == 0 || out.pchStatus == 13 || out.pchStatus == -1);
+    m_headers.insert(key, made);
+    return Unit{};
 }
 
 } // namespace Kp

@@ -3,6 +3,8 @@
 #include "nvrtcjob.h"
 #include "worker/protocol.h"
 
+#include <QByteArray>
+#include <QHash>
 #include <QMutex>
 #include <QString>
 #include <QStringList>
@@ -38,6 +40,16 @@ QProcessEnvironment compilerEnvironment(const QProcessEnvironment &parent);
  * Compiler::compile is synchronous and runs on whatever thread calls it (a
  * CompileService pool thread, kpg's main thread), so no thread needs an event
  * loop and none is added.
+ *
+ * Heavy headers: a job with -pch whose leading directives (NvrtcJob::
+ * headerPrefix) have no precompiled header in this process yet is compiled
+ * without -pch, as fast as plain NVRTC, and once it has answered the process
+ * compiles those directives alone with -pch while the caller looks at the
+ * answer. The next job with the same directives and options then uses that
+ * header (NVRTC's automatic PCH makes a first compile about 1.5x slower
+ * than one without, and its later ones several times faster). A job sent
+ * while that header is still being made waits for it, within its own time
+ * limit; cancel() then ends the wait and leaves the header to finish.
  *
  * The process is sandboxed with Landlock to the CUDA toolkit, NVRTC's and the
  * system's library folders, a private temporary folder and the user folders
@@ -136,6 +148,14 @@ private:
     Result<QVariantMap> exchange(const Protocol::Message &request, int timeoutMs);
     /** Kills and reaps the process; its wait status (or -1 when there was none). */
     int stopAfterFailure();
+    /** Sends the prefix job that makes a precompiled header, and returns without its answer. */
+    void startHeader(const NvrtcJob &prefix, const QByteArray &key, qint64 memoryLimitMiB);
+    /**
+     * Waits for the header that startHeader() asked for, at most timeoutMs; an
+     * error only when cancel() ended the wait (the header goes on being made).
+     * A process that died or ran out of time making it is gone afterwards.
+     */
+    Status awaitHeader(int timeoutMs);
 
     QMutex m_runMutex;           // one job at a time
     mutable QMutex m_stateMutex; // m_pid and m_busy, for cancel()
@@ -150,6 +170,11 @@ private:
     bool m_helloPending = false; ///< spawned, not greeted yet (warmUp())
     bool m_ranJob = false;       ///< the process has had a job (one only warmed up is killed at once when stopped)
     qint64 m_memoryLimitMiB = 0; // of the job now running, for its message
+    /** Precompiled headers of this process, by key: true made (send -pch), false failed (never again). */
+    QHash<QByteArray, bool> m_headers;
+    QByteArray m_headerKey;       ///< the header being made now; empty when none
+    quint64 m_headerId = 0;       ///< its request's id
+    bool m_waitingHeader = false; ///< a run() waits for it (m_stateMutex): cancel() ends the wait, kills nothing
 };
 
 } // namespace Kp

@@ -49,6 +49,7 @@ QVariantMap NvrtcOutput::toVariant() const
             {QStringLiteral("ptx"), ptx},
             {QStringLiteral("cubin"), cubin},
             {QStringLiteral("compileMs"), compileMs},
+            {QStringLiteral("pchStatus"), pchStatus},
             {QStringLiteral("loweredNames"), lowered}};
 }
 
@@ -61,11 +62,93 @@ NvrtcOutput NvrtcOutput::fromVariant(const QVariantMap &map)
     o.ptx = map.value(QStringLiteral("ptx")).toByteArray();
     o.cubin = map.value(QStringLiteral("cubin")).toByteArray();
     o.compileMs = map.value(QStringLiteral("compileMs")).toDouble();
+    o.pchStatus = map.value(QStringLiteral("pchStatus"), -1).toInt();
     const QVariantMap lowered = map.value(QStringLiteral("loweredNames")).toMap();
     for (auto it = lowered.cbegin(); it != lowered.cend(); ++it) {
         o.loweredNames.insert(it.key(), it.value().toString());
     }
     return o;
+}
+
+namespace {
+
+/** Past a "..." or '...' literal starting at i (it ends at its quote or the line's end). */
+qsizetype skipLiteral(const QByteArray &s, qsizetype i)
+{
+    const char quote = s.at(i++);
+    while (i < s.size() && s.at(i) != quote && s.at(i) != '\n') {
+        i += s.at(i) == '\\' ? 2 : 1;
+    }
+    return i < s.size() && s.at(i) == quote ? i + 1 : i;
+}
+
+} // namespace
+
+NvrtcJob NvrtcJob::headerPrefix() const
+{
+    // A scanner of the source's start, as the preprocessor sees it: blanks,
+    // comments and directive lines (with their continuations) until the
+    // first token of code. Where that start has no #include, a precompiled
+    // header would hold nothing worth keeping.
+    // (A '#' after blanks or comments on its line starts a directive too, so
+    // no note of line starts is needed.)
+    const QByteArray &s = source;
+    qsizetype i = s.startsWith("\xEF\xBB\xBF") ? 3 : 0; // a UTF-8 byte order mark
+    bool includes = false;
+    while (i < s.size()) {
+        const char c = s.at(i);
+        if (c == '\n' || c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') {
+            ++i;
+        } else if (s.mid(i, 2) == "//") {
+            i = s.indexOf('\n', i);
+            i = i < 0 ? s.size() : i;
+        } else if (s.mid(i, 2) == "/*") {
+            const qsizetype end = s.indexOf("*/", i + 2);
+            if (end < 0) {
+                return {}; // an unterminated comment: no code follows
+            }
+            i = end + 2;
+        } else if (c == '#') {
+            // One directive: to the end of its line, past escaped newlines,
+            // comments (a block comment may span lines) and literals.
+            qsizetype j = i + 1;
+            while (j < s.size() && (s.at(j) == ' ' || s.at(j) == '\t')) {
+                ++j;
+            }
+            includes = includes || s.mid(j, 7) == "include";
+            while (j < s.size() && s.at(j) != '\n') {
+                if (s.at(j) == '\\' && j + 1 < s.size() && (s.at(j + 1) == '\n' || s.at(j + 1) == '\r')) {
+                    const qsizetype eol = s.indexOf('\n', j + 1);
+                    j = eol < 0 ? s.size() : eol + 1;
+                } else if (s.mid(j, 2) == "//") {
+                    j = s.indexOf('\n', j);
+                    j = j < 0 ? s.size() : j;
+                } else if (s.mid(j, 2) == "/*") {
+                    const qsizetype end = s.indexOf("*/", j + 2);
+                    if (end < 0) {
+                        return {};
+                    }
+                    j = end + 2;
+                } else if (s.at(j) == '"' || s.at(j) == '\'') {
+                    j = skipLiteral(s, j);
+                } else {
+                    ++j;
+                }
+            }
+            i = j;
+        } else {
+            break; // the first token of code
+        }
+    }
+    if (!includes || i >= s.size()) {
+        return {};
+    }
+    NvrtcJob prefix;
+    prefix.source = s.left(i);
+    prefix.programName = programName;
+    prefix.options = options;
+    prefix.headers = headers;
+    return prefix;
 }
 
 Result<NvrtcOutput> runNvrtcJob(const NvrtcApi &nv, const NvrtcJob &job)
@@ -110,6 +193,9 @@ Result<NvrtcOutput> runNvrtcJob(const NvrtcApi &nv, const NvrtcJob &job)
     const nvrtcResult cr = nv.nvrtcCompileProgram(prog, int(optPtrs.size()), optPtrs.data());
     out.compileMs = double(timer.nsecsElapsed()) / 1e6;
     out.status = int(cr);
+    if (nv.nvrtcGetPCHCreateStatus && job.options.contains(QStringLiteral("-pch"))) {
+        out.pchStatus = int(nv.nvrtcGetPCHCreateStatus(prog));
+    }
     if (cr != NVRTC_SUCCESS) {
         out.statusText = nv.error(cr, "nvrtcCompileProgram").message;
     }

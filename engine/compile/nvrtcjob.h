@@ -30,6 +30,16 @@ struct NvrtcJob
 
     QVariantMap toVariant() const;
     static NvrtcJob fromVariant(const QVariantMap &map);
+
+    /**
+     * The job that compiles only the source's leading preprocessing
+     * directives (comments between them included), with the same options,
+     * headers and program name: what NVRTC's automatic precompiled header
+     * covers, so compiling it with -pch makes the header the full source then
+     * uses. Empty (no source) when those directives include nothing, or the
+     * source is nothing but directives.
+     */
+    NvrtcJob headerPrefix() const;
 };
 
 /** What NVRTC said about an NvrtcJob. Plain value. */
@@ -41,6 +51,8 @@ struct NvrtcOutput
     QByteArray ptx;
     QByteArray cubin;
     double compileMs = 0;
+    /** nvrtcGetPCHCreateStatus after a compile with -pch (0: made one); -1 without -pch or where NVRTC cannot tell. */
+    int pchStatus = -1;
     QHash<QString, QString> loweredNames; ///< name expression -> lowered name (successful compiles)
 
     QVariantMap toVariant() const;

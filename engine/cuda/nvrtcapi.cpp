@@ -67,6 +67,8 @@ Result<const NvrtcApi *> NvrtcApi::load()
     }
     KP_NVRTC_FUNCTIONS(KP_LOAD_MEMBER)
 #undef KP_LOAD_MEMBER
+    api->nvrtcGetPCHCreateStatus =
+        reinterpret_cast<decltype(&::nvrtcGetPCHCreateStatus)>(dlsym(handle, "nvrtcGetPCHCreateStatus"));
     api->nvrtcVersion(&api->major, &api->minor);
     return static_cast<const NvrtcApi *>(api);
 }

@@ -48,6 +48,8 @@ public:
 #define KP_DECLARE_MEMBER(name) decltype(&::name) name = nullptr;
     KP_NVRTC_FUNCTIONS(KP_DECLARE_MEMBER)
 #undef KP_DECLARE_MEMBER
+    /** Whether the last compile made a precompiled header; null where this NVRTC lacks it. */
+    decltype(&::nvrtcGetPCHCreateStatus) nvrtcGetPCHCreateStatus = nullptr;
 
 private:
     NvrtcApi() = default;

@@ -2,6 +2,7 @@
 
 #include "client/engineclient.h"
 #include "client/remotecompile.h"
+#include "core/startuptrace.h"
 #include "docks.h"
 #include "editor/codeeditor.h"
 #include "exitcodes.h"
@@ -45,18 +46,10 @@ QStringList presetNames()
     return QDir(QStringLiteral(":/presets")).entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name);
 }
 
-/**
- * For bench_startup: "kernel-playground: startup: WORD" on stderr as each
- * stage of the start is reached, when KPG_STARTUP_TRACE is set (the parent
- * times the lines' arrival, so the stages need no clock of their own).
- */
+/** For bench_startup: "kernel-playground: startup: WORD" (core/startuptrace.h). */
 void startupMark(const char *word)
 {
-    static const bool on = !qEnvironmentVariableIsEmpty("KPG_STARTUP_TRACE");
-    if (on) {
-        std::fprintf(stderr, "kernel-playground: startup: %s\n", word);
-        std::fflush(stderr);
-    }
+    Kp::startupMark("kernel-playground", word);
 }
 
 /** Marks "painted" at target's first paint and "diagnostics" after the first compile. */

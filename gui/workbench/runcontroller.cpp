@@ -202,14 +202,16 @@ void RunController::finish(const RunResult &r, bool play)
         const double seconds = (QDateTime::currentMSecsSinceEpoch() - m_playStartMs) / 1000.0;
         Q_EMIT statusChanged(
             tr("Playing: %1 frames, %2 fps").arg(m_playFrames).arg(m_playFrames / qMax(seconds, 1e-3), 0, 'f', 1));
+        const double deliverStart = phaseMs();
+        Q_EMIT finished(r, play);
+        m_phases.deliverMs = phaseMs() - deliverStart;
+        // The next frame after what this one's listeners queued (a bench
+        // reads lastPhases() so, before the next start resets them).
         QTimer::singleShot(0, this, [this] {
             if (m_playing) {
                 start(true);
             }
         });
-        const double deliverStart = phaseMs();
-        Q_EMIT finished(r, play);
-        m_phases.deliverMs = phaseMs() - deliverStart;
         return;
     }
     const Project &project = m_doc->project();

@@ -144,8 +144,10 @@ void uploadThroughput(EngineClient &remote, KpTest::SshServer &ssh, int device)
         QElapsedTimer t;
         t.start();
         p.start(QStringLiteral("scp"),
-                {QStringLiteral("-q"), QStringLiteral("-F"), ssh.path(QStringLiteral("ssh_config")),
-                 QStringLiteral("-P"), QString::number(ssh.port()), what, QStringLiteral("127.0.0.1:/dev/null")});
+                // -S: scp runs /usr/bin/ssh by default, not the ssh on PATH the target uses.
+                {QStringLiteral("-q"), QStringLiteral("-S"), QStandardPaths::findExecutable(QStringLiteral("ssh")),
+                 QStringLiteral("-F"), ssh.path(QStringLiteral("ssh_config")), QStringLiteral("-P"),
+                 QString::number(ssh.port()), what, QStringLiteral("127.0.0.1:/dev/null")});
         if (!p.waitForFinished(600000) || p.exitCode() != 0) {
             fail(QStringLiteral("scp failed: ") + QString::fromLocal8Bit(p.readAllStandardError()));
         }

@@ -163,6 +163,7 @@ int main(int argc, char **argv)
     env.insert(QStringLiteral("XDG_CACHE_HOME"), home.path() + QStringLiteral("/cache"));
     QProcessEnvironment cold = env;
     cold.insert(QStringLiteral("KPG_NO_CACHE"), QStringLiteral("1"));
+    cold.insert(QStringLiteral("KPG_STARTUP_TRACE"), QStringLiteral("1")); // kpg's stages, below
     QProcessEnvironment gui = env;
     if (!gui.contains(QStringLiteral("QT_QPA_PLATFORM")) && !gui.contains(QStringLiteral("DISPLAY"))) {
         gui.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
@@ -184,6 +185,10 @@ int main(int argc, char **argv)
     const Timed floorProbe = timeRun(floor, {kernel}, env);
     const Timed kpgProbe = timeRun(kpg, runArgs, env);
     QList<double> floorMs, warmMs, coldMs;
+    // kpg run's stages (KPG_STARTUP_TRACE marks, core/startuptrace.h), no compile cache.
+    const QStringList kpgStages{QStringLiteral("main"),     QStringLiteral("warming"),  QStringLiteral("devices"),
+                                QStringLiteral("compiled"), QStringLiteral("prepared"), QStringLiteral("ran")};
+    QHash<QString, QList<double>> kpgStageMs;
     if (!floorProbe.ok || !kpgProbe.ok) {
         std::printf("  kpg run rows skipped (they need a GPU): floor: %s; kpg run: %s\n",
                     qPrintable(floorProbe.ok ? QStringLiteral("ok") : firstLine(floorProbe.output)),
@@ -203,6 +208,11 @@ int main(int argc, char **argv)
             floorMs << f.exitMs;
             warmMs << w.exitMs;
             coldMs << c.exitMs;
+            for (const QString &stage : kpgStages) {
+                if (c.marks.contains(stage)) {
+                    kpgStageMs[stage] << c.marks.value(stage);
+                }
+            }
         }
         const double fl = median(floorMs);
         std::printf("  %-46s %9.1f ms\n", "floor (NVRTC + driver API, one program)", fl);
@@ -210,6 +220,11 @@ int main(int argc, char **argv)
                     median(warmMs), median(warmMs) / fl);
         std::printf("  %-46s %9.1f ms  %.2fx the floor (target <= 1.5x)\n", "kpg run --no-timing, no compile cache",
                     median(coldMs), median(coldMs) / fl);
+        std::printf("  kpg run's way (no compile cache, from the process start):");
+        for (const QString &stage : kpgStages) {
+            std::printf(" %s %.1f ms,", qPrintable(stage), median(kpgStageMs.value(stage)));
+        }
+        std::printf(" exit %.1f ms\n", median(coldMs));
     }
 
     // The window against a bare QScintilla window; the first diagnostics.

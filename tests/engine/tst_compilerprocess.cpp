@@ -3,6 +3,7 @@
 // source from reading files outside the toolkit and the project.
 
 #include "compile/compiler.h"
+#include "compile/compilerprocess.h"
 #include "compile/compileservice.h"
 #include "compile/sandbox.h"
 #include "cuda/nvrtcapi.h"
@@ -314,6 +315,141 @@ private Q_SLOTS:
         // A process only warmed up is stopped with its compiler, never waited for.
         Compiler idle(config());
         idle.warmUp(request(includesMine, a.path()));
+    }
+
+    // NVRTC's automatic precompiled header covers the source's leading
+    // directives; headerPrefix() finds them as the preprocessor does.
+    void headerPrefixIsTheLeadingDirectives_data()
+    {
+        QTest::addColumn<QByteArray>("source");
+        QTest::addColumn<QByteArray>("prefix"); // empty: none
+        const QByteArray body = "__global__ void k(float *a) { a[0] = 1; }\n";
+        QTest::newRow("includes") << QByteArray("#include <cub/cub.cuh>\n#include <cstdio>\n" + body)
+                                  << QByteArray("#include <cub/cub.cuh>\n#include <cstdio>\n");
+        QTest::newRow("comments and defines between")
+            << QByteArray("// a kernel\n/* two\n lines */\n#define N 4\n  #  include <cstdio> // why\n\n" + body)
+            << QByteArray("// a kernel\n/* two\n lines */\n#define N 4\n  #  include <cstdio> // why\n\n");
+        QTest::newRow("continued directive")
+            << QByteArray("#include <cstdio>\n#define TWICE(x) \\\n  ((x) + (x))\n" + body)
+            << QByteArray("#include <cstdio>\n#define TWICE(x) \\\n  ((x) + (x))\n");
+        QTest::newRow("a comment opened in a directive")
+            << QByteArray("#include <cstdio> /* spans\n__global__ void no() {}\n */\n" + body)
+            << QByteArray("#include <cstdio> /* spans\n__global__ void no() {}\n */\n");
+        QTest::newRow("a comment opener in a string") << QByteArray("#include <cstdio>\n#define S \"/*\"\n" + body)
+                                                      << QByteArray("#include <cstdio>\n#define S \"/*\"\n");
+        QTest::newRow("byte order mark") << QByteArray("\xEF\xBB\xBF#include <cstdio>\n" + body)
+                                         << QByteArray("\xEF\xBB\xBF#include <cstdio>\n");
+        QTest::newRow("no include") << QByteArray("#define N 4\n" + body) << QByteArray();
+        QTest::newRow("code first") << QByteArray(body + "#include <cstdio>\n") << QByteArray();
+        QTest::newRow("include later") << QByteArray("int x;\n#include <cstdio>\n" + body) << QByteArray();
+        QTest::newRow("only directives") << QByteArray("#include <cstdio>\n") << QByteArray();
+        QTest::newRow("unterminated comment") << QByteArray("#include <cstdio>\n/* " + body) << QByteArray();
+        QTest::newRow("escaped newline at the end") << QByteArray("#include <cstdio> \\\r") << QByteArray();
+    }
+    void headerPrefixIsTheLeadingDirectives()
+    {
+        QFETCH(QByteArray, source);
+        QFETCH(QByteArray, prefix);
+        NvrtcJob job;
+        job.source = source;
+        job.programName = "k.cu";
+        job.options = QStringList{QStringLiteral("-pch"), QStringLiteral("-std=c++17")};
+        job.headers = {{"h.h", "#pragma once\n"}};
+        const NvrtcJob p = job.headerPrefix();
+        QCOMPARE(p.source, prefix);
+        if (!prefix.isEmpty()) {
+            QCOMPARE(p.options, job.options);
+            QCOMPARE(p.programName, job.programName);
+            QCOMPARE(p.headers, job.headers);
+        }
+    }
+
+    // A first compile with -pch is as fast as one without (NVRTC makes the
+    // header about 1.5x slower); the header is made after it answers, and the
+    // next compile with the same directives uses it (NVRTC's status says so).
+    void headerIsMadeAfterTheFirstAnswer()
+    {
+        const auto job = [](const QByteArray &source) {
+            NvrtcJob j;
+            j.source = source;
+            j.programName = "kernel.cu";
+            j.options = QStringList{QStringLiteral("-arch=compute_75"), QStringLiteral("-std=c++17")};
+            for (const QString &d : Compiler::toolkitIncludeDirs()) {
+                j.options << QStringLiteral("-I") + d;
+            }
+            j.options << QStringLiteral("-pch");
+            return j;
+        };
+        const QByteArray cmath = "#include <cuda/std/cmath>\n";
+        CompilerProcess proc;
+        Result<NvrtcOutput> first =
+            proc.run(job(cmath + "__global__ void k(float *a) { a[0] = cuda::std::sqrt(a[1]); }\n"), {}, 60000);
+        KP_VERIFY_RESULT(first);
+        QCOMPARE(first->status, 0);
+        QCOMPARE(first->pchStatus, -1); // sent without -pch
+        // The same directives, another body: the header made meanwhile is used.
+        Result<NvrtcOutput> second =
+            proc.run(job(cmath + "__global__ void k(float *a) { a[0] = cuda::std::cbrt(a[1]); }\n"), {}, 60000);
+        KP_VERIFY_RESULT(second);
+        QCOMPARE(second->status, 0);
+        if (!(*NvrtcApi::instance())->nvrtcGetPCHCreateStatus) {
+            QSKIP("this NVRTC does not report whether it used a precompiled header");
+        }
+        QCOMPARE(second->pchStatus, 13); // NVRTC_ERROR_NO_PCH_CREATE_ATTEMPTED: it had one
+        QVERIFY(second->ptx.contains("cbrt") || second->ptx.size() > 0);
+        // Other directives: without -pch again, as any first.
+        Result<NvrtcOutput> other =
+            proc.run(job("#include <cuda/std/cstdint>\n__global__ void k(int *a) { a[0] = 1; }\n"), {}, 60000);
+        KP_VERIFY_RESULT(other);
+        QCOMPARE(other->status, 0);
+        QCOMPARE(other->pchStatus, -1);
+        // A header that does not compile is not tried again: its jobs go without -pch.
+        const QByteArray broken = "#include <cuda/std/cmath>\n#error no\n";
+        for (int i = 0; i < 2; ++i) {
+            Result<NvrtcOutput> r = proc.run(job(broken + "__global__ void k(int *a) { a[0] = 1; }\n"), {}, 60000);
+            KP_VERIFY_RESULT(r);
+            QVERIFY(r->status != 0);
+            QCOMPARE(r->pchStatus, -1);
+        }
+    }
+
+    // A compile sent while the header is being made waits for it; a cancel()
+    // then ends the wait, not the process: the header is there for the next.
+    void cancelWhileTheHeaderIsMadeKeepsIt()
+    {
+        NvrtcJob j;
+        j.programName = "kernel.cu";
+        j.options = QStringList{QStringLiteral("-arch=compute_75"), QStringLiteral("-std=c++17")};
+        for (const QString &d : Compiler::toolkitIncludeDirs()) {
+            j.options << QStringLiteral("-I") + d;
+        }
+        j.options << QStringLiteral("-pch");
+        j.source = "#include <cub/block/block_reduce.cuh>\n__global__ void k(float *a) {\n"
+                   "  using R = cub::BlockReduce<float, 128>;\n  __shared__ R::TempStorage t;\n"
+                   "  a[0] = R(t).Sum(a[threadIdx.x]);\n}\n";
+        CompilerProcess proc;
+        Result<NvrtcOutput> first = proc.run(j, {}, 120000);
+        KP_VERIFY_RESULT(first);
+        QCOMPARE(first->status, 0);
+        // The header takes about as long as the compile; cancels every 5 ms from now on.
+        std::atomic<bool> done{false};
+        std::thread canceller([&] {
+            while (!done) {
+                proc.cancel();
+                std::this_thread::sleep_for(std::chrono::milliseconds(5));
+            }
+        });
+        const Result<NvrtcOutput> cancelled = proc.run(j, {}, 120000);
+        done = true;
+        canceller.join();
+        QVERIFY(!cancelled);
+        QCOMPARE(cancelled.error().code, Error::Code::Cancelled);
+        const Result<NvrtcOutput> next = proc.run(j, {}, 120000);
+        KP_VERIFY_RESULT(next);
+        QCOMPARE(next->status, 0);
+        if ((*NvrtcApi::instance())->nvrtcGetPCHCreateStatus) {
+            QCOMPARE(next->pchStatus, 13); // the same process, with the header
+        }
     }
 
     // Issue 28: a macro bomb once grew kpg-compiler to 1.1 GB before the time limit stopped it.

@@ -8,6 +8,8 @@
 #include "project/projectio.h"
 #include "testutil.h"
 
+#include <QDir>
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -262,7 +264,21 @@ private Q_SLOTS:
         }
         QProcess p;
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        // Every folder the user writes is its own: under ctest the test's
+        // runtime and temporary folders are root's (the worker's socket and
+        // kpg-compiler's folder go there).
+        for (const char *sub : {"run", "tmp"}) {
+            QVERIFY(QDir(dir.path()).mkdir(QLatin1String(sub)));
+            QVERIFY(::chown(qPrintable(dir.filePath(QLatin1String(sub))), 65534, 65534) == 0);
+        }
+        QVERIFY(QFile::setPermissions(dir.filePath(QStringLiteral("run")),
+                                      QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner));
         env.insert(QStringLiteral("HOME"), dir.path());
+        env.insert(QStringLiteral("XDG_RUNTIME_DIR"), dir.filePath(QStringLiteral("run")));
+        env.insert(QStringLiteral("TMPDIR"), dir.filePath(QStringLiteral("tmp")));
+        env.insert(QStringLiteral("XDG_CACHE_HOME"), dir.filePath(QStringLiteral("cache")));
+        env.insert(QStringLiteral("XDG_CONFIG_HOME"), dir.filePath(QStringLiteral("config")));
+        env.insert(QStringLiteral("XDG_DATA_HOME"), dir.filePath(QStringLiteral("data")));
         env.insert(QStringLiteral("KPG_CACHE_DIR"), dir.filePath(QStringLiteral("cache")));
         p.setProcessEnvironment(env);
         p.start(setpriv, asNobody + QStringList{kpg, QStringLiteral("access"),
