@@ -21,8 +21,9 @@
 #include <QSaveFile>
 
 #include <cstring>
+#include <future>
+#include <memory>
 #include <optional>
-#include <thread>
 
 namespace Kp {
 
@@ -250,27 +251,28 @@ CheckedRun runProjectWithChecks(const Project &original, EngineClient *engine, c
     // (NVRTC loaded, sandbox applied) while the worker finds it, on this
     // thread (the child dies with the thread that spawned it).
     compiler.warmUp(requestFor(project, 0, 0));
-    // And the GPU that answered last time most likely answers now: the
-    // compile for it runs while the worker starts, and again only if the
-    // answer differs (a hint in the cache folder, never trusted further).
+    // And the GPU that answered last time most likely answers now: while
+    // the worker starts and finds the GPUs (on the engine's thread), this
+    // thread compiles for that one; again only if the answer differs (a hint
+    // in the cache folder, never trusted further). No thread of its own: the
+    // compile runs where kpg-compiler was spawned, and the wait for the
+    // devices ends it.
+    auto devicesAnswer = std::make_shared<std::promise<Result<DeviceList>>>();
+    std::future<Result<DeviceList>> devicesAsked = devicesAnswer->get_future();
+    startupMark("kpg", "warming");
+    engine->listDevices(
+        nullptr, [devicesAnswer](const Result<DeviceList> &d) { devicesAnswer->set_value(d); },
+        options.listDevicesTimeoutMs);
     std::optional<Result<CompileResult>> early;
     std::optional<CompileRequest> earlyRequest;
-    std::thread ahead;
     const QByteArray lastGpus = readLastGpus();
     if (const auto cc = lastSeenCc(lastGpus, options.device); cc && NvrtcApi::instance()) {
         earlyRequest = requestFor(project, cc->first, cc->second);
-        ahead = std::thread([&compiler, &early, &earlyRequest] {
-            const CompilerProcess::NoStartHere borrowsTheProcess; // warmed up by this one
-            early = compiler.compile(*earlyRequest);
-        });
+        early = compiler.compile(*earlyRequest);
+        startupMark("kpg", "compiled ahead");
     }
-    startupMark("kpg", "warming");
-    const Result<DeviceList> devices = engine->listDevicesSync(options.listDevicesTimeoutMs);
+    const Result<DeviceList> devices = devicesAsked.get();
     startupMark("kpg", "devices");
-    if (ahead.joinable()) {
-        ahead.join();
-    }
-    startupMark("kpg", "compiled ahead");
     if (devices) {
         rememberCc(*devices, lastGpus);
     }

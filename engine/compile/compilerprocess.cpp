@@ -221,27 +221,8 @@ void CompilerProcess::stop()
     m_headerKey.clear();
 }
 
-namespace {
-thread_local bool t_noStart = false;
-} // namespace
-
-CompilerProcess::NoStartHere::NoStartHere()
-    : m_before(t_noStart)
-{
-    t_noStart = true;
-}
-
-CompilerProcess::NoStartHere::~NoStartHere()
-{
-    t_noStart = m_before;
-}
-
 Status CompilerProcess::start(const QStringList &userDirs)
 {
-    if (t_noStart) {
-        return processError(Error::Code::WorkerStart,
-                            QStringLiteral("kpg-compiler is not started from this thread (NoStartHere)"));
-    }
     const QString program = programPath();
     if (!QFileInfo(program).isExecutable()) {
         return processError(

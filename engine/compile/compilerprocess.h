@@ -86,24 +86,6 @@ public:
      */
     Status warmUp(const QStringList &userDirs);
 
-    /**
-     * While one lives, this thread starts no kpg-compiler: a job that would
-     * need one fails with WorkerStart instead. For a short-lived thread
-     * that borrows a process another thread started: a child it spawned
-     * would die with it (PR_SET_PDEATHSIG) and fail the next job.
-     */
-    class NoStartHere
-    {
-    public:
-        NoStartHere();
-        ~NoStartHere();
-        NoStartHere(const NoStartHere &) = delete;
-        NoStartHere &operator=(const NoStartHere &) = delete;
-
-    private:
-        bool m_before;
-    };
-
     /** Kills the job now running, if any; its run() returns Cancelled. The next job starts a fresh process. */
     void cancel();
 
