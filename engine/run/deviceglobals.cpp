@@ -3,6 +3,8 @@
 #include <QHash>
 #include <QMutex>
 #include <QRegularExpression>
+#include <QSet>
+#include <QStringView>
 
 namespace Kp {
 
@@ -127,14 +129,30 @@ QList<PtxGlobal> scanUnfilledUse(const QByteArray &ptx, const QList<PtxGlobal> &
             break;
         }
     }
-    const QString body = text.mid(open, end - open);
-    QList<PtxGlobal> out;
-    for (const PtxGlobal &g : globals) {
-        if (g.initialised) {
+    // The body's names, each a whole run of [A-Za-z0-9_$]: a variable is
+    // used when its name is one of them. One pass, not one search per
+    // variable (a toolkit header declares hundreds: 784 with cub took 17 ms).
+    const QStringView body = QStringView(text).mid(open, end - open);
+    QSet<QStringView> names;
+    const auto nameChar = [](QChar c) {
+        return (c >= u'a' && c <= u'z') || (c >= u'A' && c <= u'Z') || (c >= u'0' && c <= u'9') || c == u'_' ||
+               c == u'$';
+    };
+    for (qsizetype i = 0; i < body.size();) {
+        if (!nameChar(body[i])) {
+            ++i;
             continue;
         }
-        const QRegularExpression use(QStringLiteral("(?<![\\w$])%1(?![\\w$])").arg(QRegularExpression::escape(g.name)));
-        if (use.match(body).hasMatch()) {
+        qsizetype j = i;
+        while (j < body.size() && nameChar(body[j])) {
+            ++j;
+        }
+        names.insert(body.mid(i, j - i));
+        i = j;
+    }
+    QList<PtxGlobal> out;
+    for (const PtxGlobal &g : globals) {
+        if (!g.initialised && names.contains(QStringView(g.name))) {
             out << g;
         }
     }
