@@ -225,7 +225,7 @@ Result<QVariantMap> RemoteCompiler::exchange(const QVariantMap &body, const QStr
             if (n <= 0) {
                 return endedError(stop(), !starting, type);
             }
-            decoder.feed(QByteArray(buffer, n));
+            decoder.feed(QByteArrayView(buffer, n));
             if (auto next = decoder.next()) {
                 if (!next->ok()) {
                     stop();

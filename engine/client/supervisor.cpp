@@ -111,7 +111,7 @@ void Supervisor::pump()
 void Supervisor::pumpUpload()
 {
     // Keep a few frames queued, not the whole upload: a GiB buffer must not be copied into the write buffer.
-    constexpr qint64 kQueued = 4 * kBufferChunkBytes;
+    constexpr qint64 kQueued = 8 * kBufferChunkBytes;
     while (m_uploading && m_current && m_channel && m_channel->bytesToWrite() < kQueued) {
         const QByteArray frame = m_buffers.nextFrame();
         if (frame.isEmpty()) {

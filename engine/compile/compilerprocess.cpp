@@ -373,7 +373,7 @@ Result<QVariantMap> CompilerProcess::exchange(const Protocol::Message &request, 
             if (n <= 0) {
                 break; // died
             }
-            decoder.feed(QByteArray(buffer, n));
+            decoder.feed(QByteArrayView(buffer, n));
             if (auto next = decoder.next()) {
                 message = *next;
                 end = End::Reply;
@@ -627,7 +627,7 @@ Status CompilerProcess::awaitHeader(int timeoutMs)
             died = true;
             break;
         }
-        decoder.feed(QByteArray(buffer, n));
+        decoder.feed(QByteArrayView(buffer, n));
         reply = decoder.next();
     }
     {

@@ -256,7 +256,7 @@ int main(int argc, char **argv)
         if (n <= 0) {
             return 0; // the parent closed the pipe
         }
-        decoder.feed(QByteArray(buffer, n));
+        decoder.feed(QByteArrayView(buffer, n));
         while (auto next = decoder.next()) {
             if (!next->ok()) {
                 std::fprintf(stderr, "kpg-compiler: %s\n", qPrintable(next->error().toString()));

@@ -116,7 +116,7 @@ int serveStdio()
         if (n <= 0) {
             return 0; // the engine closed the connection or it dropped
         }
-        decoder.feed(QByteArray(chunk.constData(), qsizetype(n)));
+        decoder.feed(QByteArrayView(chunk.constData(), qsizetype(n)));
         while (auto next = decoder.next()) {
             if (!next->ok()) {
                 std::fprintf(stderr, "kpg-worker: %s\n", qPrintable(next->error().toString()));

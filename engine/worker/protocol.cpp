@@ -75,33 +75,61 @@ Result<Message> decodePayload(const QByteArray &payload)
     return m;
 }
 
+void FrameDecoder::feed(QByteArrayView bytes)
+{
+    // The decoded frames in front go before the buffer grows: moving the few
+    // bytes of a next frame is cheap, moving a whole read after every frame
+    // (a pipe read holds several frames of buffer data) was a copy of the
+    // stream.
+    if (m_start > 0 && (m_start == m_buffer.size() || m_buffer.size() + bytes.size() > m_buffer.capacity())) {
+        m_buffer.remove(0, m_start);
+        m_start = 0;
+    }
+    m_buffer.append(bytes);
+}
+
 std::optional<Result<Message>> FrameDecoder::next()
 {
     if (m_failed) {
         return Result<Message>(*m_failed);
     }
-    if (m_buffer.size() < 4) {
+    const qsizetype available = m_buffer.size() - m_start;
+    if (available < 4) {
         return std::nullopt;
     }
-    const quint32 length = qFromBigEndian<quint32>(m_buffer.constData());
+    const quint32 length = qFromBigEndian<quint32>(m_buffer.constData() + m_start);
     if (length > m_maxFrameBytes) {
         m_failed = protocolError(
             QStringLiteral("frame of %1 bytes exceeds the limit of %2 bytes").arg(length).arg(m_maxFrameBytes));
         return Result<Message>(*m_failed);
     }
-    if (m_buffer.size() < 4 + static_cast<qsizetype>(length)) {
+    if (available < 4 + static_cast<qsizetype>(length)) {
         // Room for the whole frame at once: a buffer frame of megabytes
         // arrives in pipe-sized pieces, and growing (and moving) the buffer
         // for each piece cost more than the transfer itself.
+        if (m_start > 0) {
+            m_buffer.remove(0, m_start);
+            m_start = 0;
+        }
         if (m_buffer.capacity() < 4 + static_cast<qsizetype>(length)) {
             m_buffer.reserve(4 + static_cast<qsizetype>(length));
         }
         return std::nullopt;
     }
-    // Decoded in place (the decoder copies what it keeps), then dropped.
+    // Decoded in place (the decoder copies what it keeps), then skipped.
     Result<Message> r =
-        decodePayload(QByteArray::fromRawData(m_buffer.constData() + 4, static_cast<qsizetype>(length)));
-    m_buffer.remove(0, 4 + static_cast<qsizetype>(length));
+        decodePayload(QByteArray::fromRawData(m_buffer.constData() + m_start + 4, static_cast<qsizetype>(length)));
+    m_start += 4 + static_cast<qsizetype>(length);
+    if (m_start == m_buffer.size()) {
+        // Empty: a buffer chunk's room is kept for the next one, a huge
+        // frame's (hundreds of MiB of PTX) is given back.
+        if (m_buffer.capacity() > 4 * kBufferChunkBytes) {
+            m_buffer.clear();
+        } else {
+            m_buffer.resize(0);
+        }
+        m_start = 0;
+    }
     if (!r.ok()) {
         m_failed = r.error();
     }

@@ -3,6 +3,7 @@
 #include "core/result.h"
 
 #include <QByteArray>
+#include <QByteArrayView>
 #include <QString>
 #include <QVariantMap>
 
@@ -68,7 +69,7 @@ inline const QString ErrorReply = QStringLiteral("error");
 inline const QString kWorkerExiting = QStringLiteral("workerExiting");
 
 /** The most bytes of a buffer one bufferData frame carries: well under kMaxFrameBytes with the CBOR around it. */
-constexpr qint64 kBufferChunkBytes = 8 * 1024 * 1024;
+constexpr qint64 kBufferChunkBytes = 1024 * 1024;
 
 /**
  * A fingerprint of a buffer's bytes, to tell whether a remote copy is still
@@ -109,16 +110,18 @@ public:
     {
     }
 
-    void feed(const QByteArray &bytes) { m_buffer.append(bytes); }
+    /** Appends what arrived (copied once, into the frame being assembled). */
+    void feed(QByteArrayView bytes);
 
     /** The next complete message, an Error if the stream is broken, or nullopt if more bytes are needed. */
     std::optional<Result<Message>> next();
 
     /** Bytes received but not yet part of a complete frame. */
-    qsizetype pendingBytes() const { return m_buffer.size(); }
+    qsizetype pendingBytes() const { return m_buffer.size() - m_start; }
 
 private:
     QByteArray m_buffer;
+    qsizetype m_start = 0; ///< where the next frame begins in m_buffer: decoded frames are skipped, not moved
     quint32 m_maxFrameBytes;
     std::optional<Error> m_failed;
 };

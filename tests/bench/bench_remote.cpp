@@ -160,6 +160,24 @@ void uploadThroughput(EngineClient &remote, KpTest::SshServer &ssh, int device)
     std::printf("upload of 256 MiB: %.0f MB/s in frames (%.0f ms, prepare included), scp %.0f MB/s (%.0f ms less "
                 "%.0f ms of its connection): %.0f %% of scp (target at least 80 %%)\n",
                 ours, upMs, theirs, scpMs, scpEmptyMs, 100.0 * ours / theirs);
+    // What the ssh session's standard input carries at most (the channel the
+    // frames take), for the record: the same bytes into cat on the server.
+    const auto sshCat = [&](const QString &what) {
+        QProcess p;
+        p.setStandardInputFile(what);
+        QElapsedTimer t;
+        t.start();
+        p.start(QStandardPaths::findExecutable(QStringLiteral("ssh")),
+                {QStringLiteral("-F"), ssh.path(QStringLiteral("ssh_config")), QStringLiteral("-p"),
+                 QString::number(ssh.port()), QStringLiteral("127.0.0.1"), QStringLiteral("cat > /dev/null")});
+        if (!p.waitForFinished(600000) || p.exitCode() != 0) {
+            fail(QStringLiteral("ssh cat failed: ") + QString::fromLocal8Bit(p.readAllStandardError()));
+        }
+        return msSince(t);
+    };
+    const double catMs = sshCat(file) - sshCat(empty);
+    std::printf("  the same bytes through ssh's standard input into cat: %.0f MB/s (%.0f ms less its connection)\n",
+                double(kBytes) / (catMs / 1e3) / 1e6, catMs);
 }
 
 } // namespace

@@ -5,6 +5,7 @@
 
 #include <QCborMap>
 #include <QCborValue>
+#include <QRandomGenerator>
 #include <QtEndian>
 #include <QtTest>
 
@@ -73,6 +74,40 @@ private Q_SLOTS:
         auto m = d.next();
         QVERIFY(m && m->ok());
         QCOMPARE(m->value().id, quint64(9));
+    }
+
+    // A stream of frames of mixed sizes (buffer chunks of a MiB and more
+    // among small replies) cut at random places, as pipe reads cut it: every
+    // frame comes out whole and in order, and nothing is left over.
+    void streamCutAnywhere()
+    {
+        QRandomGenerator rng(11);
+        QByteArray stream;
+        QList<QByteArray> payloads;
+        for (int i = 0; i < 40; ++i) {
+            const qsizetype size = i % 7 == 3 ? 3 * 1024 * 1024 + i : rng.bounded(1, 5000);
+            QByteArray data(size, Qt::Uninitialized);
+            for (qsizetype j = 0; j < size; j += 997) {
+                data[j] = char(rng.generate());
+            }
+            payloads << data;
+            stream += encode(Message{kVersion, Type::BufferData, quint64(i + 1), {{"data", data}}});
+        }
+        FrameDecoder d;
+        int got = 0;
+        for (qsizetype at = 0; at < stream.size();) {
+            const qsizetype n = qMin(stream.size() - at, qsizetype(rng.bounded(1, 3 * 1024 * 1024)));
+            d.feed(QByteArrayView(stream.constData() + at, n));
+            at += n;
+            while (auto m = d.next()) {
+                KP_VERIFY_RESULT(*m);
+                QCOMPARE(m->value().id, quint64(got + 1));
+                QCOMPARE(m->value().body.value("data").toByteArray(), payloads.at(got));
+                ++got;
+            }
+        }
+        QCOMPARE(got, payloads.size());
+        QCOMPARE(d.pendingBytes(), 0);
     }
 
     void severalFramesInOneChunk()
