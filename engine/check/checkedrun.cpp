@@ -429,9 +429,9 @@ CheckedRun runProjectWithChecks(const Project &original, EngineClient *engine, c
             }
         }
 
-        startupMark("kpg", "prepared");
+        startupMark("kpg", qPrintable(QStringLiteral("prepared seed run %1").arg(k)));
         const RunResult r = runner.runSync(*prepared, &buffers);
-        startupMark("kpg", "ran");
+        startupMark("kpg", qPrintable(QStringLiteral("ran seed run %1").arg(k)));
         if (k == 0) {
             out.run = r;
             out.ran = true;
