@@ -321,9 +321,17 @@ private Q_SLOTS:
     }
 
     // --- The report, against a CPU computation on random data ---
+    // 100,000 values are judged in one pass; 1.5 million over several threads
+    // (where the machine has them), whose report must be that of one pass.
+    void mismatchReport_data()
+    {
+        QTest::addColumn<qint64>("n");
+        QTest::newRow("one pass") << qint64(100000);
+        QTest::newRow("threads") << qint64(1500017);
+    }
     void mismatchReport()
     {
-        const qint64 n = 100000;
+        QFETCH(qint64, n);
         const QList<BufferSpec> specs{specFor("a", DType::Float32, {n}), specFor("b", DType::Float32, {n}),
                                       specFor("c", DType::Float32, {n})};
         const CheckSpec check = parseCheck(R"({"name": "c = a + b", "buffer": "c", "expected": "a + b"})", specs);
@@ -345,6 +353,12 @@ private Q_SLOTS:
         for (auto it = corrupt.begin(); it != corrupt.end(); ++it) {
             c.set(it.key(), c.get(it.key()) + it.value());
         }
+        // Two equal worst errors far apart: the first is the worst, as in one pass.
+        for (const qint64 tie : {n / 4 + 1, 3 * n / 4 + 1}) {
+            a.set(tie, 0);
+            b.set(tie, 0);
+            c.set(tie, 16);
+        }
         // The CPU's answer.
         qint64 mismatches = 0;
         double maxAbs = 0;
@@ -356,7 +370,9 @@ private Q_SLOTS:
             const double exp = a.get(i) + b.get(i);
             const double d = std::fabs(c.get(i) - exp);
             sumAbs += d;
-            maxRel = std::max(maxRel, d / std::fabs(exp));
+            if (exp != 0) {
+                maxRel = std::max(maxRel, d / std::fabs(exp));
+            }
             if (d > maxAbs) {
                 maxAbs = d;
             }
@@ -412,7 +428,8 @@ private Q_SLOTS:
 
         // The forms of the report.
         const QString text = checkResultText(*r);
-        QVERIFY2(text.startsWith(QStringLiteral("FAIL c = a + b: %1 of 100000 elements differ (").arg(mismatches)),
+        QCOMPARE(worst, n / 4 + 1);
+        QVERIFY2(text.startsWith(QStringLiteral("FAIL c = a + b: %1 of %2 elements differ (").arg(mismatches).arg(n)),
                  qPrintable(text));
         QVERIFY2(text.contains(
                      QStringLiteral("max abs err %1 at [%2] (x=%2): got ").arg(checkNumberText(maxAbs)).arg(worst)),
@@ -432,6 +449,38 @@ private Q_SLOTS:
         QCOMPARE(j.value("tolerance").toObject().value("rel").toDouble(), 1e-5);
         QVERIFY(j.value("error").isNull());
         QCOMPARE(j.value("seedRun").toInt(), 0);
+    }
+
+    // A 2-D buffer split over threads mid-row: every value's x and y are its own.
+    void coordinatesAcrossThreads()
+    {
+        const qint64 ny = 1101;
+        const qint64 nx = 1403;
+        const QList<BufferSpec> specs{specFor("c", DType::Float32, {ny, nx})};
+        const CheckSpec check = parseCheck(R"({"buffer": "c", "expected": "x + 2048 * y"})", specs);
+        HostData c = makeData(DType::Float32, {ny, nx});
+        for (qint64 y = 0; y < ny; ++y) {
+            for (qint64 x = 0; x < nx; ++x) {
+                c.set(y * nx + x, double(x + 2048 * y));
+            }
+        }
+        const QList<std::pair<qint64, qint64>> wrong{{1, 0}, {700, 550}, {1402, 551}, {3, 1100}};
+        for (const auto &[x, y] : wrong) {
+            c.set(y * nx + x, -1);
+        }
+        CheckData data;
+        data.after.insert("c", c.view());
+        const Result<CheckResult> r = evaluateCheck(check, data, 0);
+        KP_VERIFY_RESULT(r);
+        QCOMPARE(r->compared, nx * ny);
+        QCOMPARE(r->mismatches, qint64(wrong.size()));
+        QCOMPARE(r->first.size(), wrong.size());
+        for (qsizetype k = 0; k < wrong.size(); ++k) {
+            QCOMPARE(r->first[k].coords[0], wrong[k].first);
+            QCOMPARE(r->first[k].coords[1], wrong[k].second);
+            QCOMPARE(r->first[k].index, wrong[k].second * nx + wrong[k].first);
+            QCOMPARE(r->first[k].expected, double(wrong[k].first + 2048 * wrong[k].second));
+        }
     }
 
     void reportShapes()
