@@ -597,6 +597,13 @@ void TimingChart::hideSeries()
 void TimingChart::clear(const QString &message)
 {
     hideSeries();
+    // The samples' points go too, not only out of sight: every axis change
+    // recomputes each line series' geometry (its path and hover shape) with
+    // the points it holds, hidden or not: a new run's axes cost thousands of
+    // old points twice over (bench_gui: a 2,000-sample run lands in Results
+    // in 3.6 ms instead of 4.4 here).
+    m_points->clear();
+    m_columns->clear();
     m_xAxis->setVisible(false);
     m_yAxis->setVisible(false);
     m_timeAxis = nullptr;
