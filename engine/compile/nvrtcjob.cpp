@@ -72,6 +72,12 @@ NvrtcOutput NvrtcOutput::fromVariant(const QVariantMap &map)
 
 namespace {
 
+/** Whether s holds the two characters a, b at i (no copy: this runs for every character of a source's start). */
+bool pairAt(const QByteArray &s, qsizetype i, char a, char b)
+{
+    return i + 1 < s.size() && s.at(i) == a && s.at(i + 1) == b;
+}
+
 /** Past a "..." or '...' literal starting at i (it ends at its quote or the line's end). */
 qsizetype skipLiteral(const QByteArray &s, qsizetype i)
 {
@@ -99,10 +105,10 @@ NvrtcJob NvrtcJob::headerPrefix() const
         const char c = s.at(i);
         if (c == '\n' || c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') {
             ++i;
-        } else if (s.mid(i, 2) == "//") {
+        } else if (pairAt(s, i, '/', '/')) {
             i = s.indexOf('\n', i);
             i = i < 0 ? s.size() : i;
-        } else if (s.mid(i, 2) == "/*") {
+        } else if (pairAt(s, i, '/', '*')) {
             const qsizetype end = s.indexOf("*/", i + 2);
             if (end < 0) {
                 return {}; // an unterminated comment: no code follows
@@ -115,15 +121,15 @@ NvrtcJob NvrtcJob::headerPrefix() const
             while (j < s.size() && (s.at(j) == ' ' || s.at(j) == '\t')) {
                 ++j;
             }
-            includes = includes || s.mid(j, 7) == "include";
+            includes = includes || QByteArrayView(s).sliced(j).startsWith("include");
             while (j < s.size() && s.at(j) != '\n') {
                 if (s.at(j) == '\\' && j + 1 < s.size() && (s.at(j + 1) == '\n' || s.at(j + 1) == '\r')) {
                     const qsizetype eol = s.indexOf('\n', j + 1);
                     j = eol < 0 ? s.size() : eol + 1;
-                } else if (s.mid(j, 2) == "//") {
+                } else if (pairAt(s, j, '/', '/')) {
                     j = s.indexOf('\n', j);
                     j = j < 0 ? s.size() : j;
-                } else if (s.mid(j, 2) == "/*") {
+                } else if (pairAt(s, j, '/', '*')) {
                     const qsizetype end = s.indexOf("*/", j + 2);
                     if (end < 0) {
                         return {};
