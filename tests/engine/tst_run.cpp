@@ -448,6 +448,36 @@ __global__ void clean(float *o) { o[0] = 1; printf("x\n"); }
         QCOMPARE(ptxGlobals(c->ptx).size(), 3); // c_Kernel, c_init (initialised), counter
     }
 
+    // The scans are kept for the last few modules (a Play frame asks them of
+    // the same PTX every time): many modules asked in turn, more than are
+    // kept, each gives its own answer, never another module's.
+    void globalsOfManyModulesInTurn()
+    {
+        const auto module = [](int m) {
+            QByteArray ptx = ".version 8.0\n.target sm_90\n.address_size 64\n";
+            for (int g = 0; g <= m; ++g) {
+                ptx += QByteArray(".global .align 4 .u32 counter") + QByteArray::number(g) + ";\n";
+            }
+            ptx += QByteArray(".const .align 4 .b8 table[") + QByteArray::number(4 * (m + 1)) + "] = {0};\n";
+            ptx += ".visible .entry k(\n.param .u64 k_param_0\n)\n{\n";
+            ptx += QByteArray("\tld.global.u32 %r1, [counter") + QByteArray::number(m) + "];\n\tret;\n}\n";
+            return ptx;
+        };
+        for (int round = 0; round < 3; ++round) {
+            for (int m = 0; m < 7; ++m) {
+                const QByteArray ptx = module(m);
+                const QList<PtxGlobal> globals = ptxGlobals(ptx);
+                QCOMPARE(globals.size(), m + 2); // counter0..counterM, table
+                QCOMPARE(globals.last().name, QStringLiteral("table"));
+                QCOMPARE(globals.last().bytes, qint64(4 * (m + 1)));
+                QVERIFY(globals.last().initialised);
+                const QList<PtxGlobal> used = unfilledGlobalsUsedBy(ptx, QStringLiteral("k"));
+                QCOMPARE(used.size(), 1);
+                QCOMPARE(used.first().name, QStringLiteral("counter%1").arg(m));
+            }
+        }
+    }
+
     void unfilledGlobalWarning()
     {
         QJsonObject json = project({step("useTable", QJsonArray{"c"}, QJsonArray{1}, QJsonArray{1})});
