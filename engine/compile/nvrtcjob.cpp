@@ -78,6 +78,23 @@ bool pairAt(const QByteArray &s, qsizetype i, char a, char b)
     return i + 1 < s.size() && s.at(i) == a && s.at(i + 1) == b;
 }
 
+/**
+ * Past a comment starting at i: a line comment ends before its newline.
+ * -1 for a block comment that never ends; i itself when none starts there.
+ */
+qsizetype skipComment(const QByteArray &s, qsizetype i)
+{
+    if (pairAt(s, i, '/', '/')) {
+        const qsizetype eol = s.indexOf('\n', i);
+        return eol < 0 ? s.size() : eol;
+    }
+    if (pairAt(s, i, '/', '*')) {
+        const qsizetype end = s.indexOf("*/", i + 2);
+        return end < 0 ? -1 : end + 2;
+    }
+    return i;
+}
+
 /** Past a "..." or '...' literal starting at i (it ends at its quote or the line's end). */
 qsizetype skipLiteral(const QByteArray &s, qsizetype i)
 {
@@ -103,17 +120,14 @@ NvrtcJob NvrtcJob::headerPrefix() const
     bool includes = false;
     while (i < s.size()) {
         const char c = s.at(i);
-        if (c == '\n' || c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') {
+        const qsizetype past = skipComment(s, i);
+        if (past < 0) {
+            return {}; // an unterminated comment: no code follows
+        }
+        if (past > i) {
+            i = past;
+        } else if (c == '\n' || c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') {
             ++i;
-        } else if (pairAt(s, i, '/', '/')) {
-            i = s.indexOf('\n', i);
-            i = i < 0 ? s.size() : i;
-        } else if (pairAt(s, i, '/', '*')) {
-            const qsizetype end = s.indexOf("*/", i + 2);
-            if (end < 0) {
-                return {}; // an unterminated comment: no code follows
-            }
-            i = end + 2;
         } else if (c == '#') {
             // One directive: to the end of its line, past escaped newlines,
             // comments (a block comment may span lines) and literals.
@@ -123,18 +137,15 @@ NvrtcJob NvrtcJob::headerPrefix() const
             }
             includes = includes || QByteArrayView(s).sliced(j).startsWith("include");
             while (j < s.size() && s.at(j) != '\n') {
-                if (s.at(j) == '\\' && j + 1 < s.size() && (s.at(j + 1) == '\n' || s.at(j + 1) == '\r')) {
+                const qsizetype pastComment = skipComment(s, j);
+                if (pastComment < 0) {
+                    return {};
+                }
+                if (pastComment > j) {
+                    j = pastComment;
+                } else if (s.at(j) == '\\' && j + 1 < s.size() && (s.at(j + 1) == '\n' || s.at(j + 1) == '\r')) {
                     const qsizetype eol = s.indexOf('\n', j + 1);
                     j = eol < 0 ? s.size() : eol + 1;
-                } else if (pairAt(s, j, '/', '/')) {
-                    j = s.indexOf('\n', j);
-                    j = j < 0 ? s.size() : j;
-                } else if (pairAt(s, j, '/', '*')) {
-                    const qsizetype end = s.indexOf("*/", j + 2);
-                    if (end < 0) {
-                        return {};
-                    }
-                    j = end + 2;
                 } else if (s.at(j) == '"' || s.at(j) == '\'') {
                     j = skipLiteral(s, j);
                 } else {
