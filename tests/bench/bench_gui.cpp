@@ -398,11 +398,16 @@ int main(int argc, char **argv)
         QSignalSpy done(&w, &MainWindow::runFinished);
         QElapsedTimer t;
         t.start();
+        app.setProfiling(true);
         w.runNow();
         int ticks = 0;
         const double stall = longestStall([&] { return done.count() > 0; }, 60000, &ticks);
+        QTest::qWait(100); // what the run's landing leaves queued (Results, paints)
+        app.setProfiling(false);
         std::printf("| a timed run of heat (50 steps per sample, 1024x1024) | %.2f ms | %d | %lld ms |\n", stall, ticks,
                     t.elapsed());
+        app.printTop(8, 1);
+        std::printf("\n");
     }
     // Play: runs back to back, the image view refreshed after each.
     {
