@@ -195,27 +195,18 @@ void CompilerProcess::stop()
         m_pid = 0;
     }
     if (m_fd >= 0) {
-        ::close(m_fd); // the child reads EOF and exits
+        ::close(m_fd);
         m_fd = -1;
     }
     if (pid > 0) {
-        // Give a healthy child a moment to leave on its own, then make sure;
-        // one only warmed up may still be loading NVRTC, and one making a
-        // precompiled header is busy for a while: neither has anything to finish.
-        for (int i = 0; i < (m_ranJob && m_headerKey.isEmpty() ? 50 : 0); ++i) {
-            if (::waitpid(pid, nullptr, WNOHANG) == pid) {
-                pid = 0;
-                break;
-            }
-            ::usleep(1000);
-        }
-        if (pid > 0) {
-            ::kill(pid, SIGKILL);
-            ::waitpid(pid, nullptr, 0);
-        }
+        // Killed at once: the child keeps nothing worth a clean exit (the
+        // cache is the parent's), and a clean one runs NVRTC's and, where a
+        // driver is installed, libcuda's teardown (NVRTC loads it) while
+        // every kpg waits on its way out.
+        ::kill(pid, SIGKILL);
+        ::waitpid(pid, nullptr, 0);
     }
     m_tempDir.reset();
-    m_ranJob = false;
     m_helloPending = false;
     m_headers.clear();
     m_headerKey.clear();
@@ -527,7 +518,6 @@ Result<NvrtcOutput> CompilerProcess::run(const NvrtcJob &job, const QStringList 
         }
     }
 
-    m_ranJob = true;
     Protocol::Message request;
     request.type = QStringLiteral("compile");
     request.id = m_nextId++;

@@ -150,7 +150,6 @@ private:
     std::unique_ptr<QTemporaryDir> m_tempDir;
     quint64 m_nextId = 1;
     bool m_helloPending = false; ///< spawned, not greeted yet (warmUp())
-    bool m_ranJob = false;       ///< the process has had a job (one only warmed up is killed at once when stopped)
     qint64 m_memoryLimitMiB = 0; // of the job now running, for its message
     /** Precompiled headers of this process, by key: true made (send -pch), false failed (never again). */
     QHash<QByteArray, bool> m_headers;
