@@ -3,6 +3,7 @@
 #include "buffers/npy.h"
 #include "core/expression.h"
 #include "core/fastexpr.h"
+#include "core/parallel.h"
 #include "core/safefile.h"
 
 #include <QDir>
@@ -16,7 +17,6 @@
 #include <cstring>
 #include <limits>
 #include <memory>
-#include <thread>
 #include <vector>
 
 namespace Kp {
@@ -36,37 +36,6 @@ QString num(double v)
 bool isFloatKind(ScalarKind k)
 {
     return k == ScalarKind::Float || k == ScalarKind::Half || k == ScalarKind::BFloat;
-}
-
-// Runs fn(begin, end) over [0, count) on a few threads. Every init writes
-// element k from k alone, so the result never depends on the split.
-template<typename Fn> void parallelFor(qint64 count, int threads, Fn &&fn)
-{
-    if (threads <= 1 || count < 2) {
-        fn(qint64(0), count);
-        return;
-    }
-    const qint64 per = (count + threads - 1) / threads;
-    std::vector<std::thread> pool;
-    for (int t = 1; t < threads; ++t) {
-        const qint64 b = std::min(count, t * per);
-        const qint64 e = std::min(count, b + per);
-        if (b < e) {
-            pool.emplace_back([&fn, b, e] { fn(b, e); });
-        }
-    }
-    fn(qint64(0), std::min(count, per));
-    for (std::thread &th : pool) {
-        th.join();
-    }
-}
-
-int threadsFor(qint64 work)
-{
-    // Below ~256k components a thread costs more than it saves.
-    constexpr qint64 kPerThread = 256 * 1024;
-    const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
-    return static_cast<int>(std::clamp<qint64>(work / kPerThread, 1, std::min<unsigned>(hw, 16)));
 }
 
 // Writes the largest value of the component type below limit at p, given
@@ -226,9 +195,8 @@ Status fillExpression(const BufferSpec &spec, char *out, const QMap<QString, dou
         constexpr int kB = FastExpression::kBlock;
         const bool usesXyz = program.uses(1) || program.uses(2) || program.uses(3);
         std::vector<QString> errors(static_cast<std::size_t>(threads));
-        const qint64 per = (n + threads - 1) / threads;
-        const auto run = [&](qint64 begin, qint64 end) {
-            const auto t = static_cast<std::size_t>(begin / std::max<qint64>(per, 1));
+        const auto run = [&](int chunk, qint64 begin, qint64 end) {
+            const auto t = static_cast<std::size_t>(chunk);
             FastExpression::Scratch scratch;
             std::vector<double> arrays(6 * static_cast<std::size_t>(kB));
             double *const vi = arrays.data();
@@ -304,7 +272,7 @@ Status fillExpression(const BufferSpec &spec, char *out, const QMap<QString, dou
                 }
             }
         };
-        parallelFor(n, threads, run);
+        parallelChunks(n, threads, run);
         for (const QString &e : errors) {
             if (!e.isEmpty()) {
                 return bufError(e);
@@ -324,9 +292,7 @@ Status fillExpression(const BufferSpec &spec, char *out, const QMap<QString, dou
     }
 
     std::vector<QString> errors(static_cast<std::size_t>(threads));
-    const qint64 per = (n + threads - 1) / threads;
-    const auto run = [&](qint64 begin, qint64 end) {
-        const int t = static_cast<int>(begin / std::max<qint64>(per, 1));
+    const auto run = [&](int t, qint64 begin, qint64 end) {
         Worker &w = workers[static_cast<std::size_t>(t)];
         for (qint64 e = begin; e < end; ++e) {
             *w.i = static_cast<double>(e);
@@ -345,7 +311,7 @@ Status fillExpression(const BufferSpec &spec, char *out, const QMap<QString, dou
             }
         }
     };
-    parallelFor(n, threads, run);
+    parallelChunks(n, threads, run);
     for (const QString &e : errors) {
         if (!e.isEmpty()) {
             return bufError(e);

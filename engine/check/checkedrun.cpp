@@ -1,10 +1,7 @@
 #include "checkedrun.h"
 
-#include "core/startuptrace.h"
-
 #include "client/engineclient.h"
 #include "compile/compiler.h"
-#include "compile/compilerprocess.h"
 #include "core/safefile.h"
 #include "core/startuptrace.h"
 #include "cuda/nvrtcapi.h"
@@ -14,7 +11,6 @@
 
 #include <QByteArray>
 #include <QDir>
-#include <QFile>
 #include <QFileInfo>
 #include <QHash>
 #include <QRegularExpression>

@@ -5,6 +5,7 @@
 #include "check/checkjson.h"
 #include "core/expression.h"
 #include "core/fastexpr.h"
+#include "core/parallel.h"
 #include "core/safefile.h"
 #include "project/fieldreader.h"
 #include "project/project.h"
@@ -18,7 +19,6 @@
 #include <limits>
 #include <memory>
 #include <optional>
-#include <thread>
 #include <vector>
 
 namespace Kp {
@@ -47,10 +47,6 @@ inline double loadValue(DType c, const char *p)
     default: return loadComponent(c, p);
     }
 }
-
-} // namespace
-
-namespace {
 
 Error checkError(const QString &message, const QString &path, Error::Code code = Error::Code::BadInput)
 {
@@ -669,9 +665,15 @@ Result<CheckResult> evaluateCheck(const CheckSpec &check, const CheckData &data,
 
     // An expected expression in blocks: FastExpression gives the same values,
     // bit for bit, as muparser one element at a time, and large buffers are
-    // split over a few threads (a 1M-element "a + b" took 24-34 ms a seed
+    // split over a few threads (core/parallel; a 1M-element "a + b" took 24-34 ms a seed
     // run here; kpg run of a preset with three seed runs paid it three
     // times). What it cannot translate goes through Expression below.
+    // An evaluation that failed (a callback threw), said of the check's expected field.
+    const auto expressionError = [&path](Error err) {
+        err.where = QStringLiteral("check");
+        err.path = jsonKeyPath(path, QStringLiteral("expected"));
+        return err;
+    };
     std::shared_ptr<const FastExpression> fast;
     if (check.kind == CheckSpec::Kind::Expected) {
         std::vector<const double *> varying{vi, vx, vy, vz, vc};
@@ -754,28 +756,15 @@ Result<CheckResult> evaluateCheck(const CheckSpec &check, const CheckData &data,
             }
             return flush();
         };
-        // Below ~256k values a thread costs more than it saves.
-        const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
-        const int threads = int(std::clamp<qint64>(elements * comps / (256 * 1024), 1, std::min(hw, 8u)));
-        const qint64 per = (elements + threads - 1) / threads;
+        const int threads = threadsFor(elements * comps);
         std::vector<Tally> tallies{size_t(threads)};
         std::vector<Status> statuses(size_t(threads), Status(Unit{}));
-        std::vector<std::thread> pool;
-        for (int ti = 1; ti < threads; ++ti) {
-            const qint64 from = std::min(elements, ti * per);
-            const qint64 to = std::min(elements, from + per);
-            pool.emplace_back([&, ti, from, to] { statuses[size_t(ti)] = stretch(from, to, tallies[size_t(ti)]); });
-        }
-        statuses[0] = stretch(0, std::min(elements, per), tallies[0]);
-        for (std::thread &th : pool) {
-            th.join();
-        }
+        parallelChunks(elements, threads, [&](int chunk, qint64 from, qint64 to) {
+            statuses[size_t(chunk)] = stretch(from, to, tallies[size_t(chunk)]);
+        });
         for (int ti = 0; ti < threads; ++ti) {
             if (!statuses[size_t(ti)]) {
-                Error err = statuses[size_t(ti)].error();
-                err.where = QStringLiteral("check");
-                err.path = jsonKeyPath(path, QStringLiteral("expected"));
-                return err;
+                return expressionError(statuses[size_t(ti)].error());
             }
             merge(tallies[size_t(ti)]);
         }
@@ -802,10 +791,7 @@ Result<CheckResult> evaluateCheck(const CheckSpec &check, const CheckData &data,
                             }
                             const Result<double> v = ex.evaluate();
                             if (!v) {
-                                Error err = v.error();
-                                err.where = QStringLiteral("check");
-                                err.path = jsonKeyPath(path, QStringLiteral("expected"));
-                                return err;
+                                return expressionError(v.error());
                             }
                             expv = *v;
                         } else if (!range) {

@@ -10,64 +10,6 @@ namespace Kp {
 
 namespace {
 
-/**
- * What the scans below found in the last few modules. Every run asks them
- * again of the same PTX (a Play frame prepares its run anew), and with a
- * toolkit header the PTX is large: the regular expressions over it cost a
- * frame's budget. A module is known by its text (shared, not copied).
- */
-struct PtxScans
-{
-    QByteArray ptx;
-    QList<PtxGlobal> globals;
-    QHash<QString, QList<PtxGlobal>> unfilledUse; // entry -> globals
-};
-
-QMutex g_scansMutex;
-QList<PtxScans> g_scans; // newest first, a few
-
-QList<PtxGlobal> scanGlobals(const QByteArray &ptx);
-QList<PtxGlobal> scanUnfilledUse(const QByteArray &ptx, const QList<PtxGlobal> &globals, const QString &entry);
-
-/** The scans of ptx, made now if it is not among the last few (g_scansMutex held). */
-PtxScans &scansOf(const QByteArray &ptx)
-{
-    for (qsizetype i = 0; i < g_scans.size(); ++i) {
-        if (g_scans[i].ptx == ptx) {
-            if (i > 0) {
-                g_scans.move(i, 0);
-            }
-            return g_scans.first();
-        }
-    }
-    g_scans.prepend(PtxScans{ptx, scanGlobals(ptx), {}});
-    while (g_scans.size() > 4) {
-        g_scans.removeLast();
-    }
-    return g_scans.first();
-}
-
-} // namespace
-
-QList<PtxGlobal> ptxGlobals(const QByteArray &ptx)
-{
-    QMutexLocker lock(&g_scansMutex);
-    return scansOf(ptx).globals;
-}
-
-QList<PtxGlobal> unfilledGlobalsUsedBy(const QByteArray &ptx, const QString &entry)
-{
-    QMutexLocker lock(&g_scansMutex);
-    PtxScans &scans = scansOf(ptx);
-    auto it = scans.unfilledUse.find(entry);
-    if (it == scans.unfilledUse.end()) {
-        it = scans.unfilledUse.insert(entry, scanUnfilledUse(ptx, scans.globals, entry));
-    }
-    return *it;
-}
-
-namespace {
-
 QList<PtxGlobal> scanGlobals(const QByteArray &ptx)
 {
     // Module scope: declarations start their line; inside a function they are indented.
@@ -159,7 +101,58 @@ QList<PtxGlobal> scanUnfilledUse(const QByteArray &ptx, const QList<PtxGlobal> &
     return out;
 }
 
+/**
+ * What the scans above found in the last few modules. Every run asks them
+ * again of the same PTX (a Play frame prepares its run anew), and with a
+ * toolkit header the PTX is large: the regular expressions over it cost a
+ * frame's budget. A module is known by its text (shared, not copied).
+ */
+struct PtxScans
+{
+    QByteArray ptx;
+    QList<PtxGlobal> globals;
+    QHash<QString, QList<PtxGlobal>> unfilledUse; // entry -> globals
+};
+
+QMutex g_scansMutex;
+QList<PtxScans> g_scans; // newest first, a few
+
+/** The scans of ptx, made now if it is not among the last few (g_scansMutex held). */
+PtxScans &scansOf(const QByteArray &ptx)
+{
+    for (qsizetype i = 0; i < g_scans.size(); ++i) {
+        if (g_scans[i].ptx == ptx) {
+            if (i > 0) {
+                g_scans.move(i, 0);
+            }
+            return g_scans.first();
+        }
+    }
+    g_scans.prepend(PtxScans{ptx, scanGlobals(ptx), {}});
+    while (g_scans.size() > 4) {
+        g_scans.removeLast();
+    }
+    return g_scans.first();
+}
+
 } // namespace
+
+QList<PtxGlobal> ptxGlobals(const QByteArray &ptx)
+{
+    QMutexLocker lock(&g_scansMutex);
+    return scansOf(ptx).globals;
+}
+
+QList<PtxGlobal> unfilledGlobalsUsedBy(const QByteArray &ptx, const QString &entry)
+{
+    QMutexLocker lock(&g_scansMutex);
+    PtxScans &scans = scansOf(ptx);
+    auto it = scans.unfilledUse.find(entry);
+    if (it == scans.unfilledUse.end()) {
+        it = scans.unfilledUse.insert(entry, scanUnfilledUse(ptx, scans.globals, entry));
+    }
+    return *it;
+}
 
 const PtxGlobal *findPtxGlobal(const QList<PtxGlobal> &globals, const QString &symbol)
 {

@@ -65,6 +65,19 @@ private:
         c.timeoutMs = timeoutMs;
         return c;
     }
+    /** A job as Compiler makes one for source: the toolkit's headers, -pch. */
+    static NvrtcJob job(const QByteArray &source)
+    {
+        NvrtcJob j;
+        j.source = source;
+        j.programName = "kernel.cu";
+        j.options = QStringList{QStringLiteral("-arch=compute_75"), QStringLiteral("-std=c++17")};
+        for (const QString &d : Compiler::toolkitIncludeDirs()) {
+            j.options << QStringLiteral("-I") + d;
+        }
+        j.options << QStringLiteral("-pch");
+        return j;
+    }
     static QString text(const CompileResult &r)
     {
         QStringList l{r.log};
@@ -369,17 +382,6 @@ private Q_SLOTS:
     // next compile with the same directives uses it (NVRTC's status says so).
     void headerIsMadeAfterTheFirstAnswer()
     {
-        const auto job = [](const QByteArray &source) {
-            NvrtcJob j;
-            j.source = source;
-            j.programName = "kernel.cu";
-            j.options = QStringList{QStringLiteral("-arch=compute_75"), QStringLiteral("-std=c++17")};
-            for (const QString &d : Compiler::toolkitIncludeDirs()) {
-                j.options << QStringLiteral("-I") + d;
-            }
-            j.options << QStringLiteral("-pch");
-            return j;
-        };
         const QByteArray cmath = "#include <cuda/std/cmath>\n";
         CompilerProcess proc;
         Result<NvrtcOutput> first =
@@ -417,16 +419,9 @@ private Q_SLOTS:
     // then ends the wait, not the process: the header is there for the next.
     void cancelWhileTheHeaderIsMadeKeepsIt()
     {
-        NvrtcJob j;
-        j.programName = "kernel.cu";
-        j.options = QStringList{QStringLiteral("-arch=compute_75"), QStringLiteral("-std=c++17")};
-        for (const QString &d : Compiler::toolkitIncludeDirs()) {
-            j.options << QStringLiteral("-I") + d;
-        }
-        j.options << QStringLiteral("-pch");
-        j.source = "#include <cub/block/block_reduce.cuh>\n__global__ void k(float *a) {\n"
-                   "  using R = cub::BlockReduce<float, 128>;\n  __shared__ R::TempStorage t;\n"
-                   "  a[0] = R(t).Sum(a[threadIdx.x]);\n}\n";
+        const NvrtcJob j = job("#include <cub/block/block_reduce.cuh>\n__global__ void k(float *a) {\n"
+                               "  using R = cub::BlockReduce<float, 128>;\n  __shared__ R::TempStorage t;\n"
+                               "  a[0] = R(t).Sum(a[threadIdx.x]);\n}\n");
         CompilerProcess proc;
         Result<NvrtcOutput> first = proc.run(j, {}, 120000);
         KP_VERIFY_RESULT(first);
