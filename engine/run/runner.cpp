@@ -16,6 +16,7 @@
 #include <QRegularExpression>
 #include <QSet>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <future>
@@ -165,7 +166,8 @@ Status HostBuffers::materialize(const Project &project, bool reinit, Fill fill)
             }
         }
         const qint64 bytes = resolved.byteSize();
-        const bool keep = buf && sameSpec(buf->spec, spec) && buf->shape == shape && !reinit;
+        const bool keep = buf && sameSpec(buf->spec, spec) && buf->shape == shape && !reinit &&
+                          (buf->filled || fill == Fill::ShapesOnly);
         if (keep) {
             next << buf;
             continue;
@@ -186,17 +188,25 @@ Status HostBuffers::materialize(const Project &project, bool reinit, Fill fill)
         buf->shape = shape;
         // Fresh shared memory already reads as zeros; touching it would
         // commit every page of a buffer that may never be read.
-        if (fill == Fill::Contents && !(fresh && (spec.init.kind == BufferInit::Kind::Zeros ||
-                                                  spec.init.kind == BufferInit::Kind::Uninitialized))) {
+        const bool zeroed =
+            fresh && (spec.init.kind == BufferInit::Kind::Zeros || spec.init.kind == BufferInit::Kind::Uninitialized);
+        buf->filled = zeroed;
+        if (fill == Fill::Contents && !zeroed) {
             if (Status st = fillBuffer(resolved, buf->memory.data(), bytes, project.dir(), scalars); !st) {
                 return st;
             }
+            buf->filled = true;
         }
         ++buf->generation;
         next << buf;
     }
     m_buffers = next;
     return Unit{};
+}
+
+bool HostBuffers::allFilled() const
+{
+    return std::all_of(m_buffers.begin(), m_buffers.end(), [](const auto &b) { return b->filled; });
 }
 
 const HostBuffer *HostBuffers::find(const QString &name) const

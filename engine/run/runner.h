@@ -29,6 +29,7 @@ struct HostBuffer
     QList<qint64> shape;    ///< resolved (from the file for npy/image inits)
     SharedMemory memory;    ///< exactly spec.dtype elements x shape, in C order
     quint64 generation = 0; ///< bumped whenever the contents change (init or a run's download)
+    bool filled = false;    ///< false while only Fill::ShapesOnly made it: the contents are not its init yet
 
     qint64 elementCount() const;
     qint64 byteSize() const;
@@ -55,9 +56,12 @@ public:
      * buffer whose spec is unchanged keeps its memory and contents unless
      * reinit is true. Buffers no longer in the project are dropped.
      * Fill::ShapesOnly is enough for prepareRun() to check bindings, so a
-     * typo in a large project is reported before seconds of filling.
+     * typo in a large project is reported before seconds of filling; a later
+     * Fill::Contents fills what it left unfilled even without reinit.
      */
     Status materialize(const Project &project, bool reinit = true, Fill fill = Fill::Contents);
+    /** True when every buffer holds its init or later contents (none left by Fill::ShapesOnly). */
+    bool allFilled() const;
 
     const HostBuffer *find(const QString &name) const;
     HostBuffer *find(const QString &name);

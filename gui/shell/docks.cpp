@@ -143,14 +143,13 @@ Docks::Docks(Workbench &wb, QMainWindow *window)
         m_order << dock;
         const PanelId id = row.id;
         connect(dock, &QDockWidget::visibilityChanged, this, [this, id](bool visible) {
-            if (visible) {
+            if (visible && !m_awaitingPaint) {
                 build(id);
             }
         });
     }
     // In front at the start: the launch, the inspector and the log.
     for (PanelId id : {PanelId::Launch, PanelId::Inspector, PanelId::Log}) {
-        build(id);
         m_docks.value(id)->raise();
     }
     // Memory Access opens when asked for (Build > Analyze Memory Access…, the
@@ -213,7 +212,7 @@ QWidget *Docks::panel(PanelId id)
 
 void Docks::buildAll()
 {
-    if (m_panels.size() == m_docks.size()) {
+    if (allBuiltNow()) {
         return;
     }
     for (const DockRow &row : table()) {
@@ -222,24 +221,48 @@ void Docks::buildAll()
     Q_EMIT allBuilt();
 }
 
-void Docks::buildAfterFirstPaint(QWidget *painted)
+void Docks::waitForFirstPaint()
 {
-    painted->installEventFilter(this);
-    QTimer::singleShot(0, this, [this, painted] {
-        if (!painted->isVisible()) {
-            buildAll();
-        }
-    });
+    m_awaitingPaint = true;
 }
 
-bool Docks::eventFilter(QObject *watched, QEvent *event)
+void Docks::windowPainted()
 {
-    if (event->type() == QEvent::Paint) {
-        watched->removeEventFilter(this);
-        // After this paint has reached the screen: the next turn of the event loop.
-        QTimer::singleShot(0, this, &Docks::buildAll);
+    if (!m_awaitingPaint) {
+        return;
     }
-    return false;
+    // The panels in sight now; then the ones behind tabs, one a turn of the
+    // event loop, so the first compile's answer and the user's keys never
+    // wait for more than one panel. (A panel's arrival shows and hides its
+    // neighbours' docks on the way: those wait their turn too.)
+    QList<PanelId> inSight;
+    for (QDockWidget *dock : std::as_const(m_order)) {
+        if (!dock->visibleRegion().isEmpty()) {
+            inSight << m_docks.key(dock);
+        }
+    }
+    for (PanelId id : std::as_const(inSight)) {
+        build(id);
+    }
+    m_awaitingPaint = false;
+    buildNextLater();
+}
+
+void Docks::buildNextLater()
+{
+    QTimer::singleShot(0, this, [this] {
+        const std::vector<DockRow> &rows = table();
+        const auto next = std::find_if(rows.begin(), rows.end(), [this](const DockRow &r) { return !isBuilt(r.id); });
+        if (next == rows.end()) {
+            return; // buildAll() came first and said so
+        }
+        build(next->id);
+        if (allBuiltNow()) {
+            Q_EMIT allBuilt();
+        } else {
+            buildNextLater();
+        }
+    });
 }
 
 std::optional<PanelId> Docks::fromName(const QString &name)

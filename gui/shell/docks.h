@@ -20,14 +20,14 @@ namespace Kp {
  * user asked for always comes forward. GUI thread only.
  *
  * Every dock exists from the start (layouts, the View menu and the raise
- * policy need them), but a panel behind another tab is built later: when
- * its dock is first shown, when panel() asks for it or a request names it
+ * policy need them), but its panel is built later: when its dock is first
+ * shown after the window's first paint, when panel() asks for it or a request names it
  * (a comparison, who touched a cell), when work starts (all of them: a run,
  * a check evaluation, a memory check, an access analysis), or, for all that
- * are left, in the first turn of the event loop after the window's first
- * paint (buildAfterFirstPaint()). So the first paint waits only for the
- * panels in sight. A panel therefore starts from the workbench's current
- * state, never from the signals it missed.
+ * are left, after the window's first paint (windowPainted(): those in
+ * sight first). So the first paint waits for no panel. A panel therefore
+ * starts from the workbench's current state, never from the signals it
+ * missed.
  */
 class Docks : public QObject
 {
@@ -45,13 +45,16 @@ public:
     bool isBuilt(PanelId id) const { return m_panels.contains(id); }
     /** Builds every panel not built yet. */
     void buildAll();
+    /** True once every panel is built. */
+    bool allBuiltNow() const { return m_panels.size() == m_docks.size(); }
     /**
-     * The panels not built yet are built in the first turn of the event loop
-     * after painted's first paint (the editor: what a user waits to see);
-     * a window that is not shown by the event loop's first turn (tests, a
-     * screenshot without a screen) builds them then.
+     * Until windowPainted(), no panel is built unless asked for (panel(),
+     * buildAll()): the window's first paint shows the docks' frames and
+     * titles, and the editor, without waiting for their panels.
      */
-    void buildAfterFirstPaint(QWidget *painted);
+    void waitForFirstPaint();
+    /** The window's first paint is on the screen: the panels in sight now, the rest one a turn of the event loop. */
+    void windowPainted();
     /** The table's docks in its order (the View menu lists them so). */
     QList<QDockWidget *> all() const { return m_order; }
     /** The panel's id for a --show name ("inspector", "timeline" is the Results dock); nullopt when none. */
@@ -65,18 +68,20 @@ public:
 Q_SIGNALS:
     /** The panel of dock id was built (panel is what panel(id) returns). */
     void panelBuilt(Kp::PanelId id, QWidget *panel);
-    /** buildAll() built the last panels that were left. */
+    /** buildAll(), or the panels built one a turn after the first paint, built the last that were left. */
     void allBuilt();
 
 private:
-    bool eventFilter(QObject *watched, QEvent *event) override;
     void build(PanelId id);
+    /** Builds the first panel not built yet in the next turn of the event loop, and so on; allBuilt() at the end. */
+    void buildNextLater();
 
     Workbench &m_wb;
     QHash<PanelId, QDockWidget *> m_docks;
     QHash<PanelId, QWidget *> m_panels;
     QList<QDockWidget *> m_order;
-    int m_rank = 0; ///< the most important news shown since the current run started
+    bool m_awaitingPaint = false; ///< waitForFirstPaint(): panels coming into sight wait too
+    int m_rank = 0;               ///< the most important news shown since the current run started
 };
 
 } // namespace Kp

@@ -52,7 +52,11 @@ void startupMark(const char *word)
     Kp::startupMark("kernel-playground", word);
 }
 
-/** Marks "painted" at target's first paint and "diagnostics" after the first compile. */
+/**
+ * Marks "painted" at target's first paint, "diagnostics" after the first
+ * compile and "panels" when the last panel is built; with quit, exits after
+ * the last of the three.
+ */
 void traceStartup(QWidget *target, MainWindow *window, bool quit)
 {
     struct FirstPaint : QObject
@@ -68,16 +72,26 @@ void traceStartup(QWidget *target, MainWindow *window, bool quit)
         }
     };
     target->installEventFilter(new FirstPaint(target));
-    auto done = std::make_shared<bool>(false);
-    QObject::connect(window, &MainWindow::compileFinished, window, [done, quit] {
-        if (!*done) {
-            *done = true;
-            startupMark("diagnostics");
-            if (quit) {
-                QCoreApplication::exit(0);
-            }
+    auto left = std::make_shared<int>(2); // the diagnostics and the panels
+    const auto reached = [left, quit](const char *word) {
+        startupMark(word);
+        if (--*left == 0 && quit) {
+            QCoreApplication::exit(0);
+        }
+    };
+    auto compiled = std::make_shared<bool>(false);
+    QObject::connect(window, &MainWindow::compileFinished, window, [compiled, reached] {
+        if (!*compiled) {
+            *compiled = true;
+            reached("diagnostics");
         }
     });
+    if (window->docks().allBuiltNow()) {
+        reached("panels"); // a scripted start built them before the window showed
+    } else {
+        QObject::connect(
+            &window->docks(), &Docks::allBuilt, window, [reached] { reached("panels"); }, Qt::SingleShotConnection);
+    }
 }
 
 } // namespace
@@ -297,9 +311,11 @@ int main(int argc, char **argv)
                                        names.isEmpty() ? QStringLiteral("none") : names.join(QStringLiteral(", "))));
         }
     }
+    // The GPU is looked for once the window has painted: its worker process
+    // would compete with the first paint for the processor.
+    QObject::connect(&window, &MainWindow::firstPainted, &window, &MainWindow::refreshDeviceStatus);
     window.show();
     startupMark("shown");
-    window.refreshDeviceStatus();
     if (const QByteArray trace = qgetenv("KPG_STARTUP_TRACE"); !trace.isEmpty()) {
         // For bench_startup: one line on stderr when the editor first paints
         // and when the first compile's diagnostics are shown (the parent

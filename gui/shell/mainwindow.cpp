@@ -43,7 +43,15 @@ MainWindow::MainWindow(EngineClient *engine, QWidget *parent)
     // edge from top to bottom, and the bottom docks sit beside it.
     setCorner(Qt::BottomLeftCorner, Qt::LeftDockWidgetArea);
     m_docks = new Docks(*m_wb, this);
-    m_docks->buildAfterFirstPaint(m_editor->viewport());
+    m_docks->waitForFirstPaint();
+    // The start's second half waits for the first paint (firstPainted()).
+    m_editor->viewport()->installEventFilter(this);
+    QTimer::singleShot(0, this, [this] {
+        if (!m_editor->viewport()->isVisible()) {
+            settleStart(); // never shown by the event loop's first turn: tests, a screenshot without a screen
+        }
+    });
+    connect(this, &MainWindow::firstPainted, m_docks, &Docks::windowPainted);
     // The panels built after the first paint bring their minimum sizes: the default layout is
     // shared out again (a saved one keeps its sizes), and the window kept inside the screen.
     connect(m_docks, &Docks::allBuilt, this, [this] {
@@ -71,6 +79,15 @@ MainWindow::MainWindow(EngineClient *engine, QWidget *parent)
 
 MainWindow::~MainWindow() = default;
 
+FindBar *MainWindow::findBar()
+{
+    if (!m_findBar) {
+        m_findBar = new FindBar(m_editor, m_editorLayout->parentWidget());
+        m_editorLayout->addWidget(m_findBar);
+    }
+    return m_findBar;
+}
+
 void MainWindow::buildCentral()
 {
     m_editor = new CodeEditor(this);
@@ -78,13 +95,12 @@ void MainWindow::buildCentral()
     // The menus' shortcuts (zoom, find, go to line) win over the editor's typing.
     m_editor->installEventFilter(this);
     new AccessHeatMargin(m_editor, *m_wb); // parented to the editor
-    m_findBar = new FindBar(m_editor, this);
+    // The find bar below the editor is made at its first use (findBar()).
     auto *editorArea = new QWidget(this);
-    auto *editorLayout = new QVBoxLayout(editorArea);
-    editorLayout->setContentsMargins(0, 0, 0, 0);
-    editorLayout->setSpacing(0);
-    editorLayout->addWidget(m_editor, 1);
-    editorLayout->addWidget(m_findBar);
+    m_editorLayout = new QVBoxLayout(editorArea);
+    m_editorLayout->setContentsMargins(0, 0, 0, 0);
+    m_editorLayout->setSpacing(0);
+    m_editorLayout->addWidget(m_editor, 1);
     // The start page stands in for the editor until a project is open.
     auto *central = new QStackedWidget(this);
     central->setObjectName(QStringLiteral("central"));
@@ -101,7 +117,7 @@ void MainWindow::buildCentral()
         // one) reads the editor's text into the document, and done first it
         // would have replaced the project's source with the empty editor's.
         takeSourceFromDocument();
-        m_wb->compile().setActive(true);
+        m_wb->compile().setActive(m_settled); // else at the first paint (settleStart())
     });
     connect(m_startPage, &StartPage::presetActivated, this, [this](const QString &path) {
         if (!maybeSave(tr("Open Preset"))) {
@@ -272,8 +288,28 @@ void MainWindow::sizeDocks()
     resizeDocks({m_docks->dock(PanelId::Problems)}, {qMax(150, size.height() * 22 / 100)}, Qt::Vertical);
 }
 
+void MainWindow::settleStart()
+{
+    if (m_settled) {
+        return;
+    }
+    m_settled = true;
+    // The compile (a thread and a child process) and NVRTC's opening start
+    // first; then the panels, on this thread, while they work.
+    if (m_wb->document().isOpen()) {
+        m_wb->compile().setActive(true);
+    }
+    m_status->openNvrtc();
+    Q_EMIT firstPainted();
+}
+
 bool MainWindow::eventFilter(QObject *watched, QEvent *event)
 {
+    if (!m_settled && watched == m_editor->viewport() && event->type() == QEvent::Paint) {
+        m_editor->viewport()->removeEventFilter(this);
+        // After this paint has reached the screen: the next turn of the event loop.
+        QTimer::singleShot(0, this, &MainWindow::settleStart);
+    }
     // QScintilla claims every key with text (Ctrl+= types "="). A key that a
     // menu action owns is left to the action, as in any editor.
     if (watched == m_editor && event->type() == QEvent::ShortcutOverride) {

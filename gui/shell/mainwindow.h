@@ -16,6 +16,7 @@ class QMenu;
 class QPlainTextEdit;
 class QTableWidget;
 class QTreeWidget;
+class QVBoxLayout;
 
 namespace Kp {
 
@@ -61,7 +62,8 @@ public:
     RunController *runController() const { return &m_wb->runs(); }
     CheckRunner *checkRunner() const { return &m_wb->checks(); }
     CodeEditor *editor() const { return m_editor; }
-    FindBar *findBar() const { return m_findBar; }
+    /** The find bar below the editor, made at the first call. */
+    FindBar *findBar();
     /** The start page: the central widget while no project is open. */
     StartPage *startPage() const { return m_startPage; }
     Docks &docks() const { return *m_docks; }
@@ -158,6 +160,13 @@ public:
     static constexpr int kCompileDelayMs = 250;
 
 Q_SIGNALS:
+    /**
+     * Once, after the editor's first paint has reached the screen (or in the
+     * event loop's first turn for a window not shown): the panels, NVRTC's
+     * opening and the first compile wait for it, so the window paints
+     * without them (docs/ARCHITECTURE.md, "Start").
+     */
+    void firstPainted();
     void deviceStatusChanged();
     /** A compile of the current text finished and is shown, and the launch revalidated against it. */
     void compileFinished();
@@ -191,6 +200,8 @@ private:
     void moveOnScreen();
     /** Gives the side and bottom docks their share of the shown window (unless a saved layout was restored). */
     void sizeDocks();
+    /** The start's second half, at the first paint: see firstPainted(). */
+    void settleStart();
     /** Asks Save/Discard/Cancel when there are unsaved changes; false when the user cancelled. */
     bool maybeSave(const QString &title);
     void showShortcuts();
@@ -211,6 +222,8 @@ private:
     StatusLine *m_status = nullptr;
     CodeEditor *m_editor = nullptr;
     FindBar *m_findBar = nullptr;
+    bool m_settled = false;                ///< settleStart() ran: the first paint is done
+    QVBoxLayout *m_editorLayout = nullptr; ///< the editor, then the find bar
     StartPage *m_startPage = nullptr;
     QMenu *m_recentMenu = nullptr;
     bool m_docksSized = false;

@@ -118,14 +118,14 @@ void MainWindow::buildMenus()
     clipboardAction(tr("&Copy"), QKeySequence::Copy, "copy");
     clipboardAction(tr("&Paste"), QKeySequence::Paste, "paste");
     edit->addSeparator();
-    QAction *find = edit->addAction(tr("&Find…"), this, [this] { m_findBar->open(false); });
+    QAction *find = edit->addAction(tr("&Find…"), this, [this] { findBar()->open(false); });
     find->setObjectName(QStringLiteral("findAction"));
     find->setShortcut(QKeySequence::Find);
-    QAction *findNext = edit->addAction(tr("Find &Next"), this, [this] { m_findBar->findNext(); });
+    QAction *findNext = edit->addAction(tr("Find &Next"), this, [this] { findBar()->findNext(); });
     findNext->setShortcut(QKeySequence::FindNext);
-    QAction *findPrevious = edit->addAction(tr("Find Pre&vious"), this, [this] { m_findBar->findNext(true); });
+    QAction *findPrevious = edit->addAction(tr("Find Pre&vious"), this, [this] { findBar()->findNext(true); });
     findPrevious->setShortcut(QKeySequence::FindPrevious);
-    QAction *replace = edit->addAction(tr("R&eplace…"), this, [this] { m_findBar->open(true); });
+    QAction *replace = edit->addAction(tr("R&eplace…"), this, [this] { findBar()->open(true); });
     replace->setObjectName(QStringLiteral("replaceAction"));
     replace->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_H));
     QAction *gotoLine = edit->addAction(tr("&Go to Line…"), this, &MainWindow::goToLine);

@@ -42,19 +42,18 @@ void showShort(QStatusBar *bar, const QWidget *firstPermanent, const QString &te
 
 } // namespace
 
-StatusLine::StatusLine(Workbench &wb, QStatusBar *bar, CodeEditor *editor, QObject *parent)
-    : QObject(parent)
+void StatusLine::openNvrtc()
 {
-    // The GPU first (DeviceStatus adds itself), then NVRTC, the cursor, compile and run state.
-    m_device = new DeviceStatus(wb.devices(), bar, this);
-    auto *nvrtcLabel = new QLabel(bar);
-    nvrtcLabel->setObjectName(QStringLiteral("nvrtcStatus"));
+    if (m_nvrtcOpening) {
+        return;
+    }
+    m_nvrtcOpening = true;
     // NVRTC is opened in the GUI's process: compiling needs no GPU. Opening
     // it (a library of 100 MB: its relocations and its own start-up) took a
-    // fifth of the window's start, so it is opened on a pool thread and the
-    // label filled when it is; the first compile, on its own thread, shares
-    // the one opening (NvrtcApi::instance).
-    nvrtcLabel->setText(tr("NVRTC …"));
+    // fifth of the window's start, so it is opened on a pool thread, after the
+    // first paint, and the label filled when it is; the first compile, on its
+    // own thread, shares the one opening (NvrtcApi::instance).
+    QLabel *nvrtcLabel = m_nvrtcLabel;
     auto promise = std::make_shared<QPromise<QStringList>>();
     QFuture<QStringList> opened = promise->future();
     promise->start();
@@ -72,6 +71,17 @@ StatusLine::StatusLine(Workbench &wb, QStatusBar *bar, CodeEditor *editor, QObje
         nvrtcLabel->setText(text.value(0));
         nvrtcLabel->setToolTip(text.value(1));
     });
+}
+
+StatusLine::StatusLine(Workbench &wb, QStatusBar *bar, CodeEditor *editor, QObject *parent)
+    : QObject(parent)
+{
+    // The GPU first (DeviceStatus adds itself), then NVRTC, the cursor, compile and run state.
+    m_device = new DeviceStatus(wb.devices(), bar, this);
+    auto *nvrtcLabel = new QLabel(bar);
+    nvrtcLabel->setObjectName(QStringLiteral("nvrtcStatus"));
+    nvrtcLabel->setText(tr("NVRTC …"));
+    m_nvrtcLabel = nvrtcLabel;
     // Whether a source can read this machine's files while it compiles (docs/security.md).
     auto *sandboxLabel = new QLabel(bar);
     sandboxLabel->setObjectName(QStringLiteral("sandboxStatus"));

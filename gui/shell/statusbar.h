@@ -26,10 +26,14 @@ public:
     StatusLine(Workbench &wb, QStatusBar *bar, CodeEditor *editor, QObject *parent = nullptr);
 
     DeviceStatus *device() const { return m_device; }
+    /** Opens NVRTC on a pool thread and names its version (once; the window calls it after its first paint). */
+    void openNvrtc();
 
 private:
     DeviceStatus *m_device = nullptr;
     QLabel *m_compileLabel = nullptr;
+    QLabel *m_nvrtcLabel = nullptr;
+    bool m_nvrtcOpening = false;
     QWidget *m_busy = nullptr;          ///< shown for runs longer than half a second
     QProgressBar *m_transfer = nullptr; ///< a remote target's buffer transfer, inside m_busy
 };

@@ -162,13 +162,42 @@ void ProjectDocument::setLoaded(Project project, const QString &kpgPath, const Q
     m_validation = Validation{};
     m_undo.clear();
     m_host = HostBuffers();
-    const Status filled = m_host.materialize(m_project);
+    // Shapes now (what the launch is checked against), contents at their first use.
+    const Status shaped = m_host.materialize(m_project, true, HostBuffers::Fill::ShapesOnly);
     Q_EMIT loaded();
     Q_EMIT projectChanged();
     Q_EMIT buffersChanged();
-    m_bufferMessage = filled ? QString() : filled.error().message;
+    m_bufferMessage = shaped ? QString() : shaped.error().message;
     Q_EMIT bufferMessage(m_bufferMessage);
     Q_EMIT modifiedChanged();
+}
+
+HostBuffers &ProjectDocument::hostBuffers()
+{
+    fillBuffers();
+    return m_host;
+}
+
+QString ProjectDocument::bufferMessageText()
+{
+    fillBuffers();
+    return m_bufferMessage;
+}
+
+void ProjectDocument::fillBuffers()
+{
+    if (m_filling || m_host.allFilled()) {
+        return;
+    }
+    // Only the contents change, not the buffers or their shapes: no
+    // buffersChanged(). A panel that shows contents asked for them here.
+    m_filling = true;
+    const Status filled = m_host.materialize(m_project, false);
+    m_filling = false;
+    if (const QString message = filled ? QString() : filled.error().message; message != m_bufferMessage) {
+        m_bufferMessage = message;
+        Q_EMIT bufferMessage(m_bufferMessage);
+    }
 }
 
 QString ProjectDocument::sourceFileName() const
@@ -544,7 +573,8 @@ void ProjectDocument::revalidate()
         v.error->path = QStringLiteral("launches");
         return done();
     }
-    if (Status s = m_host.materialize(m_project, false); !s) {
+    // The shapes are all a launch is checked against; contents are filled at their first use.
+    if (Status s = m_host.materialize(m_project, false, HostBuffers::Fill::ShapesOnly); !s) {
         v.error = s.error();
         return done();
     }

@@ -139,10 +139,18 @@ public:
     /** True once a project is open (the start page shows none). */
     bool isOpen() const { return m_open; }
     /** What the last fill of the buffers said (bufferMessage()): empty when every buffer filled. */
-    QString bufferMessageText() const { return m_bufferMessage; }
+    QString bufferMessageText();
 
-    HostBuffers &hostBuffers() { return m_host; }
-    const HostBuffers &hostBuffers() const { return m_host; }
+    /**
+     * The host buffers, every one holding its init (or what a run left).
+     * Opening a project resolves their shapes and creates them, but fills
+     * them here, at the first use: the window paints before seconds of
+     * expression or file fills (a failed fill is told through
+     * bufferMessage() then).
+     */
+    HostBuffers &hostBuffers();
+    /** The host buffers for their names and shapes only: the contents may not be filled yet. */
+    const HostBuffers &bufferShapes() const { return m_host; }
 
     /** The compile of the current source that validation judges bindings against. */
     void setCompiled(const CompileResult &result);
@@ -194,6 +202,8 @@ private:
     void setProjectState(const Project &project);
     void setLoaded(Project project, const QString &kpgPath, const QString &sourcePath);
     void addRecent(const QString &path);
+    /** Fills the buffers Fill::ShapesOnly left (hostBuffers()); tells a failure through bufferMessage(). */
+    void fillBuffers();
     /** Fills, on their own, the buffers whose contents an edit changed and only filling can judge. */
     Status checkChangedContents(const Project &next) const;
 
@@ -210,6 +220,7 @@ private:
     Validation m_validation;
     bool m_sourceModified = false;
     bool m_busy = false;
+    bool m_filling = false; ///< fillBuffers() is on the stack (a signal it sends must not start another)
 };
 
 } // namespace Kp

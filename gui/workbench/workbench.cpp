@@ -174,6 +174,10 @@ void Workbench::requestCompare(int a, int b)
 
 void Workbench::log(const QString &text)
 {
+    if (m_logBacklog.size() == kLogBacklog) {
+        m_logBacklog.removeFirst();
+    }
+    m_logBacklog.append({QTime::currentTime(), text});
     Q_EMIT message(text);
 }
 

@@ -7,6 +7,7 @@
 
 #include <QObject>
 #include <QString>
+#include <QTime>
 
 namespace Kp {
 
@@ -129,8 +130,17 @@ public:
     void requestFailedCells(const QString &check, const QString &buffer);
     /** Compare the runs in these history rows: a the baseline, b the candidate. */
     void requestCompare(int a, int b);
-    /** A line for the Log. */
+    /** A line for the Log (message()); the last ones are kept for a Log panel made later (logBacklog()). */
     void log(const QString &text);
+    /** One line of the Log, as logged. */
+    struct LogLine
+    {
+        QTime at;
+        QString text;
+    };
+    /** The last kLogBacklog lines logged, oldest first: a Log panel made after them starts with them. */
+    const QList<LogLine> &logBacklog() const { return m_logBacklog; }
+    static constexpr qsizetype kLogBacklog = 500;
 
 Q_SIGNALS:
     /** A run or frame reached its end on the GPU (or failed there); one emitter, every panel subscribes. */
@@ -173,6 +183,7 @@ private:
     MemoryCheck *m_memory = nullptr;
     AccessMap *m_access = nullptr;
     RunHistoryModel *m_history = nullptr;
+    QList<LogLine> m_logBacklog;
 };
 
 } // namespace Kp

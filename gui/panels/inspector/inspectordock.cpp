@@ -30,7 +30,7 @@ namespace {
 QHash<QString, qint64> elementCounts(const ProjectDocument &doc)
 {
     QHash<QString, qint64> counts;
-    for (const auto &b : doc.hostBuffers().all()) {
+    for (const auto &b : doc.bufferShapes().all()) {
         counts.insert(b->spec.name, b->elementCount());
     }
     return counts;
@@ -49,13 +49,19 @@ BufferInspector::BufferInspector(Workbench &wb, QWidget *parent)
             showAll();
         }
     });
-    connect(&doc, &ProjectDocument::loaded, this, [this, &doc, showAll] {
+    const auto showFirst = [this, &doc, showAll] {
         showAll();
-        clearFailedCells();
         if (!doc.hostBuffers().all().isEmpty()) {
             showBuffer(doc.hostBuffers().all().first()->spec.name);
         }
+    };
+    connect(&doc, &ProjectDocument::loaded, this, [this, showFirst] {
+        showFirst();
+        clearFailedCells();
     });
+    if (doc.isOpen()) {
+        showFirst(); // built after the project opened (after the window's first paint)
+    }
     // The buffers are refilled off the GUI thread: let go of them until the launch.
     connect(&runs, &RunController::buffersReleased, this, [this] { setBuffers({}); });
     connect(&runs, &RunController::launching, this, [this, showAll] {

@@ -1542,6 +1542,7 @@ void LaunchPanel::setDocument(ProjectDocument *doc)
         refused(doc->edit(tr("Set repeat"), [&](QJsonObject &o) { o.insert(QStringLiteral("repeat"), repeat); }));
     });
     setProject(doc->project());
+    showValidation(); // made after the project was checked (after the window's first paint)
 }
 
 LaunchPanel::LaunchPanel(Workbench &wb, QWidget *parent)
@@ -1552,6 +1553,9 @@ LaunchPanel::LaunchPanel(Workbench &wb, QWidget *parent)
     // document set before the first layout, the panel's minimum width is
     // 490 px instead of 360, more than a 1280x800 window has room for.
     layout()->activate();
+    // The arguments follow the signature: of a compile that may have landed
+    // before the panel was made too, taken before the project and its checks.
+    wb.compile().follow(this, [this](const CompileResult &r) { setKernels(r.kernels); });
     setDocument(&wb.document());
     RunController &runs = wb.runs();
     connect(this, &LaunchPanel::runRequested, &runs, &RunController::run);
@@ -1562,16 +1566,19 @@ LaunchPanel::LaunchPanel(Workbench &wb, QWidget *parent)
     connect(this, &LaunchPanel::currentStepChanged, &wb.selection(), &Selection::setStep);
     wb.selection().setStep(currentStep());
     // Compile-only mode said where it matters: on the buttons that would run.
-    connect(&wb.devices(), &Devices::changed, this,
-            [this, &wb] { setRunAvailable(wb.devices().canRun(), wb.devices().whyNoRun()); });
-    connect(&wb.compile(), &CompileController::compiled, this,
-            [this](const CompileResult &r) { setKernels(r.kernels); }); // the arguments follow the signature
-    connect(&wb.document(), &ProjectDocument::validationChanged, this, [this, &runs] {
+    const auto followDevices = [this, &wb] { setRunAvailable(wb.devices().canRun(), wb.devices().whyNoRun()); };
+    connect(&wb.devices(), &Devices::changed, this, followDevices);
+    if (wb.devices().known()) {
+        followDevices(); // built after the GPUs were looked for (after the window's first paint)
+    }
+    const auto showOccupancy = [this, &runs] {
         const QString estimate = runs.occupancyEstimate(currentStep());
         if (!estimate.isEmpty()) {
             setOccupancy(estimate);
         }
-    });
+    };
+    connect(&wb.document(), &ProjectDocument::validationChanged, this, showOccupancy);
+    showOccupancy();
     connect(&runs, &RunController::started, this, [this] { setRunning(true); });
     connect(&runs, &RunController::failed, this, [this] { setRunning(false); });
     connect(&wb, &Workbench::runFinished, this, [this](const RunResult &r) {

@@ -19,12 +19,21 @@ LogPanel::LogPanel(QWidget *parent)
 
 void LogPanel::log(const QString &text)
 {
-    appendPlainText(QStringLiteral("[%1] %2").arg(QTime::currentTime().toString(QStringLiteral("HH:mm:ss")), text));
+    logAt(QTime::currentTime(), text);
+}
+
+void LogPanel::logAt(QTime at, const QString &text)
+{
+    appendPlainText(QStringLiteral("[%1] %2").arg(at.toString(QStringLiteral("HH:mm:ss")), text));
 }
 
 LogPanel::LogPanel(Workbench &wb, QWidget *parent)
     : LogPanel(parent)
 {
+    // Made after the window's first paint: what was logged before, first.
+    for (const Workbench::LogLine &line : wb.logBacklog()) {
+        logAt(line.at, line.text);
+    }
     connect(&wb, &Workbench::message, this, &LogPanel::log);
 }
 

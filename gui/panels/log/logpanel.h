@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QPlainTextEdit>
+#include <QTime>
 
 namespace Kp {
 
@@ -14,8 +15,10 @@ public:
     explicit LogPanel(QWidget *parent = nullptr);
     /** The dock's log: every line wb's controllers and panels have for it. */
     LogPanel(Workbench &wb, QWidget *parent = nullptr);
-    /** Appends "[HH:mm:ss] text". */
+    /** Appends "[HH:mm:ss] text", now. */
     void log(const QString &text);
+    /** Appends "[HH:mm:ss] text" with the time at. */
+    void logAt(QTime at, const QString &text);
 };
 
 } // namespace Kp
