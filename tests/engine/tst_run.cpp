@@ -224,6 +224,35 @@ private Q_SLOTS:
         QCOMPARE(QByteArray(static_cast<const char *>(buffers.find("a")->memory.data()), 4000), first);
     }
 
+    // Shapes first (a window's open), contents at the first use: a later
+    // fill without reinit fills what Fill::ShapesOnly left, and keeps the rest.
+    void shapesNowContentsLater()
+    {
+        auto p = parseProject(QJsonDocument(project({step("vector_add", QJsonArray{"a", "b", "c", "n"})})));
+        KP_VERIFY_RESULT(p);
+        HostBuffers filled;
+        KP_VERIFY_RESULT(filled.materialize(*p));
+        const QByteArray expected(static_cast<const char *>(filled.find("a")->memory.data()), 4000);
+        QVERIFY(expected.count('\0') < 1000); // random, not zeros
+
+        HostBuffers buffers;
+        KP_VERIFY_RESULT(buffers.materialize(*p, true, HostBuffers::Fill::ShapesOnly));
+        QCOMPARE(buffers.find("a")->byteSize(), qint64(4000));
+        QVERIFY(!buffers.find("a")->filled);
+        QVERIFY(buffers.find("c")->filled); // zeros: fresh memory already is
+        QVERIFY(!buffers.allFilled());
+        QCOMPARE(QByteArray(static_cast<const char *>(buffers.find("a")->memory.data()), 4000), QByteArray(4000, '\0'));
+        // Checking shapes again fills nothing.
+        KP_VERIFY_RESULT(buffers.materialize(*p, false, HostBuffers::Fill::ShapesOnly));
+        QVERIFY(!buffers.allFilled());
+        auto *c = static_cast<float *>(buffers.find("c")->memory.data());
+        c[7] = 42.0f; // a result in a filled buffer, which a fill without reinit keeps
+        KP_VERIFY_RESULT(buffers.materialize(*p, false));
+        QVERIFY(buffers.allFilled());
+        QCOMPARE(QByteArray(static_cast<const char *>(buffers.find("a")->memory.data()), 4000), expected);
+        QCOMPARE(static_cast<const float *>(buffers.find("c")->memory.data())[7], 42.0f);
+    }
+
     void prepareGoodRun()
     {
         const auto r = prepare(project({step("vector_add", QJsonArray{"a", "b", "c", "n"})}));
