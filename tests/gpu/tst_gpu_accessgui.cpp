@@ -14,6 +14,7 @@
 #include "panels/inspector/bufferinspector.h"
 #include "panels/inspector/imageview.h"
 #include "screenshot.h"
+#include "shell/docks.h"
 #include "shell/mainwindow.h"
 #include "testutil.h"
 #include "workbench/accessmap.h"
@@ -47,7 +48,8 @@ class TestGpuAccessGui : public QObject
         w.refreshDeviceStatus(); // as the program's start does
         QTRY_VERIFY_WITH_TIMEOUT(devices.known(), 30000);
         QVERIFY2(devices.canRun(), qPrintable(devices.whyNoRun()));
-        auto *panel = w.findChild<AccessPanel *>(QStringLiteral("access"));
+        // Built now if the window has not built it yet (its panels follow the first paint).
+        auto *panel = w.docks().panel<AccessPanel>(PanelId::MemoryAccess);
         QVERIFY(panel);
         auto *button = panel->findChild<QPushButton *>(QStringLiteral("analyzeAccess"));
         QTRY_VERIFY_WITH_TIMEOUT(button->isEnabled(), 30000);
