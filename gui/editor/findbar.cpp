@@ -1,6 +1,5 @@
 #include "findbar.h"
 
-#include <QCheckBox>
 #include <QGridLayout>
 #include <QHBoxLayout>
 #include <QKeyEvent>
@@ -24,27 +23,50 @@ FindBar::FindBar(QsciScintilla *editor, QWidget *parent)
     m_find->setPlaceholderText(tr("Find"));
     m_find->setClearButtonEnabled(true);
     m_find->installEventFilter(this);
-    auto *prev = new QPushButton(tr("Previous"), this);
+    // Beside the editor, which may be narrow (1024 pixels, three docks):
+    // arrows and short toggles, not words, so the field keeps room for
+    // what is typed in it, and the bar never widens the window (below).
+    auto *prev = new QToolButton(this);
+    prev->setObjectName(QStringLiteral("findPrevious"));
+    prev->setArrowType(Qt::UpArrow);
     prev->setToolTip(tr("Previous match (Shift+Enter, Shift+F3)"));
-    auto *next = new QPushButton(tr("Next"), this);
+    auto *next = new QToolButton(this);
+    next->setObjectName(QStringLiteral("findNext"));
+    next->setArrowType(Qt::DownArrow);
     next->setToolTip(tr("Next match (Enter, F3)"));
-    m_case = new QCheckBox(tr("Case"), this);
+    m_case = new QToolButton(this);
+    m_case->setObjectName(QStringLiteral("findCase"));
+    m_case->setText(QStringLiteral("Aa"));
+    m_case->setCheckable(true);
     m_case->setToolTip(tr("Match case"));
-    m_word = new QCheckBox(tr("Whole word"), this);
+    m_word = new QToolButton(this);
+    m_word->setObjectName(QStringLiteral("findWholeWord"));
+    m_word->setText(tr("Word"));
+    m_word->setCheckable(true);
+    m_word->setToolTip(tr("Whole words only"));
     m_status = new QLabel(this);
     m_status->setObjectName(QStringLiteral("findStatus"));
     auto *close = new QToolButton(this);
     close->setText(QStringLiteral("×"));
     close->setToolTip(tr("Close (Esc)"));
     close->setAutoRaise(true);
+    // The fields share the stretching column; the buttons of each row sit
+    // in their own row beside it, so one row's do not widen the other's.
+    const auto buttons = [this](std::initializer_list<QWidget *> widgets) {
+        auto *row = new QHBoxLayout;
+        row->setSpacing(2);
+        for (QWidget *w : widgets) {
+            row->addWidget(w);
+        }
+        row->addStretch(1);
+        return row;
+    };
     grid->addWidget(m_find, 0, 0);
-    grid->addWidget(prev, 0, 1);
-    grid->addWidget(next, 0, 2);
-    grid->addWidget(m_case, 0, 3);
-    grid->addWidget(m_word, 0, 4);
-    grid->addWidget(m_status, 0, 5);
-    grid->addWidget(close, 0, 6);
+    grid->addLayout(buttons({prev, next, m_case, m_word, m_status, close}), 0, 1);
     grid->setColumnStretch(0, 1);
+    // Its minimum is not the editor area's: a window narrower than the whole
+    // bar squeezes the bar, never grows past the screen when it opens.
+    setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Fixed);
 
     m_replace = new QLineEdit(this);
     m_replace->setObjectName(QStringLiteral("replaceField"));
@@ -52,13 +74,14 @@ FindBar::FindBar(QsciScintilla *editor, QWidget *parent)
     m_replace->installEventFilter(this);
     auto *replace = new QPushButton(tr("Replace"), this);
     replace->setToolTip(tr("Replace this match and find the next (Enter in this field)"));
-    auto *all = new QPushButton(tr("Replace All"), this);
+    auto *all = new QPushButton(tr("All"), this);
+    all->setObjectName(QStringLiteral("replaceAll"));
+    all->setToolTip(tr("Replace every match, as one undo step"));
     grid->addWidget(m_replace, 1, 0);
-    grid->addWidget(replace, 1, 1);
-    grid->addWidget(all, 1, 2);
+    grid->addLayout(buttons({replace, all}), 1, 1);
     m_replaceRow = m_replace;
-    connect(prev, &QPushButton::clicked, this, [this] { findNext(true); });
-    connect(next, &QPushButton::clicked, this, [this] { findNext(); });
+    connect(prev, &QToolButton::clicked, this, [this] { findNext(true); });
+    connect(next, &QToolButton::clicked, this, [this] { findNext(); });
     connect(replace, &QPushButton::clicked, this, &FindBar::replaceOne);
     connect(all, &QPushButton::clicked, this, &FindBar::replaceAll);
     connect(close, &QToolButton::clicked, this, [this] {

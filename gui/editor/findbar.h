@@ -3,10 +3,10 @@
 #include <QList>
 #include <QWidget>
 
-class QCheckBox;
 class QLabel;
 class QLineEdit;
 class QPushButton;
+class QToolButton;
 class QsciScintilla;
 
 namespace Kp {
@@ -48,8 +48,8 @@ private:
     QsciScintilla *m_editor;
     QLineEdit *m_find = nullptr;
     QLineEdit *m_replace = nullptr;
-    QCheckBox *m_case = nullptr;
-    QCheckBox *m_word = nullptr;
+    QToolButton *m_case = nullptr;
+    QToolButton *m_word = nullptr;
     QLabel *m_status = nullptr;
     QWidget *m_replaceRow = nullptr;
 };

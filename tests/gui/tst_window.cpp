@@ -258,9 +258,16 @@ private Q_SLOTS:
         CodeEditor *e = w.editor();
         e->setFocus();
         e->setCursorPosition(0, 0);
+        // At 1024 pixels, with the three side docks, the editor is narrower
+        // than the whole bar once was.
+        w.resize(1024, 700);
+        QCoreApplication::processEvents();
+        const int width = w.width();
         QTest::keyClick(e, Qt::Key_F, Qt::ControlModifier);
         FindBar *bar = w.findBar();
         QVERIFY(bar->isVisible());
+        QCoreApplication::processEvents();
+        QCOMPARE(w.width(), width); // the bar fits the editor's width, never widens the window
         QVERIFY(bar->findField()->hasFocus());
         QVERIFY(!bar->replaceField()->isVisible());
         QTest::keyClicks(bar->findField(), "lap");
@@ -286,11 +293,9 @@ private Q_SLOTS:
         bar->findField()->selectAll();
         QTest::keyClicks(bar->findField(), "lap");
         QTest::keyClicks(bar->replaceField(), "laplacian");
-        for (QPushButton *b : bar->findChildren<QPushButton *>()) {
-            if (b->text() == "Replace All") {
-                QTest::mouseClick(b, Qt::LeftButton);
-            }
-        }
+        auto *all = bar->findChild<QPushButton *>("replaceAll");
+        QVERIFY(all && all->isVisible());
+        QTest::mouseClick(all, Qt::LeftButton);
         QCOMPARE(bar->statusLabel()->text(), QString("2 replaced"));
         const QString after = e->text();
         QCOMPARE(after.count("laplacian"), 2);
