@@ -192,8 +192,8 @@ void MainWindow::followWorkbench()
     });
     connect(&doc, &ProjectDocument::projectChanged, this, &MainWindow::projectChanged);
     connect(&m_wb->runs(), &RunController::failed, this, &MainWindow::runFinished);
-    // After the panels' deferred refreshes: listeners see the result shown.
-    connect(m_wb, &Workbench::runFinished, this, [this] { QTimer::singleShot(0, this, &MainWindow::runFinished); });
+    // After the panels' deferred refreshes and the history's row: listeners see the result shown.
+    connect(m_wb, &Workbench::runSettled, this, &MainWindow::runFinished);
     connect(m_wb, &Workbench::checksSettled, this, &MainWindow::checksSettled);
     connect(m_wb, &Workbench::memoryCheckFinished, this, &MainWindow::memoryCheckFinished);
 }

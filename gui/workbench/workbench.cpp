@@ -183,13 +183,25 @@ void Workbench::log(const QString &text)
 
 void Workbench::keepHistory()
 {
-    // Timed runs (and failed ones) join the history in their own turn of the
-    // event loop, so the charts add nothing to the inspector's stall.
+    // Timed runs (and failed ones) join the history two turns of the event
+    // loop later: the run's landing (the inspector, the launch panel, the
+    // Log) is painted in the turn between, so the Results chart's geometry
+    // and its own paint never add to that turn's stall (bench_gui).
     connect(m_runs, &RunController::recorded, this, [this](const RunRecord &rec) {
+        ++m_recordsOnTheWay; // RunController::finished() follows: its runSettled() waits for the row
         QTimer::singleShot(0, this, [this, rec] {
-            const int row = m_history->append(rec);
-            Q_EMIT historyRecord(rec, row);
+            QTimer::singleShot(0, this, [this, rec] {
+                const int row = m_history->append(rec);
+                Q_EMIT historyRecord(rec, row);
+                --m_recordsOnTheWay;
+                Q_EMIT runSettled();
+            });
         });
+    });
+    connect(m_runs, &RunController::finished, this, [this] {
+        if (m_recordsOnTheWay == 0) {
+            QTimer::singleShot(0, this, &Workbench::runSettled); // a Play frame: no row to wait for
+        }
     });
     // The history beside the project: loaded with it, written after every
     // change, so runs of earlier sessions (and earlier sources) can be compared.

@@ -165,11 +165,17 @@ Q_SIGNALS:
     void compareRequested(int a, int b);
     void message(const QString &text);
     /**
-     * A timed run (or a failed one) joined the run history at row, one turn
-     * of the event loop after the run landed. The workbench appends it, so
+     * A timed run (or a failed one) joined the run history at row, two turns
+     * of the event loop after the run landed (its landing painted between). The workbench appends it, so
      * the history never depends on a panel (the Results panel shows it).
      */
     void historyRecord(const Kp::RunRecord &record, int row);
+    /**
+     * A run's landing is whole: after runFinished() and, for a run the
+     * history keeps, its row (historyRecord()); a Play frame's one turn of
+     * the event loop after runFinished(). Screenshots and tests wait for it.
+     */
+    void runSettled();
 
 private:
     void keepHistory();
@@ -184,6 +190,7 @@ private:
     AccessMap *m_access = nullptr;
     RunHistoryModel *m_history = nullptr;
     QList<LogLine> m_logBacklog;
+    int m_recordsOnTheWay = 0; ///< runs recorded whose history rows are not appended yet
 };
 
 } // namespace Kp
