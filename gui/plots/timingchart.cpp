@@ -531,6 +531,83 @@ Status ChartWidget::exportSvg(const QString &path, QSize size)
     return Unit{};
 }
 
+/**
+ * The decimated samples: each column's fastest and slowest sample joined by
+ * one vertical line, painted straight onto the plot area. As a QLineSeries
+ * the same 2,000 points cost half of a run's landing in Results: Qt Charts
+ * strokes a series' whole path into a hover shape on every change
+ * (LineChartItem::updateGeometry), and this chart needs no hover. The
+ * series m_columns stays, empty, for the legend and the axes' mapping.
+ */
+class TimingChart::ColumnLines : public QGraphicsItem
+{
+public:
+    ColumnLines(QChart *chart, QAbstractSeries *mappedBy)
+        : QGraphicsItem(chart)
+        , m_chart(chart)
+        , m_mappedBy(mappedBy)
+    {
+        setAcceptedMouseButtons(Qt::NoButton);
+        // Above the grid and axis lines, below the series (the median line).
+        setZValue(3.5);
+        setVisible(false);
+    }
+    void setPoints(QList<QPointF> points)
+    {
+        m_points = std::move(points);
+        update();
+    }
+    void clear() { setPoints({}); }
+    qsizetype count() const { return m_points.size(); }
+    void setPen(const QPen &pen)
+    {
+        m_pen = pen;
+        update();
+    }
+    /** The plot area moved or the axes' ranges changed: the lines are drawn anew. */
+    void replot()
+    {
+        prepareGeometryChange();
+        update();
+    }
+    QRectF boundingRect() const override { return m_chart->plotArea(); }
+    void paint(QPainter *painter, const QStyleOptionGraphicsItem *, QWidget *) override
+    {
+        if (m_points.size() < 2) {
+            return;
+        }
+        // Value axes are linear: two points fix the map to the chart's coordinates.
+        const QPointF o = m_chart->mapToPosition(QPointF(0, 0), m_mappedBy);
+        const QPointF u = m_chart->mapToPosition(QPointF(1, 1), m_mappedBy);
+        const double sx = u.x() - o.x();
+        const double sy = u.y() - o.y();
+        QList<QLineF> lines;
+        lines.reserve(m_points.size() / 2);
+        for (qsizetype i = 0; i + 1 < m_points.size(); i += 2) {
+            const double x = o.x() + sx * m_points[i].x();
+            double y0 = o.y() + sy * m_points[i].y();
+            double y1 = o.y() + sy * m_points[i + 1].y();
+            if (std::abs(y1 - y0) < 1) { // a column of equal samples is still a pixel
+                const double mid = 0.5 * (y0 + y1);
+                y0 = mid - 0.5;
+                y1 = mid + 0.5;
+            }
+            lines << QLineF(x, y0, x, y1);
+        }
+        painter->save();
+        painter->setClipRect(m_chart->plotArea());
+        painter->setPen(m_pen);
+        painter->drawLines(lines);
+        painter->restore();
+    }
+
+private:
+    QChart *m_chart;
+    QAbstractSeries *m_mappedBy;
+    QList<QPointF> m_points;
+    QPen m_pen;
+};
+
 TimingChart::TimingChart(QWidget *parent)
     : ChartWidget(parent)
 {
@@ -554,6 +631,11 @@ TimingChart::TimingChart(QWidget *parent)
         s->attachAxis(m_yAxis);
         s->setVisible(false);
     }
+    m_columnLines = new ColumnLines(chart(), m_columns);
+    connect(chart(), &QChart::plotAreaChanged, this, [this] { m_columnLines->replot(); });
+    for (QValueAxis *axis : {m_xAxis, m_yAxis}) {
+        connect(axis, &QValueAxis::rangeChanged, this, [this] { m_columnLines->replot(); });
+    }
     TimingChart::applyColors();
     showMessage(QString());
 }
@@ -561,7 +643,7 @@ TimingChart::TimingChart(QWidget *parent)
 void TimingChart::applyColors()
 {
     ChartWidget::applyColors();
-    if (!m_points) {
+    if (!m_columnLines) {
         return; // the base constructor's call, before the series exist
     }
     const ChartColors c = colors();
@@ -574,7 +656,8 @@ void TimingChart::applyColors()
     // for a thousand columns).
     QPen columnPen(c.primary, 1);
     columnPen.setCosmetic(true);
-    m_columns->setPen(columnPen);
+    m_columns->setPen(columnPen); // its legend marker's colour
+    m_columnLines->setPen(columnPen);
     m_median->setPen(QPen(c.accent, 2));
     m_bars->setColor(c.dark ? c.primary.darker(160) : c.primary.lighter(150));
     m_bars->setBorderColor(c.primary);
@@ -592,6 +675,7 @@ void TimingChart::hideSeries()
                                static_cast<QAbstractSeries *>(m_columns), static_cast<QAbstractSeries *>(m_median)}) {
         s->setVisible(false);
     }
+    m_columnLines->setVisible(false);
 }
 
 void TimingChart::clear(const QString &message)
@@ -603,7 +687,7 @@ void TimingChart::clear(const QString &message)
     // old points twice over (bench_gui: a 2,000-sample run lands in Results
     // in 3.6 ms instead of 4.4 here).
     m_points->clear();
-    m_columns->clear();
+    m_columnLines->clear();
     m_xAxis->setVisible(false);
     m_yAxis->setVisible(false);
     m_timeAxis = nullptr;
@@ -700,7 +784,12 @@ void TimingChart::showSamples(const RunRecord &record)
             m_points->setLightMarker(markerImage(colors().primary, markerSize));
         }
     }
-    shown->replace(decimate(samples, m_decimated ? columns : int(n), k));
+    if (m_decimated) {
+        m_columnLines->setPoints(decimate(samples, columns, k));
+        m_columnLines->setVisible(true);
+    } else {
+        m_points->replace(decimate(samples, int(n), k));
+    }
     shown->setVisible(true);
     m_median->setName(QStringLiteral("median %1").arg(formatDuration(st.medianMs)));
     m_median->replace({QPointF(0, st.medianMs * k), QPointF(xMax, st.medianMs * k)});
@@ -807,7 +896,7 @@ int TimingChart::pointCount() const
     if (m_mode != Mode::Samples) {
         return 0;
     }
-    return int((m_decimated ? m_columns : m_points)->count());
+    return int(m_decimated ? m_columnLines->count() : m_points->count());
 }
 
 std::pair<double, double> TimingChart::timeAxisRangeMs() const

@@ -217,7 +217,9 @@ private:
     bool m_decimated = false;
     QList<double> m_samplesMs;        ///< of the run shown, for the CSV
     QLineSeries *m_points = nullptr;  ///< every sample as a dot (few samples); owned by the chart
-    QLineSeries *m_columns = nullptr; ///< min/max per column (many samples)
+    QLineSeries *m_columns = nullptr; ///< empty: names the columns in the legend and maps them (m_columnLines draws)
+    class ColumnLines;
+    ColumnLines *m_columnLines = nullptr; ///< min/max per column (many samples), a child item of the chart
     QLineSeries *m_median = nullptr;
     QLineSeries *m_barOutline = nullptr; ///< the histogram's bars, the upper series of m_bars
     QAreaSeries *m_bars = nullptr;

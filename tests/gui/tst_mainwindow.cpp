@@ -27,6 +27,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPlainTextEdit>
+#include <QRegularExpression>
 #include <QScreen>
 #include <QSettings>
 #include <QTableWidget>
@@ -70,7 +71,10 @@ private:
                 line += QStringLiteral(": ") + combo->currentText() + QStringLiteral(" of ") +
                         QString::number(combo->count());
             } else if (auto *text = qobject_cast<QPlainTextEdit *>(w)) {
-                line += QStringLiteral(": ") + text->toPlainText();
+                // The Log's lines without their times: the two windows logged a second apart at times.
+                static const QRegularExpression stamp(QStringLiteral(R"(^\[\d\d:\d\d:\d\d\] )"),
+                                                      QRegularExpression::MultilineOption);
+                line += QStringLiteral(": ") + text->toPlainText().remove(stamp);
             } else if (auto *rich = qobject_cast<QTextEdit *>(w)) {
                 line += QStringLiteral(": ") + rich->toPlainText();
             } else if (auto *sci = qobject_cast<QsciScintilla *>(w)) {
