@@ -102,6 +102,12 @@ private Q_SLOTS:
         QCOMPARE(panel.candidateChooser()->currentIndex(), 1);
         // 20 % apart with 2 % jitter: the intervals are apart.
         QVERIFY2(panel.verdictText().startsWith("FASTER: B is 1.2"), qPrintable(panel.verdictText()));
+        // However long the verdict's numbers, the panel asks no more width than the bottom dock has
+        // beside the launch panel in a 1024-pixel window (they widened the window to 1445 pixels).
+        QVERIFY2(panel.minimumSizeHint().width() <= 600,
+                 qPrintable(QStringLiteral("%1 pixels for: %2")
+                                .arg(panel.minimumSizeHint().width())
+                                .arg(panel.findChild<QLabel *>("compareReason")->text())));
         QCOMPARE(panel.verdictLabel()->text(), panel.verdictText());
         QCOMPARE(panel.comparison().verdict, Verdict::Faster);
         // The rule is in the verdict's tooltip.

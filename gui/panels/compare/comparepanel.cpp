@@ -7,6 +7,7 @@
 #include "plots/comparechart.h"
 
 #include <QComboBox>
+#include <QEvent>
 #include <QFontDatabase>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -63,7 +64,6 @@ ComparePanel::ComparePanel(RunHistoryModel *model, QWidget *parent)
     m_verdict->setToolTip(QString::fromLatin1(kRule));
     m_reason = new QLabel;
     m_reason->setObjectName(QStringLiteral("compareReason"));
-    m_reason->setWordWrap(true);
     m_reason->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_reason->setToolTip(QString::fromLatin1(kRule));
 
@@ -100,7 +100,12 @@ ComparePanel::ComparePanel(RunHistoryModel *model, QWidget *parent)
     auto *verdictRow = new QHBoxLayout;
     verdictRow->addWidget(m_verdict);
     verdictRow->addWidget(m_reason, 1);
+    // One line, cut to the dock's width: wrapped, it took the distributions'
+    // height; whole, it asked for 830 pixels and widened the window past a
+    // 1280 screen at the second timed run.
     m_reason->setWordWrap(false);
+    m_reason->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    m_reason->installEventFilter(this);
     layout->addLayout(pick);
     layout->addLayout(verdictRow);
     layout->addWidget(m_tabs, 1);
@@ -115,6 +120,28 @@ ComparePanel::ComparePanel(RunHistoryModel *model, QWidget *parent)
     connect(m_model, &QAbstractItemModel::rowsInserted, this, &ComparePanel::refillChoosers);
     connect(m_model, &QAbstractItemModel::modelReset, this, &ComparePanel::refillChoosers);
     refillChoosers();
+}
+
+void ComparePanel::setReason(const QString &text)
+{
+    m_reasonText = text;
+    fitReason();
+}
+
+void ComparePanel::fitReason()
+{
+    const QString shown = m_reason->fontMetrics().elidedText(m_reasonText, Qt::ElideRight, m_reason->width());
+    m_reason->setText(shown);
+    m_reason->setToolTip(shown == m_reasonText ? QString::fromLatin1(kRule)
+                                               : m_reasonText + QStringLiteral("\n\n") + QString::fromLatin1(kRule));
+}
+
+bool ComparePanel::eventFilter(QObject *watched, QEvent *event)
+{
+    if (watched == m_reason && event->type() == QEvent::Resize) {
+        fitReason();
+    }
+    return QWidget::eventFilter(watched, event);
 }
 
 void ComparePanel::refillChoosers()
@@ -180,7 +207,7 @@ void ComparePanel::update()
     m_resources->setRowCount(0);
     if (ia < 0 || ib < 0 || ia >= m_model->rowCount() || ib >= m_model->rowCount()) {
         m_verdict->setText(tr("Choose two runs (Results: select two rows, or a row's \"Compare with...\")"));
-        m_reason->clear();
+        setReason({});
         m_diff->clear();
         m_chart->clear(tr("Choose two runs to compare"));
         return;
@@ -191,7 +218,7 @@ void ComparePanel::update()
                                ? tr("Compare needs two runs; there is one so far. Change something and run again.")
                                : tr("A and B are the same run (#%1): choose another run for one of them.")
                                      .arg(m_model->record(ia).number));
-        m_reason->clear();
+        setReason({});
         m_diff->clear();
         m_chart->clear(tr("Two runs are compared here"));
         return;
@@ -203,13 +230,13 @@ void ComparePanel::update()
     if (a.result.samplesMs.isEmpty() || b.result.samplesMs.isEmpty()) {
         m_verdict->setText(tr("No verdict: %1 has no timing samples")
                                .arg(a.result.samplesMs.isEmpty() ? QStringLiteral("A") : QStringLiteral("B")));
-        m_reason->setText(a.failed() || b.failed() ? tr("A failed run has no samples; compare two timed runs.")
-                                                   : tr("Run timed (not Play or Step) to take samples."));
+        setReason(a.failed() || b.failed() ? tr("A failed run has no samples; compare two timed runs.")
+                                           : tr("Run timed (not Play or Step) to take samples."));
     } else {
         m_comparison = compareSamples(a.result.samplesMs, b.result.samplesMs);
         m_compared = true;
         m_verdict->setText(verdictText());
-        m_reason->setText(m_comparison.reason);
+        setReason(m_comparison.reason);
     }
     m_chart->showPair(a, b);
 

@@ -52,15 +52,22 @@ public:
     QComboBox *candidateChooser() const { return m_b; }
     QLabel *verdictLabel() const { return m_verdict; }
 
+protected:
+    bool eventFilter(QObject *watched, QEvent *event) override;
+
 private:
     void refillChoosers();
     void update();
+    /** Shows text beside the verdict, cut to the label's width (the whole text in its tooltip when cut). */
+    void setReason(const QString &text);
+    void fitReason();
 
     RunHistoryModel *m_model;
     QComboBox *m_a = nullptr;
     QComboBox *m_b = nullptr;
     QLabel *m_verdict = nullptr;
     QLabel *m_reason = nullptr;
+    QString m_reasonText; ///< what m_reason shows, whole
     QTabWidget *m_tabs = nullptr;
     DistributionChart *m_chart = nullptr;
     QPlainTextEdit *m_diff = nullptr;
