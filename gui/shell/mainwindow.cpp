@@ -49,6 +49,10 @@ MainWindow::MainWindow(EngineClient *engine, QWidget *parent)
     QTimer::singleShot(0, this, [this] {
         if (!m_editor->viewport()->isVisible()) {
             settleStart(); // never shown by the event loop's first turn: tests, a screenshot without a screen
+        } else {
+            // Shown but maybe never painted (started minimized, on another
+            // desktop): the compile and the panels do not wait past 2 s.
+            QTimer::singleShot(2000, this, &MainWindow::settleStart);
         }
     });
     connect(this, &MainWindow::firstPainted, m_docks, &Docks::windowPainted);
