@@ -151,6 +151,8 @@ public:
     HostBuffers &hostBuffers();
     /** The host buffers for their names and shapes only: the contents may not be filled yet. */
     const HostBuffers &bufferShapes() const { return m_host; }
+    /** The host buffers as they are, for a caller that fills them itself (a run, off the GUI thread). */
+    HostBuffers &buffersToFill() { return m_host; }
 
     /** The compile of the current source that validation judges bindings against. */
     void setCompiled(const CompileResult &result);

@@ -144,7 +144,7 @@ void RunController::start(bool play)
                 Q_EMIT buffersReleased(); // Play keeps the contents: nothing is written
             }
             const CompileResult result = *compiled;
-            HostBuffers *host = &m_doc->hostBuffers();
+            HostBuffers *host = &m_doc->buffersToFill();
             m_fillPool.start([this, host, p, play, result] {
                 const Status filled = host->materialize(p, !play);
                 QMetaObject::invokeMethod(

@@ -94,6 +94,25 @@ RunRecord syntheticRun(int count, quint32 seed)
     return rec;
 }
 
+/** One launch of heat's step as a run reports it (1024x1024: a grid of 32x128 blocks of 32x8). */
+StepResult heatStep()
+{
+    StepResult step;
+    step.kernel = QStringLiteral("heat_step");
+    step.grid = {32, 128, 1};
+    step.block = {32, 8, 1};
+    return step;
+}
+
+/** What a run's download does to w's buffers without a GPU: new contents in t at element, every generation bumped. */
+void simulateDownload(MainWindow &w, qint64 element)
+{
+    static_cast<float *>(w.hostBuffers().find(QStringLiteral("t"))->memory.data())[element] += 1.0f;
+    for (const auto &b : w.hostBuffers().all()) {
+        ++b->generation;
+    }
+}
+
 /** CPU time of the calling thread, in milliseconds: what the GUI thread spent, whatever else the machine runs. */
 double threadCpuMs()
 {
@@ -357,25 +376,17 @@ int main(int argc, char **argv)
         QCoreApplication::processEvents();
         RunController &runs = w.workbench().runs();
         RunResult frame;
-        StepResult step;
-        step.kernel = QStringLiteral("heat_step");
-        step.grid = {32, 128, 1};
-        step.block = {32, 8, 1};
-        frame.steps << step;
+        frame.steps << heatStep();
         frame.repeat = 50;
         QList<double> ms;
         app.setProfiling(true);
         const int frames = 20;
         for (int i = 0; i < frames; ++i) {
-            auto *t = static_cast<float *>(w.hostBuffers().find(QStringLiteral("t"))->memory.data());
-            t[1024 * 400 + 300 + i] += 1.0f; // the worker's download wrote new contents
             QElapsedTimer clock;
             clock.start();
             Q_EMIT runs.started(true);
             Q_EMIT runs.launching();
-            for (const auto &b : w.hostBuffers().all()) {
-                ++b->generation;
-            }
+            simulateDownload(w, 1024 * 400 + 300 + i);
             Q_EMIT runs.finished(frame, true);
             QCoreApplication::processEvents(); // what the frame left: refreshes, paints
             QCoreApplication::processEvents();
@@ -398,11 +409,7 @@ int main(int argc, char **argv)
     {
         RunController &runs = w.workbench().runs();
         RunResult r;
-        StepResult step;
-        step.kind = QStringLiteral("kernel");
-        step.kernel = QStringLiteral("heat_step");
-        step.grid = {32, 128, 1};
-        step.block = {32, 8, 1};
+        const StepResult step = heatStep();
         r.steps << step;
         r.repeat = 50;
         r.timed = true;
@@ -427,11 +434,7 @@ int main(int argc, char **argv)
             Q_EMIT runs.started(false);
             Q_EMIT runs.launching();
             QCoreApplication::processEvents();
-            auto *t = static_cast<float *>(w.hostBuffers().find(QStringLiteral("t"))->memory.data());
-            t[1024 * 300 + 200 + i] += 1.0f; // the download wrote new contents
-            for (const auto &b : w.hostBuffers().all()) {
-                ++b->generation;
-            }
+            simulateDownload(w, 1024 * 300 + 200 + i);
             QElapsedTimer since;
             bool landed = false;
             QTimer::singleShot(0, &runs, [&] {

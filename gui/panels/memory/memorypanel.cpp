@@ -519,7 +519,7 @@ MemoryPanel::MemoryPanel(Workbench &wb, QWidget *parent)
         wb.requestAttention(PanelId::Memory, Attention::GuardHit);
         // The first buffer written past, at the edge element the write went beyond.
         const GuardViolation &v = r.guardViolations.first();
-        if (const HostBuffer *b = doc.hostBuffers().find(v.buffer); b && b->elementCount() > 0) {
+        if (const HostBuffer *b = doc.bufferShapes().find(v.buffer); b && b->elementCount() > 0) {
             wb.requestBuffer(v.buffer, InspectorView::Grid, v.edgeElement());
         }
     });
@@ -534,7 +534,7 @@ MemoryPanel::MemoryPanel(Workbench &wb, QWidget *parent)
                              otherLine > 0 ? qMax(line, otherLine) : line);
     });
     connect(this, &MemoryPanel::elementActivated, &wb, [&wb, &doc](const QString &buffer, qint64 element) {
-        if (doc.hostBuffers().find(buffer)) {
+        if (doc.bufferShapes().find(buffer)) {
             wb.requestBuffer(buffer, InspectorView::Grid, element);
         }
     });

@@ -162,7 +162,7 @@ ProjectPanel::ProjectPanel(Workbench &wb, QWidget *parent)
         // Evaluated now, a typo is refused where it was typed, in the run's words.
         if (!t.isEmpty()) {
             Expression ex;
-            const QMap<QString, double> vars = expressionVariables(m_doc.project(), m_doc.hostBuffers());
+            const QMap<QString, double> vars = expressionVariables(m_doc.project(), m_doc.bufferShapes());
             for (auto it = vars.cbegin(); it != vars.cend(); ++it) {
                 ex.set(it.key(), it.value());
             }
