@@ -1,15 +1,13 @@
 #include "supervisor.h"
 
+#include "client/localsocket.h"
 #include "client/workerprocess.h"
 #include "compile/sandbox.h"
 #include "core/format.h"
 
 #include <QCoreApplication>
-#include <QLocalServer>
-#include <QLocalSocket>
 #include <QProcess>
 #include <QProcessEnvironment>
-#include <QRandomGenerator>
 #include <QTimer>
 
 namespace Kp {
@@ -170,26 +168,20 @@ void Supervisor::startWorker()
     m_stderr.clear();
     m_decoder = FrameDecoder(Protocol::kMaxWorkerReplyBytes);
 
-    m_server = new QLocalServer(this);
+    m_server = new LocalListener(this);
     // Only this user may connect to the socket the worker calls back on.
-    m_server->setSocketOptions(QLocalServer::UserAccessOption);
-    const QString name = QStringLiteral("kpg-%1-%2-%3")
-                             .arg(QCoreApplication::applicationPid())
-                             .arg(m_nextId)
-                             .arg(QRandomGenerator::global()->generate(), 8, 16, QLatin1Char('0'));
-    if (!m_server->listen(name)) {
-        const Error e = engineError(Error::Code::WorkerStart, QStringLiteral("cannot open the local socket %1 "
-                                                                             "for kpg-worker: %2")
-                                                                  .arg(name, m_server->errorString()));
+    if (const Status listening =
+            m_server->listen(QStringLiteral("kpg-%1-%2").arg(QCoreApplication::applicationPid()).arg(m_nextId));
+        !listening) {
         teardown();
-        failQueue(e);
+        failQueue(listening.error());
         return;
     }
-    connect(m_server, &QLocalServer::newConnection, this, &Supervisor::onConnection);
+    connect(m_server, &LocalListener::connected, this, &Supervisor::onConnection);
 
     m_process = new WorkerProcess(this);
     m_started = true;
-    QStringList workerArgs{QStringLiteral("--connect"), m_server->fullServerName()};
+    QStringList workerArgs{QStringLiteral("--connect"), m_server->path()};
     m_copyBuffers = false;
     if (Sandbox::workerSandboxRequested()) {
         workerArgs << QStringLiteral("--sandbox"); // opt-in (docs/security.md)
@@ -304,18 +296,20 @@ Error Supervisor::goneError(const QString &reason, const QString &tail, bool was
                                  .arg(where, reason, type, tail));
 }
 
-void Supervisor::onConnection()
+void Supervisor::onConnection(LocalChannel *channel)
 {
     if (m_socket || !m_server) {
+        delete channel;
         return;
     }
-    m_socket = m_server->nextPendingConnection();
+    channel->setParent(this);
+    m_socket = channel;
     m_channel = m_socket;
     m_server->close(); // one worker, one connection
-    connect(m_socket, &QLocalSocket::readyRead, this, &Supervisor::onReadyRead);
+    connect(m_socket, &LocalChannel::readyRead, this, &Supervisor::onReadyRead);
     // A dead worker shows first as a closed socket; act on it at once, so no
     // request is sent to a process that is already gone.
-    connect(m_socket, &QLocalSocket::disconnected, this, &Supervisor::onWorkerGone);
+    connect(m_socket, &LocalChannel::disconnected, this, &Supervisor::onWorkerGone);
     m_helloId = m_nextId++;
     send(Message{kVersion, Type::Hello, m_helloId, {{QStringLiteral("protocol"), kVersion}}});
 }

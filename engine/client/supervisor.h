@@ -14,12 +14,12 @@
 #include <optional>
 
 class QIODevice;
-class QLocalServer;
-class QLocalSocket;
 class QTimer;
 
 namespace Kp {
 
+class LocalChannel;
+class LocalListener;
 class WorkerProcess;
 
 /**
@@ -78,7 +78,7 @@ private:
     Error goneError(const QString &reason, const QString &tail, bool wasStarting, const QString &type) const;
     /** A remote worker's error names the target ("ssh://lab-gpu-01: no NVIDIA driver ..."). */
     Error fromTarget(Error e) const;
-    void onConnection();
+    void onConnection(Kp::LocalChannel *channel);
     void onReadyRead();
     void onWorkerGone();
     void stopWorker(const QString &reason, bool graceful = false);
@@ -93,9 +93,9 @@ private:
     QString stderrTail() const;
 
     State m_state = State::Idle;
-    QLocalServer *m_server = nullptr;
+    LocalListener *m_server = nullptr;
     WorkerProcess *m_process = nullptr;
-    QLocalSocket *m_socket = nullptr;
+    LocalChannel *m_socket = nullptr;
     QIODevice *m_channel = nullptr; ///< m_socket, or a remote target's ssh/srun stdin and stdout
     Target m_target;                ///< resolved when a worker starts
     RemoteBuffers m_buffers;        ///< what a remote worker holds of the buffers

@@ -5,6 +5,9 @@
 // nothing. Target: under 16 ms.
 //   QT_QPA_PLATFORM=offscreen bench_gui            everything
 //   QT_QPA_PLATFORM=offscreen bench_gui results    only a run landing in Results
+// BENCH_GUI_RECORD=FILE keeps the real timed run (a run history file);
+// BENCH_GUI_REPLAY=FILE lands that run in the no-GPU landing row instead of a
+// made-up one, so a GPU's landing can be studied and cut without a GPU.
 
 #include "client/engineclient.h"
 #include "compile/compileservice.h"
@@ -39,12 +42,29 @@ using namespace Kp;
 
 namespace {
 
+/** One clock for the stalls and the events the profiler logs, so a stall's events can be found. */
+QElapsedTimer &benchClock()
+{
+    static QElapsedTimer clock = [] {
+        QElapsedTimer c;
+        c.start();
+        return c;
+    }();
+    return clock;
+}
+
+/** The last longestStall()'s worst gap, from and to, in benchClock() nanoseconds. */
+qint64 g_stallFrom = 0;
+qint64 g_stallTo = 0;
+
 /** Runs the event loop until done() or timeoutMs, and returns the longest gap between 1 ms ticks. */
 template<typename Done> double longestStall(Done done, int timeoutMs, int *ticks)
 {
     QElapsedTimer clock;
     clock.start();
     qint64 last = clock.nsecsElapsed();
+    qint64 lastGlobal = benchClock().nsecsElapsed();
+    g_stallFrom = g_stallTo = lastGlobal;
     double worst = 0;
     double worstAt = 0;
     int n = 0;
@@ -53,11 +73,15 @@ template<typename Done> double longestStall(Done done, int timeoutMs, int *ticks
     tick.setInterval(1);
     QObject::connect(&tick, &QTimer::timeout, [&] {
         const qint64 now = clock.nsecsElapsed();
+        const qint64 nowGlobal = benchClock().nsecsElapsed();
         if (double(now - last) / 1e6 > worst) {
             worst = double(now - last) / 1e6;
             worstAt = double(now) / 1e6;
+            g_stallFrom = lastGlobal;
+            g_stallTo = nowGlobal;
         }
         last = now;
+        lastGlobal = nowGlobal;
         ++n;
     });
     tick.start();
@@ -144,6 +168,7 @@ public:
         m_on = on;
         if (on) {
             m_costs.clear();
+            m_log.clear();
         }
     }
 
@@ -158,11 +183,12 @@ public:
             receiver->objectName().isEmpty() ? QString() : QStringLiteral(" '%1'").arg(receiver->objectName()),
             QString::fromLatin1(QMetaEnum::fromType<QEvent::Type>().valueToKey(event->type())));
         ++m_depth;
-        QElapsedTimer t;
-        t.start();
+        const qint64 from = benchClock().nsecsElapsed();
         const bool r = QApplication::notify(receiver, event);
         --m_depth;
-        const double ms = double(t.nsecsElapsed()) / 1e6;
+        const qint64 to = benchClock().nsecsElapsed();
+        const double ms = double(to - from) / 1e6;
+        m_log.append({from, to, key});
         Cost &c = m_costs[key];
         c.totalMs += ms;
         c.worstMs = std::max(c.worstMs, ms);
@@ -189,10 +215,46 @@ public:
         }
     }
 
+    /**
+     * The events delivered within the last longestStall()'s worst gap, in
+     * order, with what the gap spent outside them (the event dispatcher,
+     * timers' own bookkeeping, the window system): where that one stall went.
+     */
+    void printWorstStall() const
+    {
+        std::printf("\nThe longest stall (%.2f ms), event by event:\n\n| receiver, event | ms |\n|---|---|\n",
+                    double(g_stallTo - g_stallFrom) / 1e6);
+        double inside = 0;
+        double small = 0;
+        int smallCount = 0;
+        for (const Logged &e : m_log) {
+            if (e.to <= g_stallFrom || e.from >= g_stallTo) {
+                continue;
+            }
+            const double ms = double(std::min(e.to, g_stallTo) - std::max(e.from, g_stallFrom)) / 1e6;
+            inside += ms;
+            if (ms < 0.2) {
+                small += ms;
+                ++smallCount;
+                continue;
+            }
+            std::printf("| %s | %.2f |\n", qPrintable(e.key), ms);
+        }
+        std::printf("| (%d events under 0.2 ms each) | %.2f |\n| (outside any event) | %.2f |\n", smallCount, small,
+                    double(g_stallTo - g_stallFrom) / 1e6 - inside);
+    }
+
 private:
+    struct Logged
+    {
+        qint64 from;
+        qint64 to;
+        QString key;
+    };
     bool m_on = false;
     int m_depth = 0;
     QHash<QString, Cost> m_costs;
+    QList<Logged> m_log;
 };
 
 /**
@@ -279,6 +341,7 @@ int main(int argc, char **argv)
         std::printf("| compiling a kernel that includes cub (no cache) | %.2f ms | %d | %lld ms |\n", stall, ticks,
                     t.elapsed());
         app.printTop(6, 1);
+        app.printWorstStall();
         std::printf("\n");
     }
     // What a finished run costs the GUI thread, piece by piece, without a GPU:
@@ -425,7 +488,25 @@ int main(int argc, char **argv)
         rec.block = step.block;
         rec.label = QStringLiteral("block 32");
         rec.result = r;
+        // A real timed run of heat, recorded on a GPU by BENCH_GUI_RECORD,
+        // lands instead where BENCH_GUI_REPLAY names it: its samples, source,
+        // resources and steps as the worker returned them.
+        const QString replay = qEnvironmentVariable("BENCH_GUI_REPLAY");
+        if (!replay.isEmpty()) {
+            const Result<QList<RunRecord>> recorded = loadHistory(replay);
+            if (!recorded || recorded->isEmpty()) {
+                std::fprintf(stderr, "BENCH_GUI_REPLAY: %s\n",
+                             recorded ? "no run in the file" : qPrintable(recorded.error().message));
+                return 1;
+            }
+            rec = recorded->last();
+            r = rec.result;
+            std::printf("(replaying %s: %lld samples, %lld steps)\n", qPrintable(replay), qint64(r.samplesMs.size()),
+                        qint64(r.steps.size()));
+        }
         QList<double> stalls;
+        qint64 worstFrom = 0;
+        qint64 worstTo = 0;
         app.setProfiling(true);
         const int landings = 7;
         for (int i = 0; i < landings; ++i) {
@@ -447,13 +528,20 @@ int main(int argc, char **argv)
             });
             int ticks = 0;
             stalls << longestStall([&] { return landed && since.elapsed() > 150; }, 10000, &ticks);
+            if (stalls.last() >= *std::max_element(stalls.cbegin(), stalls.cend())) {
+                worstFrom = g_stallFrom;
+                worstTo = g_stallTo;
+            }
         }
+        g_stallFrom = worstFrom;
+        g_stallTo = worstTo;
         app.setProfiling(false);
         std::sort(stalls.begin(), stalls.end());
         std::printf("| (piece) a timed run of heat lands, no GPU (2000 samples: status, Log, history, result fan-out, "
                     "paints) | median %.2f ms, worst %.2f ms | | %d landings |\n",
                     stalls[landings / 2], stalls.back(), landings);
         app.printTop(10, landings);
+        app.printWorstStall();
         std::printf("\n");
     }
     if (!w.deviceStatusKnown() || w.deviceStatusText().contains(QLatin1String("compile-only"))) {
@@ -474,7 +562,14 @@ int main(int argc, char **argv)
         std::printf("| a timed run of heat (50 steps per sample, 1024x1024) | %.2f ms | %d | %lld ms |\n", stall, ticks,
                     t.elapsed());
         app.printTop(8, 1);
+        app.printWorstStall();
         std::printf("\n");
+        const QString record = qEnvironmentVariable("BENCH_GUI_RECORD");
+        if (!record.isEmpty() && !w.workbench().history().records().isEmpty()) {
+            const Status saved = saveHistory(record, {w.workbench().history().records().last()});
+            std::printf("(the run recorded in %s%s)\n", qPrintable(record),
+                        saved ? "" : qPrintable(QStringLiteral(": ") + saved.error().message));
+        }
     }
     // Play: runs back to back, the image view refreshed after each.
     {
@@ -499,6 +594,7 @@ int main(int argc, char **argv)
         std::printf("| Play on heat, image view live (%lld frames, %.1f frames/s) | %.2f ms | %d | %lld ms |\n",
                     qint64(frames.count()), frames.count() / (t.elapsed() / 1000.0), stall, ticks, t.elapsed());
         app.printTop(12, frames.count());
+        app.printWorstStall();
         const auto median = [&phases](double RunController::Phases::*field) {
             QList<double> v;
             for (const RunController::Phases &p : phases) {
