@@ -83,7 +83,13 @@ done
 # ---- libraries ----------------------------------------------------------
 # Everything the programs and plugins load, except the system's own (above).
 system_lib='^(linux-vdso\.so|ld-linux[-a-z0-9_]*\.so|libc\.so|libm\.so|libmvec\.so|libdl\.so|libpthread\.so|librt\.so|libresolv\.so|libutil\.so|libanl\.so|libnsl\.so|libBrokenLocale\.so|libstdc\+\+\.so|libgcc_s\.so|libcuda\.so|libnvrtc|libnvidia-|lib(GLX|EGL|GLESv2)_nvidia\.so)'
-elves=("$root"/bin/kernel-playground "$root"/bin/kpg "$root"/bin/kpg-worker "$root"/bin/kpg-compiler)
+# The chart panels' module (gui/shell/chartpanels.h) is installed at lib/kernel-playground/.
+charts_module=$root/lib/kernel-playground/kpg_charts.so
+if [ ! -f "$charts_module" ]; then
+  echo "make-bundle: $charts_module was not installed; build first (cmake --build $build)" >&2
+  exit 66
+fi
+elves=("$root"/bin/kernel-playground "$root"/bin/kpg "$root"/bin/kpg-worker "$root"/bin/kpg-compiler "$charts_module")
 mapfile -t plugin_files < <(find "$root/plugins" -name '*.so' | sort)
 elves+=("${plugin_files[@]}")
 mkdir -p "$root/lib"
@@ -109,10 +115,11 @@ done
 for f in "${plugin_files[@]}"; do
   patchelf --force-rpath --set-rpath '$ORIGIN/../../lib' "$f"
 done
+patchelf --force-rpath --set-rpath '$ORIGIN/..' "$charts_module"
 # A bundled library with a RUNPATH of its own would not see the programs'
 # RPATH for its dependencies: point it at its own folder.
 for f in "$root"/lib/*; do
-  if readelf -d "$f" | grep -Eq '\((RUNPATH|RPATH)\)'; then
+  if [ -f "$f" ] && readelf -d "$f" | grep -Eq '\((RUNPATH|RPATH)\)'; then
     patchelf --set-rpath '$ORIGIN' "$f"
   fi
 done

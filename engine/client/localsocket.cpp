@@ -312,7 +312,7 @@ Status LocalListener::listen(const QString &stem)
 
 void LocalListener::accept()
 {
-    for (;;) {
+    while (m_fd >= 0) { // a receiver of connected() may have closed the listener
         const int fd = ::accept4(m_fd, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
         if (fd < 0) {
             if (errno == EINTR) {
@@ -332,8 +332,13 @@ void LocalListener::accept()
 
 void LocalListener::close()
 {
-    delete m_notifier;
-    m_notifier = nullptr;
+    if (m_notifier) {
+        // Later, not now: close() is called from connected()'s receivers,
+        // inside the notifier's own activation.
+        m_notifier->setEnabled(false);
+        m_notifier->deleteLater();
+        m_notifier = nullptr;
+    }
     if (m_fd >= 0) {
         ::close(m_fd);
         m_fd = -1;

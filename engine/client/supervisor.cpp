@@ -307,6 +307,9 @@ void Supervisor::onConnection(LocalChannel *channel)
     m_channel = m_socket;
     m_server->close(); // one worker, one connection
     connect(m_socket, &LocalChannel::readyRead, this, &Supervisor::onReadyRead);
+    // A sandboxed worker's buffers go in frames (m_copyBuffers): the upload
+    // goes on as the socket takes them, as a remote worker's does.
+    connect(m_socket, &LocalChannel::bytesWritten, this, &Supervisor::pumpUpload);
     // A dead worker shows first as a closed socket; act on it at once, so no
     // request is sent to a process that is already gone.
     connect(m_socket, &LocalChannel::disconnected, this, &Supervisor::onWorkerGone);

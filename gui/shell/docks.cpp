@@ -1,21 +1,20 @@
 #include "docks.h"
 
+#include "chartpanels.h"
+
 #include "editor/ptxview.h"
 #include "panels/access/accesspanel.h"
 #include "panels/buffers/bufferspanel.h"
 #include "panels/checks/checkspanel.h"
-#include "panels/compare/comparepanel.h"
 #include "panels/description/descriptionview.h"
 #include "panels/inspector/bufferinspector.h"
 #include "panels/kernels/kernelstable.h"
 #include "panels/launch/launchpanel.h"
 #include "panels/log/logpanel.h"
 #include "panels/memory/memorypanel.h"
-#include "panels/occupancy/occupancyview.h"
 #include "panels/problems/problemspanel.h"
 #include "panels/project/projectpanel.h"
 #include "panels/ptx/ptxdocks.h"
-#include "panels/results/resultspanel.h"
 #include "panels/sweep/sweeppanel.h"
 #include "workbench/checkrunner.h"
 #include "workbench/runcontroller.h"
@@ -51,6 +50,12 @@ template<typename Panel> QWidget *make(Workbench &wb, QWidget *parent)
     return new Panel(wb, parent);
 }
 
+/** A panel drawn with Qt Charts, from its module (chartpanels.h). */
+template<PanelId id> QWidget *makeChart(Workbench &wb, QWidget *parent)
+{
+    return makeChartPanel(id, wb, parent);
+}
+
 // The table: one row per dock, in the order they are built (the View menu
 // lists them so). The launch panel takes the left edge from top to bottom;
 // compile output and the run's story share the bottom, views of code and
@@ -81,7 +86,7 @@ const std::vector<DockRow> &table()
         {PanelId::Inspector, QT_TRANSLATE_NOOP("Docks", "Inspector"), "inspector", Qt::RightDockWidgetArea,
          PanelId::Sass, make<BufferInspector>, "inspector"},
         {PanelId::Results, QT_TRANSLATE_NOOP("Docks", "Results"), "results", Qt::BottomDockWidgetArea, PanelId::Buffers,
-         make<ResultsPanel>, "results"},
+         makeChart<PanelId::Results>, "results"},
         {PanelId::Log, QT_TRANSLATE_NOOP("Docks", "Log"), "log", Qt::BottomDockWidgetArea, PanelId::Results,
          make<LogPanel>},
         {PanelId::Checks, QT_TRANSLATE_NOOP("Docks", "Checks"), "checks", Qt::BottomDockWidgetArea, PanelId::Results,
@@ -93,9 +98,9 @@ const std::vector<DockRow> &table()
         {PanelId::Sweep, QT_TRANSLATE_NOOP("Docks", "Sweep"), "sweep", Qt::BottomDockWidgetArea, PanelId::Log,
          make<SweepPanel>, nullptr, true},
         {PanelId::Occupancy, QT_TRANSLATE_NOOP("Docks", "Occupancy"), "occupancy", Qt::RightDockWidgetArea,
-         PanelId::Inspector, make<OccupancyView>, "occupancy"},
+         PanelId::Inspector, makeChart<PanelId::Occupancy>, "occupancy"},
         {PanelId::Compare, QT_TRANSLATE_NOOP("Docks", "Compare"), "compare", Qt::BottomDockWidgetArea, PanelId::Results,
-         make<ComparePanel>, "compare"},
+         makeChart<PanelId::Compare>, "compare"},
         {PanelId::Memory, QT_TRANSLATE_NOOP("Docks", "Memory"), "memory", Qt::BottomDockWidgetArea, PanelId::Log,
          make<MemoryPanel>, "memory"},
         {PanelId::MemoryAccess, QT_TRANSLATE_NOOP("Docks", "Memory Access"), "access", Qt::BottomDockWidgetArea,
@@ -167,7 +172,8 @@ Docks::Docks(Workbench &wb, QMainWindow *window)
     connect(&wb, &Workbench::accessStarted, this, &Docks::buildAll);
     connect(&wb, &Workbench::compareRequested, this, [this](int a, int b) {
         if (!isBuilt(PanelId::Compare)) {
-            panel<ComparePanel>(PanelId::Compare)->compareRows(a, b);
+            // By name: the panel is in the chart module (chartpanels.h).
+            QMetaObject::invokeMethod(panel(PanelId::Compare), "compareRows", Q_ARG(int, a), Q_ARG(int, b));
         }
     });
     connect(&wb, &Workbench::showTouches, this, [this](const QString &buffer, qint64 element) {

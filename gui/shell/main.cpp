@@ -7,7 +7,6 @@
 #include "editor/codeeditor.h"
 #include "exitcodes.h"
 #include "mainwindow.h"
-#include "panels/results/resultspanel.h"
 #include "panels/sweep/sweeppanel.h"
 #include "sweep/sweep.h"
 #include "theme.h"
@@ -15,14 +14,17 @@
 #include "workbench/workbench.h"
 
 #include <QApplication>
+#include <QBuffer>
 #include <QCommandLineParser>
 #include <QDir>
 #include <QDockWidget>
 #include <QFileInfo>
 #include <QIcon>
+#include <QImageReader>
 #include <QMessageBox>
 #include <QRegularExpression>
 #include <QSettings>
+#include <QThreadPool>
 #include <QTimer>
 
 #include <cstdio>
@@ -109,13 +111,22 @@ int main(int argc, char **argv)
     startupMark("main");
     QApplication app(argc, argv);
     startupMark("application");
+    // Qt loads every image-format plugin (each a library, with its own
+    // libraries) at the first image it reads by its suffix: the menu bar's
+    // and the docks' standard icons, before the first paint. A pool thread
+    // loads them meanwhile (QImageReader is thread-safe; the GUI thread waits
+    // only for what is left when it gets there).
+    QThreadPool::globalInstance()->start([] {
+        QBuffer nothing;
+        QImageReader probe(&nothing, "png");
+        (void)probe.canRead();
+    });
     QApplication::setApplicationName(QStringLiteral("kernel-playground"));
     QApplication::setApplicationDisplayName(QStringLiteral("Kernel Playground"));
     QApplication::setOrganizationName(QStringLiteral("KernelPlayground"));
     QApplication::setApplicationVersion(QStringLiteral(KPG_VERSION));
     // The desktop entry and icon installed from resources/ (Wayland matches the window by this name).
     QGuiApplication::setDesktopFileName(QStringLiteral(KPG_APP_ID));
-    QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/kernel-playground.svg")));
 
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral("Write CUDA C kernels and run them visually."));
@@ -268,6 +279,10 @@ int main(int argc, char **argv)
     }
     startupMark("window");
     if (parser.isSet(echoLog)) {
+        // What the Log already holds (a panel built with the window may have said something), then what comes.
+        for (const Workbench::LogLine &line : window.workbench().logBacklog()) {
+            std::fprintf(stderr, "%s\n", qPrintable(line.text));
+        }
         QObject::connect(&window.workbench(), &Workbench::message, &window, [](const QString &line) {
             std::fprintf(stderr, "%s\n", qPrintable(line));
             std::fflush(stderr);
@@ -314,6 +329,10 @@ int main(int argc, char **argv)
     // The GPU is looked for once the window has painted: its worker process
     // would compete with the first paint for the processor.
     QObject::connect(&window, &MainWindow::firstPainted, &window, &MainWindow::refreshDeviceStatus);
+    // The icon after the first paint too: an SVG icon loads the SVG icon
+    // engine plugin. Desktops show it from the installed desktop entry meanwhile.
+    QObject::connect(&window, &MainWindow::firstPainted, &window,
+                     [] { QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/kernel-playground.svg"))); });
     window.show();
     startupMark("shown");
     if (const QByteArray trace = qgetenv("KPG_STARTUP_TRACE"); !trace.isEmpty()) {
@@ -386,9 +405,7 @@ int main(int argc, char **argv)
     }
     if (parser.value(showDock) == QLatin1String("timeline")) {
         // The Results panel's Timeline tab (docs/streams.md).
-        if (auto *results = window.findChild<ResultsPanel *>()) {
-            results->setCurrentTab(ResultsPanel::Tab::Timeline);
-        }
+        QMetaObject::invokeMethod(window.docks().panel(PanelId::Results), "showTimeline");
     }
     if (parser.isSet(showDock)) {
         const QString want =

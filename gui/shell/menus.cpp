@@ -9,7 +9,6 @@
 #include "editor/codeeditor.h"
 #include "editor/findbar.h"
 #include "exportdialog.h"
-#include "panels/results/resultspanel.h"
 #include "statusbar.h"
 #include "theme.h"
 #include "workbench/devices.h"
@@ -179,9 +178,8 @@ void MainWindow::buildMenus()
     QAction *timeline = new QAction(tr("Timeline"), view);
     timeline->setObjectName(QStringLiteral("timelineAction"));
     connect(timeline, &QAction::triggered, this, [this] {
-        if (auto *results = m_docks->panel<ResultsPanel>(PanelId::Results)) {
-            results->setCurrentTab(ResultsPanel::Tab::Timeline);
-        }
+        // By name: the panel is in the chart module (chartpanels.h).
+        QMetaObject::invokeMethod(m_docks->panel(PanelId::Results), "showTimeline");
         m_wb->requestAttention(PanelId::Results, Attention::UserAsked);
     });
     panels << timeline;

@@ -272,7 +272,9 @@ private Q_SLOTS:
         });
         EngineClient client;
         Runner runner(&client);
-        const int n = 300001;
+        // 3 x 12 MB: more than the frames the Supervisor keeps queued (8 MiB),
+        // so the upload must go on as the socket drains.
+        const int n = 3000001;
         const QJsonObject json = baseProject(
             QJsonArray{QJsonObject{{"name", "n"}, {"type", "int32"}, {"value", n}}},
             QJsonArray{QJsonObject{{"name", "a"},

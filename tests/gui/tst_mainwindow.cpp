@@ -677,6 +677,27 @@ private Q_SLOTS:
         QVERIFY2(echoed.err.contains("Opened preset saxpy"), qPrintable(echoed.err));
     }
 
+    // The panels drawn with Qt Charts come from kpg_charts.so (shell/chartpanels.h), which the
+    // program loads when they are built: the build tree's loads, and a missing one is one message.
+    void theChartPanelsComeFromTheirModule()
+    {
+        QTemporaryDir dir;
+        const QStringList args{
+            "--preset", "vector_add", "--show", "compare", "--echo-log", "--screenshot", dir.filePath("charts.png")};
+        const KpTest::Run missing =
+            KpTest::run("kernel-playground", args,
+                        {"QT_QPA_PLATFORM=offscreen", "KPG_CHARTS_MODULE=/nonexistent/kpg_charts.so"}, 60000);
+        QCOMPARE(missing.exitCode, 0); // the rest of the window works
+        QVERIFY2(missing.err.contains("The chart panels (Results, Compare, Occupancy) could not be loaded: "
+                                      "/nonexistent/kpg_charts.so"),
+                 qPrintable(missing.err));
+        QCOMPARE(missing.err.count("could not be loaded"), 1); // once, not per panel
+        const KpTest::Run loaded = KpTest::run("kernel-playground", args, {"QT_QPA_PLATFORM=offscreen"}, 60000);
+        QCOMPARE(loaded.exitCode, 0);
+        QVERIFY2(loaded.err.contains("Opened preset vector_add"), qPrintable(loaded.err));
+        QVERIFY2(!loaded.err.contains("could not be loaded"), qPrintable(loaded.err));
+    }
+
     void screenshotToBadPathFails()
     {
         const KpTest::Run r = KpTest::run("kernel-playground", {"--screenshot", "/nonexistent/dir/x.png"},

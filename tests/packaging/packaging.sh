@@ -112,6 +112,16 @@ check_programs() {
     fail "$where: kernel-playground --preset vector_add --screenshot (no PNG of at least 640 x 400 written)"
     show shot
   fi
+  # The chart panels' module (lib/kernel-playground/kpg_charts.so) loads: the
+  # Compare panel built, and no "could not be loaded" in the Log.
+  local charts=$tmp/charts-$RANDOM.png
+  if run charts env QT_QPA_PLATFORM=offscreen "$gui" --preset vector_add --show compare --echo-log \
+    --screenshot "$charts" && png_size "$charts" >/dev/null && ! grep -q "could not be loaded" "$tmp/charts.out"; then
+    pass "$where: the chart panels' module loads"
+  else
+    fail "$where: kernel-playground --show compare: the chart panels' module did not load"
+    show charts
+  fi
   # A project named relative to the current folder, as a file manager or a
   # terminal passes it.
   mkdir -p "$tmp/project"
@@ -296,7 +306,7 @@ bundle() {
           ;;
       esac
     done < <(env -u LD_LIBRARY_PATH ldd "$f" | awk '/=>/ {print $1, $2, $3, $4}')
-  done < <(find "$b/bin" "$b/plugins" -type f ! -name qt.conf -print0)
+  done < <(find "$b/bin" "$b/plugins" "$b/lib/kernel-playground" -type f ! -name qt.conf -print0)
   [ $unresolved -eq 0 ] && pass "every program and plugin loads the bundle's libraries"
 
   # Through a symlink to the launcher, as from ~/bin.

@@ -34,8 +34,9 @@ public:
     /** The dock's panel: compares runs of wb's history, and the pairs asked for elsewhere (Results). */
     ComparePanel(Workbench &wb, QWidget *parent = nullptr);
 
-    /** Compares the runs in these model rows: a the baseline, b the candidate. */
-    void compareRows(int a, int b);
+    /** Compares the runs in these model rows: a the baseline, b the candidate (invokable: the shell calls it by name).
+     */
+    Q_INVOKABLE void compareRows(int a, int b);
 
     /** "FASTER: B is 1.18x as fast as A" and the like; empty with no pair chosen. */
     QString verdictText() const;

@@ -71,6 +71,8 @@ public:
     TimelineView *timelineView() const { return m_timeline; }
     Tab currentTab() const;
     void setCurrentTab(Tab tab);
+    /** setCurrentTab(Tab::Timeline), invokable: the shell calls it by name (shell/chartpanels.h). */
+    Q_INVOKABLE void showTimeline() { setCurrentTab(Tab::Timeline); }
 
     /** Selects the runs in these model rows; the last one becomes the current run. */
     void selectRows(const QList<int> &rows);
