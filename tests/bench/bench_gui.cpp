@@ -34,9 +34,17 @@
 #include <QTimer>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <ctime>
+#include <cxxabi.h>
+#include <execinfo.h>
+#include <map>
+#include <pthread.h>
+#include <thread>
 
 using namespace Kp;
 
@@ -67,6 +75,114 @@ double threadCpuMs()
     return double(ts.tv_sec) * 1e3 + double(ts.tv_nsec) / 1e6;
 }
 
+/**
+ * Where the GUI thread is while it has not ticked for a while, as stacks: a
+ * thread interrupts it with SIGPROF every 0.25 ms while longestStall()'s
+ * last tick is more than 2 ms old, and the handler keeps the stack and
+ * whether an event was being delivered. printWorstStall() shows the stacks
+ * taken outside any event within the longest stall: work no receiver's
+ * event accounts for (BENCH_GUI_STACKS=all: every sample).
+ */
+namespace Sampler {
+struct Sample
+{
+    qint64 at = 0;
+    bool inEvent = false;
+    int depth = 0;
+    void *frames[40];
+};
+constexpr int kMax = 8192;
+Sample g_samples[kMax];
+std::atomic<int> g_count{0};
+std::atomic<qint64> g_lastTick{0};
+std::atomic<bool> g_on{false};
+std::atomic<bool> g_inEvent{false};
+pthread_t g_gui;
+
+void onSignal(int)
+{
+    const int i = g_count.load(std::memory_order_relaxed);
+    if (i >= kMax) {
+        return;
+    }
+    Sample &s = g_samples[i];
+    s.at = benchClock().nsecsElapsed();
+    s.inEvent = g_inEvent.load(std::memory_order_relaxed);
+    s.depth = backtrace(s.frames, 40);
+    g_count.store(i + 1, std::memory_order_release);
+}
+
+void start()
+{
+    g_gui = pthread_self();
+    void *warm[4];
+    backtrace(warm, 4); // loads the unwinder now, not in the handler
+    struct sigaction sa
+    {
+    };
+    sa.sa_handler = onSignal;
+    sa.sa_flags = SA_RESTART;
+    sigaction(SIGPROF, &sa, nullptr);
+    std::thread([] {
+        for (;;) {
+            std::this_thread::sleep_for(std::chrono::microseconds(250));
+            if (g_on.load() && benchClock().nsecsElapsed() - g_lastTick.load() > 2000000) {
+                pthread_kill(g_gui, SIGPROF);
+            }
+        }
+    }).detach();
+}
+
+/** The samples outside any event within [from, to], grouped by stack, the most frequent first. */
+void print(qint64 from, qint64 to)
+{
+    // BENCH_GUI_STACKS=all: the samples within events too.
+    const bool everything = qEnvironmentVariable("BENCH_GUI_STACKS") == QLatin1String("all");
+    std::map<QString, int> stacks;
+    int outside = 0;
+    const int n = g_count.load(std::memory_order_acquire);
+    for (int i = 0; i < n; ++i) {
+        const Sample &s = g_samples[i];
+        if (s.at < from || s.at > to || (s.inEvent && !everything)) {
+            continue;
+        }
+        ++outside;
+        char **names = backtrace_symbols(s.frames, s.depth);
+        QString stack;
+        int shown = 0;
+        for (int f = 2; f < s.depth && shown < 14; ++f) { // past the handler and the signal frame
+            QString name = QString::fromLocal8Bit(names[f]);
+            const qsizetype open = name.indexOf(QLatin1Char('('));
+            const qsizetype plus = name.indexOf(QLatin1Char('+'), open);
+            if (open >= 0 && plus > open + 1) {
+                const QByteArray mangled = name.mid(open + 1, plus - open - 1).toLatin1();
+                int status = 0;
+                char *plain = abi::__cxa_demangle(mangled.constData(), nullptr, nullptr, &status);
+                name = status == 0 ? QString::fromLatin1(plain) : QString::fromLatin1(mangled);
+                std::free(plain);
+            }
+            stack += QStringLiteral("\n      ") + name.left(160);
+            ++shown;
+        }
+        std::free(names);
+        ++stacks[stack];
+    }
+    if (outside == 0) {
+        return;
+    }
+    std::vector<std::pair<int, QString>> sorted;
+    for (const auto &[stack, count] : stacks) {
+        sorted.emplace_back(count, stack);
+    }
+    std::sort(sorted.begin(), sorted.end(), [](const auto &a, const auto &b) { return a.first > b.first; });
+    std::printf("\nThe GUI thread %s in that stall, %d samples every 0.25 ms, by stack:\n",
+                everything ? "(in events too)" : "outside any event", outside);
+    for (size_t i = 0; i < sorted.size() && i < 6; ++i) {
+        std::printf("  %d x%s\n", sorted[i].first, qPrintable(sorted[i].second));
+    }
+}
+} // namespace Sampler
+
 /** Runs the event loop until done() or timeoutMs, and returns the longest gap between 1 ms ticks. */
 template<typename Done> double longestStall(Done done, int timeoutMs, int *ticks)
 {
@@ -75,6 +191,8 @@ template<typename Done> double longestStall(Done done, int timeoutMs, int *ticks
     qint64 last = clock.nsecsElapsed();
     qint64 lastGlobal = benchClock().nsecsElapsed();
     double lastCpu = threadCpuMs();
+    Sampler::g_lastTick = lastGlobal;
+    Sampler::g_on = true;
     g_stallFrom = g_stallTo = lastGlobal;
     g_stallCpuMs = 0;
     double worst = 0;
@@ -97,12 +215,14 @@ template<typename Done> double longestStall(Done done, int timeoutMs, int *ticks
         last = now;
         lastGlobal = nowGlobal;
         lastCpu = nowCpu;
+        Sampler::g_lastTick = nowGlobal;
         ++n;
     });
     tick.start();
     while (!done() && clock.elapsed() < timeoutMs) {
         QCoreApplication::processEvents(QEventLoop::AllEvents, 5);
     }
+    Sampler::g_on = false;
     *ticks = n;
     if (qEnvironmentVariableIsSet("BENCH_GUI_VERBOSE")) {
         std::printf("(worst stall ended at %.1f ms, of %.1f ms)\n", worstAt, double(clock.nsecsElapsed()) / 1e6);
@@ -190,8 +310,10 @@ public:
             receiver->objectName().isEmpty() ? QString() : QStringLiteral(" '%1'").arg(receiver->objectName()),
             QString::fromLatin1(QMetaEnum::fromType<QEvent::Type>().valueToKey(event->type())));
         ++m_depth;
+        Sampler::g_inEvent = true;
         const qint64 from = benchClock().nsecsElapsed();
         const bool r = QApplication::notify(receiver, event);
+        Sampler::g_inEvent = false;
         --m_depth;
         const qint64 to = benchClock().nsecsElapsed();
         const double ms = double(to - from) / 1e6;
@@ -251,6 +373,7 @@ public:
                     double(g_stallTo - g_stallFrom) / 1e6 - inside);
         // Less CPU than wall time: the GUI thread waited (a lock, the kernel, another process on its core).
         std::printf("| (the GUI thread's CPU time in the stall) | %.2f |\n", g_stallCpuMs);
+        Sampler::print(g_stallFrom, g_stallTo);
     }
 
 private:
@@ -311,6 +434,7 @@ void benchResultsLanding(int samples, int repeats)
 int main(int argc, char **argv)
 {
     ProfilingApp app(argc, argv);
+    Sampler::start();
     if (argc > 1 && QByteArray(argv[1]) == "results") {
         std::printf("\nbench_gui: a run landing in Results (target under 16 ms)\n\n");
         std::printf("| while | stall (wall) | GUI thread CPU | |\n|---|---|---|---|\n");

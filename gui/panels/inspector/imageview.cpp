@@ -3,6 +3,7 @@
 #include "buffergridmodel.h"
 
 #include "access/ownerimage.h"
+#include "core/parallel.h"
 #include "run/runner.h"
 
 #include <QFontMetrics>
@@ -293,14 +294,21 @@ void ImageView::buildCache()
     for (qint64 x = 0; x < g.width; ++x) {
         xs[std::size_t(x)] = x;
     }
-    std::vector<float> values(std::size_t(g.width * g.components));
-    for (qint64 y = 0; y < g.height; ++y) {
-        auto *line = reinterpret_cast<QRgb *>(m_cache.scanLine(int(y)));
-        const qint64 len = g.rowLength(y);
-        m_source->read(y, xs.data(), len, values.data());
-        convertRow(values.data(), len, line);
-        std::fill(line + len, line + g.width, QRgb(0));
-    }
+    // Rows in parallel: a 1024 x 1024 buffer is a million colour lookups, and
+    // this runs in the paint after every run and Play frame (bench_gui). The
+    // source's reads and the mapper are const; each chunk writes its own rows.
+    uchar *bits = m_cache.bits(); // detached here, on this thread
+    const qsizetype stride = m_cache.bytesPerLine();
+    parallelFor(g.height, threadsFor(g.width * g.height), [&](qint64 begin, qint64 end) {
+        std::vector<float> values(std::size_t(g.width * g.components));
+        for (qint64 y = begin; y < end; ++y) {
+            auto *line = reinterpret_cast<QRgb *>(bits + y * stride);
+            const qint64 len = g.rowLength(y);
+            m_source->read(y, xs.data(), len, values.data());
+            convertRow(values.data(), len, line);
+            std::fill(line + len, line + g.width, QRgb(0));
+        }
+    });
     m_cacheStale = false;
 }
 
