@@ -111,16 +111,6 @@ int main(int argc, char **argv)
     startupMark("main");
     QApplication app(argc, argv);
     startupMark("application");
-    // Qt loads every image-format plugin (each a library, with its own
-    // libraries) at the first image it reads by its suffix: the menu bar's
-    // and the docks' standard icons, before the first paint. A pool thread
-    // loads them meanwhile (QImageReader is thread-safe; the GUI thread waits
-    // only for what is left when it gets there).
-    QThreadPool::globalInstance()->start([] {
-        QBuffer nothing;
-        QImageReader probe(&nothing, "png");
-        (void)probe.canRead();
-    });
     QApplication::setApplicationName(QStringLiteral("kernel-playground"));
     QApplication::setApplicationDisplayName(QStringLiteral("Kernel Playground"));
     QApplication::setOrganizationName(QStringLiteral("KernelPlayground"));
@@ -198,6 +188,18 @@ int main(int argc, char **argv)
                                  QStringLiteral("A project (.kpg) or a CUDA kernel source (.cu, .cuh) to open."),
                                  QStringLiteral("[file]"));
     parser.process(app); // prints usage and exits 1 on unknown options (Qt's convention for GUIs)
+    // Qt loads every image-format plugin (each a library, with its own
+    // libraries) at the first image it reads by its suffix: the menu bar's
+    // and the docks' standard icons, before the first paint. A pool thread
+    // loads them meanwhile (QImageReader is thread-safe; the GUI thread waits
+    // only for what is left when it gets there). After the command line:
+    // --help and a bad option end the process with exit(), which must not
+    // find this thread loading a library (tst_window caught a crash).
+    QThreadPool::globalInstance()->start([] {
+        QBuffer nothing;
+        QImageReader probe(&nothing, "png");
+        (void)probe.canRead();
+    });
 
     // Every value is checked before a window opens: a typo is an error that
     // lists what is allowed, never an option silently ignored.

@@ -430,10 +430,17 @@ void BufferInspector::beforeRun()
 
 void BufferInspector::afterRun()
 {
+    m_afterRunPending = false;
     if (m_current) {
         m_model->setSnapshot(m_snapshots.value(m_current->spec.name));
     }
     refreshViews();
+}
+
+void BufferInspector::afterRunLater()
+{
+    m_afterRunPending = true;
+    scheduleRefresh();
 }
 
 void BufferInspector::scheduleRefresh()
@@ -447,7 +454,9 @@ void BufferInspector::scheduleRefresh()
     QMetaObject::invokeMethod(
         this,
         [this] {
-            if (m_refreshPending) {
+            if (m_afterRunPending) {
+                afterRun(); // the snapshot first, then the one refresh
+            } else if (m_refreshPending) {
                 refreshViews();
             }
         },

@@ -72,6 +72,12 @@ public:
     void beforeRun();
     /** After a run: refreshes every view and the statistics, highlighting what changed. */
     void afterRun();
+    /**
+     * afterRun() in a later turn of the event loop, as one refresh with the
+     * one setBuffers() may have scheduled: a run's landing refreshes the
+     * views (statistics, the image's colours) once, not twice.
+     */
+    void afterRunLater();
 
     /**
      * Goes to a flat index ("1234") or C-order coordinates ("3, 4"): selects
@@ -151,6 +157,7 @@ private:
     std::shared_ptr<const HostBuffer> m_current;
     quint64 m_shownGeneration = 0;
     bool m_refreshPending = false;
+    bool m_afterRunPending = false; ///< the scheduled refresh is afterRun()'s (afterRunLater())
     bool m_diffStale = true;
     quint64 m_statsTicket = 0;
     QHash<QString, std::shared_ptr<const QByteArray>> m_snapshots;

@@ -18,7 +18,6 @@
 #include <QActionGroup>
 #include <QMenu>
 #include <QTableView>
-#include <QTimer>
 
 #include <algorithm>
 
@@ -77,8 +76,9 @@ BufferInspector::BufferInspector(Workbench &wb, QWidget *parent)
             setLaunch(r.steps.first().grid, r.steps.first().block);
         }
         // The refresh (statistics, image conversion) takes its own turn of
-        // the event loop, so it adds nothing to the chart's stall.
-        QTimer::singleShot(0, this, &BufferInspector::afterRun);
+        // the event loop, so it adds nothing to the chart's stall, and is
+        // one with the refresh showAll()'s setBuffers() scheduled.
+        afterRunLater();
         // A write outside a buffer marks the buffer's edge element it went past.
         QHash<QString, QByteArray> masks;
         for (const GuardViolation &v : r.guardViolations) {
