@@ -136,6 +136,7 @@ private:
     bool m_playing = false;
     qint64 m_playFrames = 0;
     qint64 m_playStartMs = 0;
+    qint64 m_playStatusMs = 0; ///< when Play's frame count was last put in the status line
     Phases m_phases;
     QElapsedTimer m_phaseClock; ///< from the start of the run in flight
     double phaseMs() const { return double(m_phaseClock.nsecsElapsed()) / 1e6; }
