@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
+#include <utility>
 
 namespace Kp {
 
@@ -73,7 +74,10 @@ LocalChannel::LocalChannel(int fd, QObject *parent)
     });
     m_writeNotifier = new QSocketNotifier(fd, QSocketNotifier::Write, this);
     m_writeNotifier->setEnabled(false);
-    connect(m_writeNotifier, &QSocketNotifier::activated, this, &LocalChannel::sendQueued);
+    connect(m_writeNotifier, &QSocketNotifier::activated, this, [this] {
+        m_unreported += sendQueued();
+        report();
+    });
 }
 
 LocalChannel::~LocalChannel()
@@ -104,6 +108,7 @@ void LocalChannel::close()
     m_out.clear();
     m_outBytes = 0;
     m_outPos = 0;
+    m_unreported = 0;
     QIODevice::close();
 }
 
@@ -155,24 +160,52 @@ qint64 LocalChannel::readData(char *data, qint64 maxSize)
 
 qint64 LocalChannel::writeData(const char *data, qint64 size)
 {
-    if (m_fd < 0 || m_peerGone) {
+    if (m_fd < 0 || m_peerGone || m_sendFailed) {
         setErrorString(QStringLiteral("the connection is closed"));
         return -1;
     }
     if (size > 0) {
         m_out.append(QByteArray(data, size));
         m_outBytes += size;
-        sendQueued();
+        sendQueuedLater();
     }
     return size;
 }
 
 void LocalChannel::flush()
 {
-    sendQueued();
+    sendQueuedLater();
 }
 
-void LocalChannel::sendQueued()
+void LocalChannel::sendQueuedLater()
+{
+    // Sent now, said later: a receiver of bytesWritten() that writes again
+    // (the Supervisor's upload pump) must not run inside its own write(),
+    // as QIODevice's sockets promise.
+    m_unreported += sendQueued();
+    if ((m_unreported > 0 || m_sendFailed) && !m_reportQueued) {
+        m_reportQueued = true;
+        QMetaObject::invokeMethod(
+            this,
+            [this] {
+                m_reportQueued = false;
+                report();
+            },
+            Qt::QueuedConnection);
+    }
+}
+
+void LocalChannel::report()
+{
+    if (const qint64 sent = std::exchange(m_unreported, 0); sent > 0) {
+        Q_EMIT bytesWritten(sent);
+    }
+    if (m_sendFailed) {
+        peerGone();
+    }
+}
+
+qint64 LocalChannel::sendQueued()
 {
     qint64 sent = 0;
     while (!m_out.isEmpty() && m_fd >= 0) {
@@ -191,12 +224,8 @@ void LocalChannel::sendQueued()
             m_out.clear();
             m_outBytes = 0;
             m_outPos = 0;
-            m_writeNotifier->setEnabled(false);
-            if (sent > 0) {
-                Q_EMIT bytesWritten(sent);
-            }
-            peerGone();
-            return;
+            m_sendFailed = true; // report() says so: the connection is gone
+            break;
         }
         sent += n;
         m_outBytes -= n;
@@ -207,9 +236,7 @@ void LocalChannel::sendQueued()
         }
     }
     m_writeNotifier->setEnabled(!m_out.isEmpty() && m_fd >= 0);
-    if (sent > 0) {
-        Q_EMIT bytesWritten(sent);
-    }
+    return sent;
 }
 
 void LocalChannel::peerGone()
@@ -232,7 +259,8 @@ bool LocalChannel::waitForBytesWritten(int msecs)
         if (!waitFor(m_fd, POLLOUT, msecs, since)) {
             return false;
         }
-        sendQueued();
+        m_unreported += sendQueued();
+        report();
     }
     return m_out.isEmpty();
 }

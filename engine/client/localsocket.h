@@ -20,7 +20,8 @@ namespace Kp {
  * (Kerberos among them) before its first paint (docs/ARCHITECTURE.md, "Start,
  * measured"); the worker, whose start nobody watches, keeps QLocalSocket.
  * Writes never block: what the socket does not take at once is queued and
- * sent as it drains (bytesWritten()). The thread that made it only.
+ * sent as it drains; bytesWritten() comes from the event loop, never from
+ * inside write(). The thread that made it only.
  */
 class LocalChannel : public QIODevice
 {
@@ -38,7 +39,7 @@ public:
     void close() override;
     /** Sends what is queued as far as the socket takes it now, without waiting. */
     void flush();
-    bool isConnected() const { return m_fd >= 0 && !m_peerGone; }
+    bool isConnected() const { return m_fd >= 0 && !m_peerGone && !m_sendFailed; }
 
 Q_SIGNALS:
     /** The peer closed its end or the connection broke; emitted once, after the last readyRead(). */
@@ -51,8 +52,12 @@ protected:
 private:
     /** Reads what the socket holds; false at its end or on an error (then disconnected() follows). */
     bool drainSocket();
-    /** Writes queued bytes until the socket would block; emits bytesWritten(). */
-    void sendQueued();
+    /** Writes queued bytes until the socket would block; the bytes sent. */
+    qint64 sendQueued();
+    /** sendQueued() from write() and flush(): bytesWritten() (or the end) from the event loop, not in the call. */
+    void sendQueuedLater();
+    /** bytesWritten() for what was sent and not yet said; disconnected() after a failed send. */
+    void report();
     void peerGone();
 
     int m_fd = -1;
@@ -64,6 +69,9 @@ private:
     QList<QByteArray> m_out; ///< chunks not yet sent; the first from m_outPos
     qsizetype m_outPos = 0;
     qint64 m_outBytes = 0;
+    qint64 m_unreported = 0;     ///< sent, not yet reported by bytesWritten()
+    bool m_reportQueued = false; ///< report() is queued (sendQueuedLater())
+    bool m_sendFailed = false;   ///< a send failed: the connection is over
 };
 
 /**

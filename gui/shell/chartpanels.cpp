@@ -59,11 +59,6 @@ const Module &module()
 
 } // namespace
 
-bool isChartPanel(PanelId id)
-{
-    return id == PanelId::Results || id == PanelId::Compare || id == PanelId::Occupancy;
-}
-
 QWidget *makeChartPanel(PanelId id, Workbench &wb, QWidget *parent)
 {
     const Module &m = module();

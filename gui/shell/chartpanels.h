@@ -19,7 +19,6 @@ namespace Kp {
  * so), or at KPG_CHARTS_MODULE. When it cannot be loaded, each of those
  * docks says so, with the loader's reason, and the rest of the window works.
  */
-bool isChartPanel(PanelId id);
 /** A new chart panel on wb, or a label with the reason the module could not be loaded. GUI thread only. */
 QWidget *makeChartPanel(PanelId id, Workbench &wb, QWidget *parent);
 

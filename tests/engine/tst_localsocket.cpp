@@ -100,6 +100,44 @@ private Q_SLOTS:
         QVERIFY(received == in);
     }
 
+    // As QIODevice's sockets promise: bytesWritten() never comes from inside write(), so a
+    // receiver that writes again (the Supervisor's upload pump) is never re-entered.
+    void bytesWrittenNeverComesFromInsideWrite()
+    {
+        auto p = connectPair();
+        QVERIFY(p);
+        bool inWrite = false;
+        int nested = 0;
+        qint64 reported = 0;
+        int writes = 0;
+        const QByteArray frame = randomBytes(1 << 20, 13);
+        const auto writeOne = [&] {
+            inWrite = true;
+            p->channel->write(frame);
+            inWrite = false;
+            ++writes;
+        };
+        connect(p->channel.get(), &QIODevice::bytesWritten, this, [&](qint64 n) {
+            nested += inWrite ? 1 : 0;
+            reported += n;
+            while (writes < 16 && p->channel->bytesToWrite() < (4 << 20)) {
+                writeOne(); // as the pump does: more while little is queued
+            }
+        });
+        writeOne();
+        QByteArray got;
+        QVERIFY(QTest::qWaitFor(
+            [&] {
+                got += p->peer.readAll();
+                return got.size() >= 16 * frame.size();
+            },
+            20000));
+        QCOMPARE(writes, 16);
+        QCOMPARE(got.size(), 16 * frame.size());
+        QVERIFY(QTest::qWaitFor([&] { return reported == got.size(); }, 5000));
+        QCOMPARE(nested, 0);
+    }
+
     void thePeersEndComesAfterItsLastBytes()
     {
         auto p = connectPair();
