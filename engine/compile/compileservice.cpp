@@ -60,6 +60,9 @@ void CompileService::compile(const CompileRequest &request, QObject *context, Ca
         if (!p.context || (!r && r.error().code == Error::Code::Cancelled)) {
             return;
         }
+        if (r && r.value().ok && m_afterCompile) {
+            m_afterCompile(r.value());
+        }
         QMetaObject::invokeMethod(
             p.context.data(),
             [ctx = p.context, cb = p.callback, r] {

@@ -35,6 +35,14 @@ public:
 
     Compiler &compiler() { return m_compiler; }
 
+    /**
+     * Work on each successful result before its callback, on the pool
+     * thread: whatever reads the result next on the caller's thread (the
+     * PTX scans of prepareRun) finds it done instead of stalling there.
+     * Set before the first compile.
+     */
+    void setAfterCompile(std::function<void(const CompileResult &)> work) { m_afterCompile = std::move(work); }
+
 private:
     struct Pending
     {
@@ -48,6 +56,7 @@ private:
     QMutex m_mutex;
     QHash<QString, Pending> m_pending;
     quint64 m_untagged = 0;
+    std::function<void(const CompileResult &)> m_afterCompile;
     QString m_runningTag; // tag of the compile on the pool thread; empty when none or untagged
 };
 

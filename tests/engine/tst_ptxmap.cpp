@@ -7,6 +7,8 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <atomic>
+
 using namespace Kp;
 
 class TestPtxMap : public QObject
@@ -84,6 +86,46 @@ private Q_SLOTS:
         // The first may already be running; everything queued behind it collapses into the newest.
         QVERIFY2(done.size() <= 2, qPrintable(done.join(',')));
         QCOMPARE(done.last(), QString("4"));
+    }
+
+    void serviceWorksOnResultOffTheCallersThread()
+    {
+        if (!NvrtcApi::instance()) {
+            QSKIP("NVRTC is not available");
+        }
+        CompileService service(Compiler::Config{"-", 0});
+        std::atomic<QThread *> workedOn{nullptr};
+        QByteArray workedPtx;
+        service.setAfterCompile([&](const CompileResult &r) {
+            workedPtx = r.ptx;
+            workedOn = QThread::currentThread();
+        });
+        QObject context;
+        QByteArray answeredPtx;
+        QThread *workedBeforeAnswer = nullptr;
+        CompileRequest r;
+        r.source = "__global__ void k(int *p) { p[0] = 7; }\n";
+        service.compile(r, &context, [&](const Result<CompileResult> &res) {
+            QVERIFY(res.ok());
+            answeredPtx = res.value().ptx;
+            workedBeforeAnswer = workedOn;
+        });
+        QTRY_VERIFY_WITH_TIMEOUT(!answeredPtx.isEmpty(), 60000);
+        // Done on the pool thread, before the answer, with the answer's PTX.
+        QVERIFY(workedBeforeAnswer != nullptr);
+        QVERIFY(workedBeforeAnswer != QThread::currentThread());
+        QCOMPARE(workedPtx, answeredPtx);
+
+        // Not for a source that does not compile: there is nothing to work on.
+        workedOn = nullptr;
+        bool failed = false;
+        r.source = "__global__ void k(int *p) { p[0] = undeclared; }\n";
+        service.compile(r, &context, [&](const Result<CompileResult> &res) {
+            QVERIFY(res.ok());
+            failed = !res.value().ok;
+        });
+        QTRY_VERIFY_WITH_TIMEOUT(failed, 60000);
+        QCOMPARE(workedOn.load(), nullptr);
     }
 
     void serviceDropsResultForDeadContext()
