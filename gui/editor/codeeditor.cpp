@@ -3,8 +3,10 @@
 #include "cudalexer.h"
 #include "typing.h"
 
+#include <QAction>
 #include <QEvent>
 #include <QFontDatabase>
+#include <QKeyEvent>
 #include <Qsci/qsciapis.h>
 
 #include <algorithm>
@@ -134,6 +136,22 @@ void CodeEditor::applyPaletteColours()
     setMarginsForegroundColor(palette().color(QPalette::PlaceholderText));
     setMarginsBackgroundColor(palette().color(QPalette::Window));
     setFoldMarginColors(palette().color(QPalette::Window), palette().color(QPalette::Window));
+}
+
+bool CodeEditor::event(QEvent *event)
+{
+    if (event->type() == QEvent::ShortcutOverride) {
+        const QKeySequence pressed(static_cast<QKeyEvent *>(event)->keyCombination());
+        for (const QAction *a : std::as_const(m_overriding)) {
+            for (const QKeySequence &k : a->shortcuts()) {
+                if (k.matches(pressed) == QKeySequence::ExactMatch) {
+                    event->ignore(); // not an override: the shortcut goes to the action
+                    return true;
+                }
+            }
+        }
+    }
+    return QsciScintilla::event(event);
 }
 
 void CodeEditor::changeEvent(QEvent *event)

@@ -46,7 +46,15 @@ public:
     /** Marks source lines [first, last] (1-based) as the origin of a selected PTX line. */
     void highlightLines(int first, int last);
 
+    /**
+     * Actions whose shortcuts win over typing here. QScintilla claims every
+     * key with text (Ctrl+= would type "="); a key that a menu action owns
+     * is left to the action, as in any editor.
+     */
+    void addOverridingActions(const QList<QAction *> &actions) { m_overriding << actions; }
+
 protected:
+    bool event(QEvent *event) override;
     /** Follows palette changes (the light/dark theme switch). */
     void changeEvent(QEvent *event) override;
 
@@ -62,6 +70,7 @@ private:
     int m_highlightMarker = 0;
     QsciStyle *m_errorStyle = nullptr;
     QsciStyle *m_warningStyle = nullptr;
+    QList<QAction *> m_overriding;
 };
 
 } // namespace Kp

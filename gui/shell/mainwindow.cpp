@@ -9,6 +9,7 @@
 #include "editor/ptxview.h"
 #include "panels/start/presetgallery.h"
 #include "statusbar.h"
+#include "windowplacement.h"
 #include "workbench/compilecontroller.h"
 #include "workbench/devices.h"
 #include "workbench/projectdocument.h"
@@ -18,18 +19,13 @@
 #include <QCloseEvent>
 #include <QCoreApplication>
 #include <QDockWidget>
-#include <QGuiApplication>
-#include <QKeyEvent>
 #include <QMessageBox>
-#include <QScreen>
 #include <QSettings>
 #include <QShowEvent>
 #include <QStackedWidget>
 #include <QStatusBar>
 #include <QTimer>
 #include <QVBoxLayout>
-
-#include <algorithm>
 
 namespace Kp {
 
@@ -96,8 +92,6 @@ void MainWindow::buildCentral()
 {
     m_editor = new CodeEditor(this);
     m_editor->setObjectName(QStringLiteral("editor"));
-    // The menus' shortcuts (zoom, find, go to line) win over the editor's typing.
-    m_editor->installEventFilter(this);
     new AccessHeatMargin(m_editor, *m_wb); // parented to the editor
     // The find bar below the editor is made at its first use (findBar()).
     auto *editorArea = new QWidget(this);
@@ -202,67 +196,34 @@ void MainWindow::followWorkbench()
     connect(m_wb, &Workbench::memoryCheckFinished, this, &MainWindow::memoryCheckFinished);
 }
 
-QSize MainWindow::initialSize(const QRect &available)
-{
-    return {qMin(1600, available.width() * 9 / 10), qMin(960, available.height() * 9 / 10)};
-}
-
 void MainWindow::fitToScreen()
 {
     // At most 90 % of the screen the window opens on (its status bar stays
     // on screen), at most 1600 x 960 on large screens; the editor takes what
     // the docks leave.
-    const QScreen *s = screen() ? screen() : QGuiApplication::primaryScreen();
-    const QRect avail = s ? s->availableGeometry() : QRect(0, 0, 1600, 1000);
-    const QRect g = initialGeometry(avail, minimumSizeHint());
-    resize(g.size());
-    move(g.topLeft());
+    place(WindowPlacement::initialGeometry(WindowPlacement::availableFor(this), minimumSizeHint()));
 }
 
-namespace {
-/** g moved inside available where it fits; where it does not, its top-left corner on it. */
-QRect movedInside(QRect g, const QRect &available)
+void MainWindow::place(const QRect &g)
 {
-    g.moveLeft(std::max(available.left(), std::min(g.left(), available.right() + 1 - g.width())));
-    g.moveTop(std::max(available.top(), std::min(g.top(), available.bottom() + 1 - g.height())));
-    return g;
-}
-} // namespace
-
-QRect MainWindow::initialGeometry(const QRect &available, const QSize &minimum)
-{
-    QRect g(QPoint(), initialSize(available).expandedTo(minimum));
-    g.moveCenter(available.center());
-    return movedInside(g, available);
+    // move() places the frame: unchanged where the rules left the window as it is.
+    if (g != geometry()) {
+        resize(g.size());
+        move(g.topLeft());
+    }
 }
 
 void MainWindow::moveOnScreen()
 {
-    const QScreen *s = screen() ? screen() : QGuiApplication::primaryScreen();
-    if (s && !s->availableGeometry().contains(geometry())) {
-        move(movedInside(geometry(), s->availableGeometry()).topLeft());
+    const QRect avail = WindowPlacement::availableFor(this);
+    if (!avail.contains(geometry())) {
+        move(WindowPlacement::movedInside(geometry(), avail).topLeft());
     }
 }
 
 void MainWindow::keepOnScreen()
 {
-    // A size saved on a larger screen (an external monitor, then the laptop
-    // alone) would put the status bar and the right docks off this one.
-    const QScreen *s = screen() ? screen() : QGuiApplication::primaryScreen();
-    if (!s) {
-        return;
-    }
-    const QRect avail = s->availableGeometry();
-    QRect g = geometry();
-    if (avail.contains(g)) {
-        return;
-    }
-    // Not below what the docks need (a screen narrower than that gets the
-    // top-left corner on screen, the rest as the window manager allows).
-    g.setSize(g.size().boundedTo(initialSize(avail)).expandedTo(minimumSizeHint()));
-    g = movedInside(g, avail);
-    resize(g.size());
-    move(g.topLeft());
+    place(WindowPlacement::keptOnScreen(geometry(), WindowPlacement::availableFor(this), minimumSizeHint()));
 }
 
 void MainWindow::showEvent(QShowEvent *event)
@@ -313,20 +274,6 @@ bool MainWindow::eventFilter(QObject *watched, QEvent *event)
         m_editor->viewport()->removeEventFilter(this);
         // After this paint has reached the screen: the next turn of the event loop.
         QTimer::singleShot(0, this, &MainWindow::settleStart);
-    }
-    // QScintilla claims every key with text (Ctrl+= types "="). A key that a
-    // menu action owns is left to the action, as in any editor.
-    if (watched == m_editor && event->type() == QEvent::ShortcutOverride) {
-        auto *key = static_cast<QKeyEvent *>(event);
-        const QKeySequence pressed(key->keyCombination());
-        for (QAction *a : m_editorOverrides) {
-            for (const QKeySequence &k : a->shortcuts()) {
-                if (k.matches(pressed) == QKeySequence::ExactMatch) {
-                    event->ignore();
-                    return true;
-                }
-            }
-        }
     }
     return QMainWindow::eventFilter(watched, event);
 }

@@ -145,17 +145,6 @@ public:
     /** The shortcut list while it is shown (tests). */
     QDialog *shortcutsDialog() const { return m_shortcutsDialog; }
 
-    /** The first window's size on a screen with this available geometry: at most 90 % of it, at most 1600 x 960. */
-    static QSize initialSize(const QRect &available);
-    /**
-     * Where the first window goes: initialSize() grown to what the docks
-     * need (minimum), centred, and moved so that it stays inside available
-     * where it fits (a window raised to its minimum width after being
-     * centred at 90 % ran off the right edge of a 1024-pixel screen);
-     * where it does not fit, its top-left corner stays on screen.
-     */
-    static QRect initialGeometry(const QRect &available, const QSize &minimum);
-
     /** Pause after the last keystroke before compiling. */
     static constexpr int kCompileDelayMs = 250;
 
@@ -196,6 +185,8 @@ private:
     void fitToScreen();
     /** Brings a restored geometry saved on a larger screen back onto this one. */
     void keepOnScreen();
+    /** Resizes and moves the window to g (the frame to its corner), unless it is there. */
+    void place(const QRect &g);
     /** Moves the window, at its size, inside the screen where it fits (else its top-left corner onto it). */
     void moveOnScreen();
     /** Gives the side and bottom docks their share of the shown window (unless a saved layout was restored). */
@@ -231,7 +222,6 @@ private:
     bool m_restoredLayout = false;
     QDialog *m_shortcutsDialog = nullptr;
     /** Actions whose keys the editor must not take as typing (zoom, find, go to line, redo). */
-    QList<QAction *> m_editorOverrides;
 };
 
 } // namespace Kp

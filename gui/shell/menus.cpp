@@ -130,7 +130,8 @@ void MainWindow::buildMenus()
     QAction *gotoLine = edit->addAction(tr("&Go to Line…"), this, &MainWindow::goToLine);
     gotoLine->setObjectName(QStringLiteral("goToLineAction"));
     gotoLine->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_G));
-    m_editorOverrides << redo << find << findNext << findPrevious << replace << gotoLine;
+    // The menus' shortcuts win over the editor's typing.
+    m_editor->addOverridingActions({redo, find, findNext, findPrevious, replace, gotoLine});
 
     QMenu *build = menuBar()->addMenu(tr("&Build"));
     build->addAction(tr("&Compile Now"), this, &MainWindow::compileNow)
@@ -200,7 +201,7 @@ void MainWindow::buildMenus()
     QAction *zoomReset = view->addAction(tr("&Reset Zoom"), this, [this] { m_editor->zoomTo(0); });
     zoomReset->setObjectName(QStringLiteral("zoomResetAction"));
     zoomReset->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_0));
-    m_editorOverrides << zoomIn << zoomOut << zoomReset;
+    m_editor->addOverridingActions({zoomIn, zoomOut, zoomReset});
     view->addSeparator();
     QMenu *themes = view->addMenu(tr("&Theme"));
     auto *themeGroup = new QActionGroup(this);

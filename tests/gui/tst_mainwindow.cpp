@@ -11,6 +11,7 @@
 #include "screenshot.h"
 #include "shell/docks.h"
 #include "shell/mainwindow.h"
+#include "shell/windowplacement.h"
 #include "testutil.h"
 #include "workbench/accessmap.h"
 #include "workbench/compilecontroller.h"
@@ -212,7 +213,7 @@ private Q_SLOTS:
         QFETCH(QRect, available);
         QFETCH(QSize, minimum);
         QFETCH(QRect, expected);
-        QCOMPARE(MainWindow::initialGeometry(available, minimum), expected);
+        QCOMPARE(WindowPlacement::initialGeometry(available, minimum), expected);
     }
 
     void highlightsCuda_data()

@@ -15,6 +15,7 @@
 #include "panels/results/resultspanel.h"
 #include "shell/docks.h"
 #include "shell/mainwindow.h"
+#include "shell/windowplacement.h"
 #include "testutil.h"
 #include "workbench/projectdocument.h"
 #include "workbench/runhistory.h"
@@ -94,9 +95,9 @@ private Q_SLOTS:
     // 5. The first window fits the screen it opens on; its minimum fits 90 % of 1280x800.
     void firstWindowFitsTheScreen()
     {
-        const QSize small = MainWindow::initialSize(QRect(0, 0, 1280, 770)); // 1280x800 less a panel
+        const QSize small = WindowPlacement::initialSize(QRect(0, 0, 1280, 770)); // 1280x800 less a panel
         QVERIFY(small.width() <= 1152 && small.height() <= 693);
-        QCOMPARE(MainWindow::initialSize(QRect(0, 0, 2560, 1400)), QSize(1600, 960));
+        QCOMPARE(WindowPlacement::initialSize(QRect(0, 0, 2560, 1400)), QSize(1600, 960));
         EngineClient engine;
         MainWindow w(&engine);
         KP_VERIFY_RESULT(w.openProject(":/presets/heat/heat.kpg"));
@@ -112,7 +113,7 @@ private Q_SLOTS:
     {
         QTest::addColumn<QSize>("size");
         QTest::newRow("1280x800") << QSize(1280, 800);
-        QTest::newRow("first window on a 1280x800 screen") << MainWindow::initialSize(QRect(0, 0, 1280, 770));
+        QTest::newRow("first window on a 1280x800 screen") << WindowPlacement::initialSize(QRect(0, 0, 1280, 770));
     }
     void everyPanelReadableAt1280x800()
     {
