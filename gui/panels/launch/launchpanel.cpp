@@ -2,6 +2,7 @@
 
 #include "buffers/dtype.h"
 #include "core/format.h"
+#include "project/launchedits.h"
 #include "project/projectio.h"
 #include "run/runner.h"
 #include "workbench/compilecontroller.h"
@@ -97,171 +98,9 @@ void markField(QWidget *w, const QString &error)
     w->setToolTip(error.isEmpty() ? w->property("defaultToolTip").toString() : error);
 }
 
-QJsonValue numberOrText(const QString &text)
-{
-    bool ok = false;
-    const double v = text.trimmed().toDouble(&ok);
-    return ok ? QJsonValue(v) : QJsonValue(text.trimmed());
-}
-
-/** Elements of a buffer created for a parameter, and the value of an integer scalar created beside it. */
-constexpr int kDefaultElements = 1024;
-
 /** Item data of the binding list's "new buffer NAME" / "new scalar NAME" entries. */
 const QString kNewEntry = QStringLiteral("new-for-parameter");
-
-bool isValueParam(const KernelParam &p)
-{
-    return p.category == KernelParam::Category::Scalar || p.category == KernelParam::Category::Half;
-}
-
-bool isIntegerType(DType t)
-{
-    const ScalarKind k = dtypeInfo(t).kind;
-    return dtypeInfo(t).components == 1 && (k == ScalarKind::SignedInt || k == ScalarKind::UnsignedInt);
-}
-
-/** The step's bindings from its JSON args (array by position, or object by name) keyed by parameter name. */
-QMap<QString, QJsonValue> jsonBindings(const QJsonValue &args, const KernelInfo &kernel)
-{
-    QMap<QString, QJsonValue> out;
-    if (args.isObject()) {
-        const QJsonObject o = args.toObject();
-        for (auto it = o.begin(); it != o.end(); ++it) {
-            out.insert(it.key(), it.value());
-        }
-        return out;
-    }
-    const QJsonArray a = args.toArray();
-    for (qsizetype i = 0; i < a.size() && i < kernel.params.size(); ++i) {
-        if (!kernel.params[i].name.isEmpty()) {
-            out.insert(kernel.params[i].name, a[i]);
-        }
-    }
-    return out;
-}
-
-/**
- * The args of a step binding kernel's parameters as `bound` says: by position
- * when every parameter is bound (the compact form the presets use) and byName
- * is false, else by parameter name, which allows gaps.
- */
-QJsonValue argsJson(const KernelInfo &kernel, const QMap<QString, QJsonValue> &bound, bool byName)
-{
-    bool complete = true;
-    for (const KernelParam &p : kernel.params) {
-        complete = complete && !p.name.isEmpty() && bound.contains(p.name);
-    }
-    if (complete && !byName) {
-        QJsonArray a;
-        for (const KernelParam &p : kernel.params) {
-            a.append(bound.value(p.name));
-        }
-        return a;
-    }
-    QJsonObject o;
-    for (const KernelParam &p : kernel.params) {
-        if (!p.name.isEmpty() && bound.contains(p.name)) {
-            o.insert(p.name, bound.value(p.name));
-        }
-    }
-    return o;
-}
-
-bool nameTaken(const QJsonObject &o, const QString &name)
-{
-    for (const QString &list : {QStringLiteral("buffers"), QStringLiteral("scalars")}) {
-        for (const QJsonValue &v : o.value(list).toArray()) {
-            if (v.toObject().value(QStringLiteral("name")).toString() == name) {
-                return true;
-            }
-        }
-    }
-    return false;
-}
 } // namespace
-
-QJsonObject LaunchPanel::defaultStep(const KernelInfo &kernel, const Project &project)
-{
-    // The size the kernel covers: an integer parameter (n, count, width), else
-    // the element count of the first pointer's buffer, named after it.
-    QString size;
-    for (const KernelParam &p : kernel.params) {
-        const auto t = dtypeForCudaType(p.baseType);
-        if (p.category == KernelParam::Category::Scalar && t && isIntegerType(*t) && !p.name.isEmpty()) {
-            size = p.name;
-            break;
-        }
-    }
-    if (size.isEmpty()) {
-        for (const KernelParam &p : kernel.params) {
-            if (p.category == KernelParam::Category::Pointer && !p.name.isEmpty()) {
-                size = p.name + QStringLiteral(".n");
-                break;
-            }
-        }
-    }
-    const QJsonArray grid =
-        size.isEmpty() ? QJsonArray{1} : QJsonArray{QStringLiteral("ceil_div(%1, block.x)").arg(size)};
-    QJsonObject step{{QStringLiteral("kernel"), kernel.name},
-                     {QStringLiteral("block"), QJsonArray{256}},
-                     {QStringLiteral("grid"), grid}};
-    QJsonObject args;
-    for (const KernelParam &p : kernel.params) {
-        const bool pointer = p.category == KernelParam::Category::Pointer;
-        if (!p.name.isEmpty() && (pointer ? project.buffer(p.name) != nullptr : project.scalar(p.name) != nullptr)) {
-            args.insert(p.name, p.name);
-        }
-    }
-    if (!args.isEmpty()) {
-        step.insert(QStringLiteral("args"), args);
-    }
-    return step;
-}
-
-void LaunchPanel::createMissing(QJsonObject &o, int step, const KernelInfo &kernel, const QStringList &only)
-{
-    QJsonArray launches = o.value(QStringLiteral("launches")).toArray();
-    if (step < 0 || step >= launches.size()) {
-        return;
-    }
-    QJsonObject l = launches[step].toObject();
-    const bool byName = l.value(QStringLiteral("args")).isObject();
-    QMap<QString, QJsonValue> bound = jsonBindings(l.value(QStringLiteral("args")), kernel);
-    for (const KernelParam &p : kernel.params) {
-        if (p.name.isEmpty() || bound.contains(p.name) || (!only.isEmpty() && !only.contains(p.name))) {
-            continue;
-        }
-        const auto type = dtypeForCudaType(p.baseType);
-        QString name = p.name;
-        for (int n = 2; nameTaken(o, name); ++n) {
-            name = QStringLiteral("%1_%2").arg(p.name).arg(n);
-        }
-        if (p.category == KernelParam::Category::Pointer) {
-            // Inputs (const data) start random so a result shows something; outputs start zeroed.
-            const QJsonObject init = p.isConst ? QJsonObject{{QStringLiteral("kind"), QStringLiteral("random")}}
-                                               : QJsonObject{{QStringLiteral("kind"), QStringLiteral("zeros")}};
-            QJsonArray buffers = o.value(QStringLiteral("buffers")).toArray();
-            buffers.append(QJsonObject{{QStringLiteral("name"), name},
-                                       {QStringLiteral("dtype"), dtypeName(type.value_or(DType::Float32))},
-                                       {QStringLiteral("shape"), QJsonArray{kDefaultElements}},
-                                       {QStringLiteral("init"), init}});
-            o.insert(QStringLiteral("buffers"), buffers);
-        } else if (isValueParam(p) && type && dtypeInfo(*type).components == 1) {
-            QJsonArray scalars = o.value(QStringLiteral("scalars")).toArray();
-            scalars.append(QJsonObject{{QStringLiteral("name"), name},
-                                       {QStringLiteral("type"), dtypeName(*type)},
-                                       {QStringLiteral("value"), isIntegerType(*type) ? kDefaultElements : 1.0}});
-            o.insert(QStringLiteral("scalars"), scalars);
-        } else {
-            continue; // structs and vectors by value: no scalar can hold them
-        }
-        bound.insert(p.name, name);
-    }
-    l.insert(QStringLiteral("args"), argsJson(kernel, bound, byName));
-    launches[step] = l;
-    o.insert(QStringLiteral("launches"), launches);
-}
 
 LaunchPanel::LaunchPanel(QWidget *parent)
     : QWidget(parent)
@@ -360,7 +199,7 @@ LaunchPanel::LaunchPanel(QWidget *parent)
             m_message->setText(tr("No kernel to launch yet: the source has no __global__ function that compiles."));
             return;
         }
-        Q_EMIT addStepRequested(defaultStep(*k, m_project));
+        Q_EMIT addStepRequested(LaunchEdits::defaultStep(*k, m_project));
     });
     // The other kinds of step, from the + button's menu.
     auto *addMenu = new QMenu(m_addStep);
@@ -374,13 +213,12 @@ LaunchPanel::LaunchPanel(QWidget *parent)
                                                       {QStringLiteral("wait"), tr("Wait for an event")}};
     for (const auto &[kind, text] : otherKinds) {
         QAction *a = addMenu->addAction(text, this, [this, kind = kind] {
-            QString why;
-            const QJsonObject step = defaultOtherStep(kind, m_project, &why);
-            if (step.isEmpty()) {
-                m_message->setText(why);
+            const Result<QJsonObject> step = LaunchEdits::defaultOtherStep(kind, m_project);
+            if (!step) {
+                m_message->setText(step.error().message);
                 return;
             }
-            Q_EMIT addStepRequested(step);
+            Q_EMIT addStepRequested(step.value());
         });
         a->setObjectName(QStringLiteral("add-") + kind);
     }
@@ -459,8 +297,9 @@ LaunchPanel::LaunchPanel(QWidget *parent)
     form->addRow(tr("Dyn. shared (B)"), m_shared);
     connect(m_shared, &QLineEdit::editingFinished, this, [this] {
         if (!m_updating) {
-            Q_EMIT edited(m_step, QStringLiteral("sharedBytes"),
-                          numberOrText(m_shared->text().isEmpty() ? QStringLiteral("0") : m_shared->text()));
+            Q_EMIT edited(
+                m_step, QStringLiteral("sharedBytes"),
+                LaunchEdits::numberOrText(m_shared->text().isEmpty() ? QStringLiteral("0") : m_shared->text()));
         }
     });
     m_resolved = new QLabel(this);
@@ -681,10 +520,12 @@ void LaunchPanel::setProject(const Project &project)
     m_project = project;
     m_stepChooser->clear();
     for (qsizetype i = 0; i < project.launches.size(); ++i) {
-        m_stepChooser->addItem(
-            tr("%1 of %2: %3").arg(i + 1).arg(project.launches.size()).arg(stepTitle(project.launches[i])));
+        m_stepChooser->addItem(tr("%1 of %2: %3")
+                                   .arg(i + 1)
+                                   .arg(project.launches.size())
+                                   .arg(LaunchEdits::stepTitle(project.launches[i])));
         // The whole title when the panel is too narrow to show it.
-        m_stepChooser->setItemData(int(i), stepTitle(project.launches[i]), Qt::ToolTipRole);
+        m_stepChooser->setItemData(int(i), LaunchEdits::stepTitle(project.launches[i]), Qt::ToolTipRole);
     }
     if (project.launches.isEmpty()) {
         m_stepChooser->addItem(tr("none yet: choose a kernel below"));
@@ -739,97 +580,12 @@ bool LaunchPanel::isRowShown(QWidget *field) const
     return label && label->widget() && !label->widget()->isHidden();
 }
 
-QString LaunchPanel::stepTitle(const LaunchStep &step)
-{
-    const auto range = [&step] {
-        if (step.offset.isEmpty() && step.count.isEmpty()) {
-            return QString();
-        }
-        return QStringLiteral("[%1 +%2]")
-            .arg(step.offset.isEmpty() ? QStringLiteral("0") : step.offset,
-                 step.count.isEmpty() ? tr("to end") : step.count);
-    };
-    QString t;
-    switch (step.kind) {
-    case LaunchStep::Kind::Kernel: t = step.kernel.isEmpty() ? tr("kernel (none chosen)") : step.kernel; break;
-    case LaunchStep::Kind::Copy:
-        t = tr("copy %1%2 → %3").arg(step.buffer, range(), step.toDevice ? tr("device") : tr("host"));
-        break;
-    case LaunchStep::Kind::Memset: t = tr("memset %1%2 = %3").arg(step.buffer, range()).arg(step.memsetValue); break;
-    case LaunchStep::Kind::Record: t = tr("record event %1").arg(step.event); break;
-    case LaunchStep::Kind::Wait: t = tr("wait for %1").arg(step.waitFor.join(QStringLiteral(", "))); break;
-    case LaunchStep::Kind::Chunks: {
-        QStringList inner;
-        for (const LaunchStep &s : step.steps) {
-            inner << stepTitle(s);
-        }
-        t = tr("%1 chunks of %2: %3").arg(step.chunkCount, step.elements, inner.join(QStringLiteral(", ")));
-        break;
-    }
-    }
-    if (!step.stream.isEmpty()) {
-        t += tr(" (stream %1)").arg(step.stream);
-    }
-    return t;
-}
-
-QJsonObject LaunchPanel::defaultOtherStep(const QString &kind, const Project &project, QString *why)
-{
-    const bool copy = kind.startsWith(QLatin1String("copy"));
-    if (copy || kind == QLatin1String("memset")) {
-        if (project.buffers.isEmpty()) {
-            *why = tr("No buffer to %1 yet: add one in the Buffers panel first.").arg(copy ? tr("copy") : tr("set"));
-            return {};
-        }
-        // A copy back to the host most likely fetches what a kernel wrote: the last buffer.
-        const QString buffer =
-            kind == QLatin1String("copy-to-host") ? project.buffers.last().name : project.buffers.first().name;
-        if (copy) {
-            return QJsonObject{{QStringLiteral("kind"), QStringLiteral("copy")},
-                               {QStringLiteral("buffer"), buffer},
-                               {QStringLiteral("to"), kind == QLatin1String("copy-to-device")
-                                                          ? QStringLiteral("device")
-                                                          : QStringLiteral("host")}};
-        }
-        return QJsonObject{{QStringLiteral("kind"), QStringLiteral("memset")},
-                           {QStringLiteral("buffer"), buffer},
-                           {QStringLiteral("value"), 0}};
-    }
-    QStringList recorded;
-    const std::function<void(const QList<LaunchStep> &)> collect = [&](const QList<LaunchStep> &steps) {
-        for (const LaunchStep &s : steps) {
-            if (s.kind == LaunchStep::Kind::Record && !recorded.contains(s.event)) {
-                recorded << s.event;
-            }
-            collect(s.steps);
-        }
-    };
-    collect(project.launches);
-    if (kind == QLatin1String("record")) {
-        QString name;
-        for (int i = 1; name.isEmpty() || recorded.contains(name); ++i) {
-            name = QStringLiteral("event%1").arg(i);
-        }
-        return QJsonObject{{QStringLiteral("kind"), QStringLiteral("record")}, {QStringLiteral("event"), name}};
-    }
-    if (kind == QLatin1String("wait")) {
-        if (recorded.isEmpty()) {
-            *why = tr("No event to wait for yet: add a \"Record an event\" step first (on the stream to wait for).");
-            return {};
-        }
-        return QJsonObject{{QStringLiteral("kind"), QStringLiteral("wait")},
-                           {QStringLiteral("waitFor"), recorded.last()}};
-    }
-    *why = tr("unknown kind of step '%1'").arg(kind);
-    return {};
-}
-
 void LaunchPanel::emitStepText(const QString &key, const QString &text, bool number)
 {
     const QString t = text.trimmed();
     Q_EMIT edited(m_step, key,
                   t.isEmpty() ? QJsonValue(QJsonValue::Undefined)
-                  : number    ? numberOrText(t)
+                  : number    ? LaunchEdits::numberOrText(t)
                               : QJsonValue(t));
 }
 
@@ -895,7 +651,7 @@ void LaunchPanel::showStepKind(const LaunchStep &step, bool has)
     m_chunkName->setText(step.groupName);
     QStringList inner;
     for (qsizetype i = 0; i < step.steps.size(); ++i) {
-        inner << QStringLiteral("%1. %2").arg(i + 1).arg(stepTitle(step.steps[i]));
+        inner << QStringLiteral("%1. %2").arg(i + 1).arg(LaunchEdits::stepTitle(step.steps[i]));
     }
     m_chunkSteps->setText(inner.join(QLatin1Char('\n')));
 }
@@ -931,7 +687,7 @@ void LaunchPanel::commitKernel()
     if (m_project.launches.isEmpty()) {
         // A bare kernel: choosing it is how its first launch step is made.
         if (const KernelInfo *k = findKernel(m_kernels, text)) {
-            Q_EMIT addStepRequested(defaultStep(*k, m_project));
+            Q_EMIT addStepRequested(LaunchEdits::defaultStep(*k, m_project));
         }
         return;
     }
@@ -961,7 +717,7 @@ void LaunchPanel::commitKernel()
         }
     }
     const bool byName = !step.args.isEmpty() && !step.args.first().param.isEmpty();
-    Q_EMIT kernelChanged(m_step, text, argsJson(*newKernel, bound, byName));
+    Q_EMIT kernelChanged(m_step, text, LaunchEdits::args(*newKernel, bound, byName));
 }
 
 QMap<QString, QJsonValue> LaunchPanel::bindingsByName(const LaunchStep &step, const KernelInfo *kernel) const
@@ -994,7 +750,7 @@ QStringList LaunchPanel::unboundParams() const
     for (const KernelParam &p : kernel->params) {
         const auto type = dtypeForCudaType(p.baseType);
         const bool creatable = p.category == KernelParam::Category::Pointer ||
-                               (isValueParam(p) && type && dtypeInfo(*type).components == 1);
+                               (LaunchEdits::isValueParam(p) && type && dtypeInfo(*type).components == 1);
         if (!p.name.isEmpty() && !bound.contains(p.name) && creatable) {
             out << p.name;
         }
@@ -1082,7 +838,7 @@ QJsonValue LaunchPanel::argJsonFor(const ArgBinding *current, const QString &tex
     if (text == QLatin1String("null") && !m_project.buffer(text) && !m_project.scalar(text)) {
         return QJsonValue(QJsonValue::Null);
     }
-    return numberOrText(text);
+    return LaunchEdits::numberOrText(text);
 }
 
 const ArgBinding *LaunchPanel::bindingAt(const LaunchStep &step, const KernelInfo *kernel, int row) const
@@ -1276,7 +1032,7 @@ void LaunchPanel::emitDims(const QString &key, QLineEdit *const fields[3])
     }
     for (int a = 0; a < qMax(1, last); ++a) {
         const QString t = fields[a]->text().trimmed();
-        items.append(numberOrText(t.isEmpty() ? QStringLiteral("1") : t));
+        items.append(LaunchEdits::numberOrText(t.isEmpty() ? QStringLiteral("1") : t));
     }
     Q_EMIT edited(m_step, key, items);
 }
@@ -1303,7 +1059,7 @@ void LaunchPanel::emitArgs()
             }
         }
         if (named) {
-            Q_EMIT edited(m_step, QStringLiteral("args"), argsJson(*kernel, bound, byName));
+            Q_EMIT edited(m_step, QStringLiteral("args"), LaunchEdits::args(*kernel, bound, byName));
             return;
         }
     }
@@ -1508,7 +1264,7 @@ void LaunchPanel::setDocument(ProjectDocument *doc)
             return;
         }
         refused(doc->edit(params.size() == 1 ? tr("Create %1").arg(params.first()) : tr("Create missing arguments"),
-                          [&](QJsonObject &o) { createMissing(o, step, *kernel, params); }));
+                          [&](QJsonObject &o) { LaunchEdits::createMissing(o, step, *kernel, params); }));
     });
     connect(this, &LaunchPanel::streamChanged, doc, [doc, refused](int step, const QString &stream) {
         refused(doc->edit(tr("Set stream of step %1").arg(step + 1), [&](QJsonObject &o) {

@@ -107,30 +107,7 @@ public:
     QLabel *chunkStepsLabel() const { return m_chunkSteps; }
     /** Whether the form row holding field is shown (kernel rows hide for a copy step, and so on). */
     bool isRowShown(QWidget *field) const;
-    /** "copy x → device", "record event done", "saxpy": a step in words, as the step list shows it. */
-    static QString stepTitle(const LaunchStep &step);
-    /**
-     * A new step of kind ("copy-to-device", "copy-to-host", "memset",
-     * "record", "wait") for project: on its first buffer, with an event name
-     * not yet used. Empty (why in *why) when the project lacks what it needs.
-     */
-    static QJsonObject defaultOtherStep(const QString &kind, const Project &project, QString *why);
     QLineEdit *swapField() const { return m_swaps; }
-
-    /**
-     * A new launch step for kernel: block 256, a ceil_div grid over the size
-     * the kernel most likely covers (an integer parameter, else the first
-     * pointer's buffer), and every parameter bound by name to the buffer or
-     * scalar of that name when one exists.
-     */
-    static QJsonObject defaultStep(const KernelInfo &kernel, const Project &project);
-    /**
-     * The buffers and scalars a step still lacks: one per unbound parameter,
-     * named and typed after it (a pointer to const data starts random, any
-     * other buffer zeros). Appended to o's "buffers" and "scalars", bound in
-     * the step's args.
-     */
-    static void createMissing(QJsonObject &o, int step, const KernelInfo &kernel, const QStringList &only = {});
 
 Q_SIGNALS:
     /** A field of launch step `step` changed: key is "kernel", "grid", "block", "sharedBytes" or "args". */
