@@ -7,6 +7,7 @@
 #include "cuda/driverapi.h"
 #include "run/sentinel.h"
 #include "run/timingstop.h"
+#include "run/workerkernels.h"
 
 #include <QCryptographicHash>
 #include <QElapsedTimer>
@@ -43,198 +44,7 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-// The worker's own kernels, plain PTX so kpg-worker needs no compiler (the
-// driver JIT-compiles them once per context):
-//
-// kpg_block_stream holds a stream until the host releases it, so that every
-// launch of a sample is queued before the first one starts: launch latency
-// stays out of the timed region (nvbench's blocking kernel). It gives up after
-// timeout_ns, so a host that never releases it cannot hang the GPU. Generic
-// loads reach the host-mapped flag through unified addressing.
-//
-// kpg_l2_flush reads n16 16-byte words of a buffer twice the L2's size, so
-// that the L2 holds only clean lines of that buffer before a cold sample. A
-// memset flush (nvbench's, Triton's) leaves the L2 full of dirty lines that
-// the timed kernel then pays to write back: on the H200, vector add from 64K
-// to 64M elements measured 0.2 to 4.8 us more after a memset flush than after
-// this one. The xor of everything read is stored
-// only when it equals `never`, which the zeroed buffer cannot produce: the
-// store keeps ptxas from dropping the loads, and no line is ever dirtied.
-//
-// kpg_empty is the empty kernel the event overhead is measured around.
-//
-// kpg_guard_check (GuardZonesDevice::check) compares guard zones with their
-// pattern on the device: one block of 256 threads per 4 KiB guard, whose
-// address it reads from a table in mapped pinned memory; each thread reads
-// 16 bytes 256 apart (coalesced), whose expected byte is the same (the
-// pattern repeats every 4 bytes), the block ORs its answers with bar.red, and
-// thread 0 writes 0 or 1 into the guard's flag, also in mapped memory. A
-// check is then one launch and one synchronisation, with no copy.
-// kpg_guard_fill writes the pattern into the guards the same way.
-const char *kTimingPtx = R"(
-.version 7.0
-.target sm_52
-.address_size 64
-.visible .entry kpg_block_stream(.param .u64 flag, .param .u64 timeout_ns)
-{
-    .reg .pred %p<3>;
-    .reg .b32 %r<2>;
-    .reg .b64 %rd<6>;
-    ld.param.u64 %rd1, [flag];
-    ld.param.u64 %rd2, [timeout_ns];
-    mov.u64 %rd3, %globaltimer;
-WAIT:
-    ld.volatile.u32 %r1, [%rd1];
-    setp.ne.u32 %p1, %r1, 0;
-    @%p1 bra DONE;
-    mov.u64 %rd4, %globaltimer;
-    sub.u64 %rd5, %rd4, %rd3;
-    setp.lt.u64 %p2, %rd5, %rd2;
-    @%p2 bra WAIT;
-DONE:
-    ret;
-}
-.visible .entry kpg_l2_flush(.param .u64 buf, .param .u64 n16, .param .u32 never)
-{
-    .reg .pred %p<3>;
-    .reg .b32 %r<12>;
-    .reg .b64 %rd<10>;
-    ld.param.u64 %rd1, [buf];
-    ld.param.u64 %rd2, [n16];
-    ld.param.u32 %r10, [never];
-    cvta.to.global.u64 %rd1, %rd1;
-    mov.u32 %r1, %ctaid.x;
-    mov.u32 %r2, %ntid.x;
-    mov.u32 %r3, %tid.x;
-    mul.wide.u32 %rd3, %r1, %r2;
-    cvt.u64.u32 %rd4, %r3;
-    add.u64 %rd3, %rd3, %rd4;
-    mov.u32 %r4, %nctaid.x;
-    mul.wide.u32 %rd5, %r4, %r2;
-    mov.u32 %r5, 0;
-FLUSH_LOOP:
-    setp.ge.u64 %p1, %rd3, %rd2;
-    @%p1 bra FLUSH_DONE;
-    shl.b64 %rd6, %rd3, 4;
-    add.u64 %rd7, %rd1, %rd6;
-    ld.global.v4.u32 {%r6, %r7, %r8, %r9}, [%rd7];
-    xor.b32 %r5, %r5, %r6;
-    xor.b32 %r5, %r5, %r7;
-    xor.b32 %r5, %r5, %r8;
-    xor.b32 %r5, %r5, %r9;
-    add.u64 %rd3, %rd3, %rd5;
-    bra FLUSH_LOOP;
-FLUSH_DONE:
-    setp.ne.u32 %p2, %r5, %r10;
-    @%p2 bra FLUSH_END;
-    st.global.u32 [%rd1], %r5;
-FLUSH_END:
-    ret;
-}
-.visible .entry kpg_empty()
-{
-    ret;
-}
-.visible .entry kpg_guard_check(.param .u64 guards, .param .u32 pattern, .param .u64 flags)
-{
-    .reg .pred %p<4>;
-    .reg .b32 %r<8>;
-    .reg .b64 %rd<10>;
-    ld.param.u64 %rd1, [guards];
-    ld.param.u32 %r1, [pattern];
-    ld.param.u64 %rd2, [flags];
-    mov.u32 %r2, %ctaid.x;
-    mov.u32 %r3, %tid.x;
-    mul.wide.u32 %rd3, %r2, 8;
-    add.s64 %rd4, %rd1, %rd3;
-    ld.u64 %rd5, [%rd4];
-    cvta.to.global.u64 %rd5, %rd5;
-    and.b32 %r4, %r3, 3;
-    shl.b32 %r4, %r4, 3;
-    shr.u32 %r5, %r1, %r4;
-    and.b32 %r5, %r5, 255;
-    cvt.u64.u32 %rd6, %r3;
-    add.s64 %rd7, %rd5, %rd6;
-    setp.ne.u32 %p1, %r3, %r3;
-    ld.global.u8 %r6, [%rd7+0];
-    setp.ne.or.u32 %p1, %r6, %r5, %p1;
-    ld.global.u8 %r6, [%rd7+256];
-    setp.ne.or.u32 %p1, %r6, %r5, %p1;
-    ld.global.u8 %r6, [%rd7+512];
-    setp.ne.or.u32 %p1, %r6, %r5, %p1;
-    ld.global.u8 %r6, [%rd7+768];
-    setp.ne.or.u32 %p1, %r6, %r5, %p1;
-    ld.global.u8 %r6, [%rd7+1024];
-    setp.ne.or.u32 %p1, %r6, %r5, %p1;
-    ld.global.u8 %r6, [%rd7+1280];
-    setp.ne.or.u32 %p1, %r6, %r5, %p1;
-    ld.global.u8 %r6, [%rd7+1536];
-    setp.ne.or.u32 %p1, %r6, %r5, %p1;
-    ld.global.u8 %r6, [%rd7+1792];
-    setp.ne.or.u32 %p1, %r6, %r5, %p1;
-    ld.global.u8 %r6, [%rd7+2048];
-    setp.ne.or.u32 %p1, %r6, %r5, %p1;
-    ld.global.u8 %r6, [%rd7+2304];
-    setp.ne.or.u32 %p1, %r6, %r5, %p1;
-    ld.global.u8 %r6, [%rd7+2560];
-    setp.ne.or.u32 %p1, %r6, %r5, %p1;
-    ld.global.u8 %r6, [%rd7+2816];
-    setp.ne.or.u32 %p1, %r6, %r5, %p1;
-    ld.global.u8 %r6, [%rd7+3072];
-    setp.ne.or.u32 %p1, %r6, %r5, %p1;
-    ld.global.u8 %r6, [%rd7+3328];
-    setp.ne.or.u32 %p1, %r6, %r5, %p1;
-    ld.global.u8 %r6, [%rd7+3584];
-    setp.ne.or.u32 %p1, %r6, %r5, %p1;
-    ld.global.u8 %r6, [%rd7+3840];
-    setp.ne.or.u32 %p1, %r6, %r5, %p1;
-    bar.red.or.pred %p2, 0, %p1;
-    setp.ne.u32 %p3, %r3, 0;
-    @%p3 bra GUARD_END;
-    selp.u32 %r7, 1, 0, %p2;
-    mul.wide.u32 %rd8, %r2, 4;
-    add.s64 %rd9, %rd2, %rd8;
-    st.volatile.u32 [%rd9], %r7;
-GUARD_END:
-    ret;
-}
-.visible .entry kpg_guard_fill(.param .u64 guards, .param .u32 pattern)
-{
-    .reg .b32 %r<6>;
-    .reg .b64 %rd<8>;
-    ld.param.u64 %rd1, [guards];
-    ld.param.u32 %r1, [pattern];
-    mov.u32 %r2, %ctaid.x;
-    mov.u32 %r3, %tid.x;
-    mul.wide.u32 %rd3, %r2, 8;
-    add.s64 %rd4, %rd1, %rd3;
-    ld.u64 %rd5, [%rd4];
-    cvta.to.global.u64 %rd5, %rd5;
-    and.b32 %r4, %r3, 3;
-    shl.b32 %r4, %r4, 3;
-    shr.u32 %r5, %r1, %r4;
-    cvt.u64.u32 %rd6, %r3;
-    add.s64 %rd7, %rd5, %rd6;
-    st.global.u8 [%rd7+0], %r5;
-    st.global.u8 [%rd7+256], %r5;
-    st.global.u8 [%rd7+512], %r5;
-    st.global.u8 [%rd7+768], %r5;
-    st.global.u8 [%rd7+1024], %r5;
-    st.global.u8 [%rd7+1280], %r5;
-    st.global.u8 [%rd7+1536], %r5;
-    st.global.u8 [%rd7+1792], %r5;
-    st.global.u8 [%rd7+2048], %r5;
-    st.global.u8 [%rd7+2304], %r5;
-    st.global.u8 [%rd7+2560], %r5;
-    st.global.u8 [%rd7+2816], %r5;
-    st.global.u8 [%rd7+3072], %r5;
-    st.global.u8 [%rd7+3328], %r5;
-    st.global.u8 [%rd7+3584], %r5;
-    st.global.u8 [%rd7+3840], %r5;
-    ret;
-}
-)";
-/** Never the xor of a zeroed buffer (see kpg_l2_flush). */
+/** Never the xor of a zeroed buffer (see kpg_l2_flush in workerkernels.ptx). */
 constexpr unsigned kFlushNever = 0x9e3779b9u;
 /** Event pairs per kind when the event overhead is measured. */
 constexpr int kOverheadRounds = 101;
@@ -400,7 +210,7 @@ Status GpuSession::ensureContext(int ordinal)
     m_api->cuCtxSetLimit(CU_LIMIT_PRINTF_FIFO_SIZE, 8u << 20);
 
     CUmodule blocker = nullptr;
-    KP_CU(m_api->cuModuleLoadData(&blocker, kTimingPtx));
+    KP_CU(m_api->cuModuleLoadData(&blocker, kWorkerKernelsPtx));
     m_blockerModule = Cuda::Module(blocker, Cuda::ModuleUnload{m_api});
     KP_CU(m_api->cuModuleGetFunction(&m_blocker, blocker, "kpg_block_stream"));
     KP_CU(m_api->cuModuleGetFunction(&m_flushKernel, blocker, "kpg_l2_flush"));
