@@ -342,6 +342,406 @@ Result<CheckResult> evaluateCollection(const CheckSpec &check, const CheckData &
     return r;
 }
 
+/**
+ * Where an element check's expected values come from (docs/checks.md): an
+ * expression over coordinates, variables and buffers, a reference run's
+ * buffer, or an .npy file; a range check has none. Set up in place by
+ * prepareExpected(): the expression's variables are pointers into it.
+ */
+struct ExpectedValues
+{
+    const char *refBytes = nullptr;
+    DType refComp = DType::Float32;
+    int refCompBytes = 0;
+    bool rawCompare = false; // 64-bit integers against the same dtype: compared as bits, not as doubles
+    NpyValues npy;
+    Expression ex;
+    double *vi = nullptr;
+    double *vx = nullptr;
+    double *vy = nullptr;
+    double *vz = nullptr;
+    double *vc = nullptr;
+    struct BufferVar
+    {
+        double *slot;
+        const char *bytes;
+        DType comp;
+        int compBytes;
+        int comps;
+    };
+    QList<BufferVar> bufferVars;
+    double scratch = 0; // where a coordinate hidden by a variable or buffer of its name goes
+
+    /** Points the expression's coordinates and buffers at element e (x, y, z), component c, value k. */
+    void setElement(qint64 e, qint64 x, qint64 y, qint64 z, int c, qint64 k)
+    {
+        *vi = double(e);
+        *vx = double(x);
+        *vy = double(y);
+        *vz = double(z);
+        *vc = double(c);
+        for (const BufferVar &b : bufferVars) {
+            const qint64 bk = b.comps == 1 ? e : k;
+            *b.slot = loadValue(b.comp, b.bytes + bk * b.compBytes);
+        }
+    }
+};
+
+/** Sets `out` up for the check's kind, against `got` (values: how many the check compares). */
+Status prepareExpected(const CheckSpec &check, const CheckData &data, const BufferView &got, bool exact, qint64 values,
+                       const QString &path, ExpectedValues &out)
+{
+    const DTypeInfo &info = dtypeInfo(got.dtype);
+    const DType comp = info.component;
+    const int comps = info.components;
+    out.refComp = comp;
+    out.refCompBytes = info.componentBytes;
+    switch (check.kind) {
+    case CheckSpec::Kind::Expected: {
+        // Precedence (docs/checks.md): coordinates, then the project's
+        // variables, then buffers: "alpha*x + y" with buffers x and y means the buffers.
+        QHash<QString, int> source; // 0 built-in, 1 variable, 2 buffer
+        for (const char *n : {"i", "x", "y", "z", "c"}) {
+            source.insert(QString::fromLatin1(n), 0);
+        }
+        for (auto it = data.variables.begin(); it != data.variables.end(); ++it) {
+            source.insert(it.key(), 1);
+        }
+        for (auto it = data.initial.begin(); it != data.initial.end(); ++it) {
+            const int bc = dtypeInfo(it->dtype).components;
+            if (it->data && it->elementCount() == got.elementCount() && (bc == 1 || bc == comps)) {
+                source.insert(it.key(), 2);
+            }
+        }
+        for (auto it = source.begin(); it != source.end(); ++it) {
+            double *slot = out.ex.variable(it.key());
+            if (it.value() == 0) {
+                (it.key() == QLatin1String("i")   ? out.vi
+                 : it.key() == QLatin1String("x") ? out.vx
+                 : it.key() == QLatin1String("y") ? out.vy
+                 : it.key() == QLatin1String("z") ? out.vz
+                                                  : out.vc) = slot;
+            } else if (it.value() == 1) {
+                *slot = data.variables.value(it.key());
+            } else {
+                const BufferView &b = data.initial[it.key()];
+                const DTypeInfo &bi = dtypeInfo(b.dtype);
+                out.bufferVars << ExpectedValues::BufferVar{slot, static_cast<const char *>(b.data), bi.component,
+                                                            bi.componentBytes, bi.components};
+            }
+        }
+        for (double **p : {&out.vi, &out.vx, &out.vy, &out.vz, &out.vc}) {
+            if (!*p) {
+                *p = &out.scratch;
+            }
+        }
+        if (Status s = out.ex.parse(check.expected, jsonKeyPath(path, QStringLiteral("expected"))); !s) {
+            Error e = s.error();
+            e.where = QStringLiteral("check");
+            e.path = jsonKeyPath(path, QStringLiteral("expected"));
+            return e;
+        }
+        break;
+    }
+    case CheckSpec::Kind::Reference: {
+        const auto refIt = data.reference.find(check.reference);
+        if (refIt == data.reference.end() || !refIt->data) {
+            return checkError(QStringLiteral("%1.reference: buffer '%2' has no contents after the reference run")
+                                  .arg(path, check.reference),
+                              jsonKeyPath(path, QStringLiteral("reference")), Error::Code::Internal);
+        }
+        const DTypeInfo &ri = dtypeInfo(refIt->dtype);
+        if (refIt->elementCount() * ri.components != got.elementCount() * comps) {
+            return checkError(
+                QStringLiteral("%1.reference: buffer '%2' has %3 values, '%4' has %5; they must have as many")
+                    .arg(path, check.reference)
+                    .arg(refIt->elementCount() * ri.components)
+                    .arg(check.buffer)
+                    .arg(got.elementCount() * comps),
+                jsonKeyPath(path, QStringLiteral("reference")));
+        }
+        out.refBytes = static_cast<const char *>(refIt->data);
+        out.refComp = ri.component;
+        out.refCompBytes = ri.componentBytes;
+        out.rawCompare = exact && out.refComp == comp && info.componentBytes == 8;
+        break;
+    }
+    case CheckSpec::Kind::Npy: {
+        const QString file = resolveInitFile(check.npy, data.projectDir);
+        Result<NpyValues> n = readNpyValues(file, check.npy, jsonKeyPath(path, QStringLiteral("npy")));
+        if (!n) {
+            return n.error();
+        }
+        out.npy = std::move(n).value();
+        if (out.npy.count != values) {
+            return checkError(QStringLiteral("%1.npy: '%2' holds %3 values; the check compares %4 (buffer '%5', %6 "
+                                             "%7%8)")
+                                  .arg(path, check.npy)
+                                  .arg(out.npy.count)
+                                  .arg(values)
+                                  .arg(check.buffer, dtypeName(got.dtype), shapeToString(got.shape), regionText(check)),
+                              jsonKeyPath(path, QStringLiteral("npy")));
+        }
+        out.refBytes = out.npy.data.constData();
+        out.refComp = out.npy.dtype;
+        out.refCompBytes = dtypeInfo(out.npy.dtype).componentBytes;
+        out.rawCompare = exact && out.refComp == comp && info.componentBytes == 8;
+        break;
+    }
+    case CheckSpec::Kind::Range:
+    case CheckSpec::Kind::Permutation:
+    case CheckSpec::Kind::Set:
+    case CheckSpec::Kind::Printed: break; // Range is judged value by value; the others never come here
+    }
+    return Unit{};
+}
+
+/**
+ * What a stretch of values came to; stretches judged on several threads are
+ * added in order, so the report is the same however it was split.
+ */
+struct Tally
+{
+    double sumAbs = 0;
+    qint64 finitePairs = 0;
+    double worstError = -1;
+    double maxAbs = 0;
+    double maxRel = 0;
+    qint64 compared = 0;
+    qint64 mismatches = 0;
+    QList<CheckMismatch> first;
+    std::optional<CheckMismatch> worst;
+
+    void add(const Tally &t)
+    {
+        sumAbs += t.sumAbs;
+        finitePairs += t.finitePairs;
+        maxAbs = std::max(maxAbs, t.maxAbs);
+        maxRel = std::max(maxRel, t.maxRel);
+        compared += t.compared;
+        mismatches += t.mismatches;
+        for (const CheckMismatch &m : t.first) {
+            if (first.size() < kMaxReportedMismatches) {
+                first << m;
+            }
+        }
+        if (t.worst && t.worstError > worstError) { // the earliest of equal errors, as in one pass
+            worstError = t.worstError;
+            worst = t.worst;
+        }
+    }
+};
+
+/** How one value of the checked buffer is judged against what was expected of it. */
+struct Judge
+{
+    const char *gotBytes = nullptr;
+    DType comp = DType::Float32;
+    int compBytes = 4;
+    bool range = false;
+    double lo = 0;
+    double hi = 0;
+    bool exact = false;
+    bool rawCompare = false;
+    CheckTolerance tol;
+    bool nanPasses = false;
+    char *mask = nullptr; ///< the failed elements' mask, when asked for
+
+    /**
+     * Value k of the buffer (element e at x, y, z of the box, component c)
+     * against expv (rp: the reference's bytes, for an exact comparison of
+     * 64-bit values), into t.
+     */
+    void operator()(Tally &t, qint64 e, qint64 x, qint64 y, qint64 z, int c, qint64 k, double expv,
+                    const char *rp) const
+    {
+        const char *gp = gotBytes + k * compBytes;
+        const double g = loadValue(comp, gp);
+        if (range) {
+            // The bound it broke is what it was "expected" to be within.
+            expv = g < lo ? lo : g > hi ? hi : g;
+        }
+        bool pass;
+        const bool finite = std::isfinite(g) && std::isfinite(expv);
+        if (range) {
+            pass = g >= lo && g <= hi; // NaN is within no bounds
+        } else if (exact) {
+            pass = rawCompare && rp ? std::memcmp(gp, rp, 8) == 0 : g == expv;
+        } else if (std::isnan(g) || std::isnan(expv)) {
+            pass = nanPasses && std::isnan(g) && std::isnan(expv);
+        } else if (!finite) {
+            pass = g == expv;
+        } else {
+            const double d = std::fabs(g - expv);
+            pass = d <= tol.abs + tol.rel * std::fabs(expv) ||
+                   (!isIntegral(comp) && ulpDistance(comp, g, expv) <= quint64(tol.ulp));
+        }
+        double err = std::numeric_limits<double>::infinity();
+        if (finite) {
+            err = std::fabs(g - expv);
+            ++t.finitePairs;
+            t.sumAbs += err;
+            t.maxAbs = std::max(t.maxAbs, err);
+            if (expv != 0) {
+                t.maxRel = std::max(t.maxRel, err / std::fabs(expv));
+            }
+        }
+        ++t.compared;
+        if (!pass) {
+            ++t.mismatches;
+            if (mask) {
+                mask[e] = 1;
+            }
+            CheckMismatch m;
+            m.index = e;
+            m.component = c;
+            m.coords = {x, y, z};
+            m.got = g;
+            m.expected = expv;
+            if (t.first.size() < kMaxReportedMismatches) {
+                t.first << m;
+            }
+            if (err > t.worstError) {
+                t.worstError = err;
+                t.worst = m;
+            }
+        }
+    }
+};
+
+/**
+ * An expected expression in blocks: FastExpression gives the same values,
+ * bit for bit, as muparser one element at a time, and large buffers are
+ * split over a few threads (core/parallel; a 1M-element "a + b" took 24-34
+ * ms a seed run; kpg run of a preset with three seed runs paid it three
+ * times). A failed evaluation is returned as it is.
+ */
+Status judgeInBlocks(const FastExpression &fast, const Box &box, int comps, const ExpectedValues &ev,
+                     const Judge &judge, Tally &total)
+{
+    const qint64 w = box.end[0] - box.begin[0];
+    const qint64 h = box.end[1] - box.begin[1];
+    const qint64 elements = box.count();
+    // Elements [from, to) of the box, in its x-fastest order.
+    const auto stretch = [&](qint64 from, qint64 to, Tally &t) -> Status {
+        constexpr int kB = FastExpression::kBlock;
+        const size_t inputCount = 5 + size_t(ev.bufferVars.size());
+        std::vector<std::vector<double>> columns(inputCount, std::vector<double>(kB));
+        std::vector<const double *> inputs(inputCount);
+        for (size_t v = 0; v < inputCount; ++v) {
+            inputs[v] = fast.uses(int(v)) ? columns[v].data() : nullptr;
+        }
+        struct Place
+        {
+            qint64 e, x, y, z, k;
+            int c;
+        };
+        std::vector<Place> places(kB);
+        std::vector<double> expected(kB);
+        FastExpression::Scratch scratchSpace;
+        int filled = 0;
+        const auto flush = [&]() -> Status {
+            if (filled > 0) {
+                if (Status st = fast.evaluate(inputs.data(), filled, expected.data(), scratchSpace); !st) {
+                    return st;
+                }
+                for (int j = 0; j < filled; ++j) {
+                    const Place &pl = places[size_t(j)];
+                    judge(t, pl.e, pl.x, pl.y, pl.z, pl.c, pl.k, expected[size_t(j)], nullptr);
+                }
+                filled = 0;
+            }
+            return Unit{};
+        };
+        qint64 x = box.begin[0] + from % w;
+        qint64 y = box.begin[1] + (from / w) % h;
+        qint64 z = box.begin[2] + from / (w * h);
+        for (qint64 n = from; n < to; ++n) {
+            const qint64 e = (z * box.ext[1] + y) * box.ext[0] + x;
+            for (int c = 0; c < comps; ++c) {
+                const qint64 k = e * comps + c;
+                places[size_t(filled)] = Place{e, x, y, z, k, c};
+                const double coords[5] = {double(e), double(x), double(y), double(z), double(c)};
+                for (size_t v = 0; v < 5; ++v) {
+                    if (inputs[v]) {
+                        columns[v][size_t(filled)] = coords[v];
+                    }
+                }
+                for (qsizetype bi = 0; bi < ev.bufferVars.size(); ++bi) {
+                    if (inputs[size_t(5 + bi)]) {
+                        const ExpectedValues::BufferVar &b = ev.bufferVars[bi];
+                        const qint64 bk = b.comps == 1 ? e : k;
+                        columns[size_t(5 + bi)][size_t(filled)] = loadValue(b.comp, b.bytes + bk * b.compBytes);
+                    }
+                }
+                if (++filled == kB) {
+                    if (Status st = flush(); !st) {
+                        return st;
+                    }
+                }
+            }
+            if (++x == box.end[0]) {
+                x = box.begin[0];
+                if (++y == box.end[1]) {
+                    y = box.begin[1];
+                    ++z;
+                }
+            }
+        }
+        return flush();
+    };
+    const int threads = threadsFor(elements * comps);
+    std::vector<Tally> tallies{size_t(threads)};
+    std::vector<Status> statuses(size_t(threads), Status(Unit{}));
+    parallelChunks(elements, threads, [&](int chunk, qint64 from, qint64 to) {
+        statuses[size_t(chunk)] = stretch(from, to, tallies[size_t(chunk)]);
+    });
+    for (int ti = 0; ti < threads; ++ti) {
+        if (!statuses[size_t(ti)]) {
+            return statuses[size_t(ti)];
+        }
+        total.add(tallies[size_t(ti)]);
+    }
+    return Unit{};
+}
+
+/**
+ * Value by value, on this thread: an expression FastExpression cannot
+ * translate (evaluated by muparser), a reference, an .npy file or a range.
+ * A failed evaluation is returned as it is.
+ */
+Status judgeEach(CheckSpec::Kind kind, const Box &box, int comps, ExpectedValues &ev, const Judge &judge, Tally &total)
+{
+    Tally t;
+    qint64 seq = 0; // position in the region, for npy
+    for (qint64 z = box.begin[2]; z < box.end[2]; ++z) {
+        for (qint64 y = box.begin[1]; y < box.end[1]; ++y) {
+            for (qint64 x = box.begin[0]; x < box.end[0]; ++x) {
+                const qint64 e = (z * box.ext[1] + y) * box.ext[0] + x;
+                for (int c = 0; c < comps; ++c, ++seq) {
+                    const qint64 k = e * comps + c;
+                    double expv = 0;
+                    const char *rp = nullptr;
+                    if (kind == CheckSpec::Kind::Expected) {
+                        ev.setElement(e, x, y, z, c, k);
+                        const Result<double> v = ev.ex.evaluate();
+                        if (!v) {
+                            return v.error();
+                        }
+                        expv = *v;
+                    } else if (!judge.range) {
+                        rp = ev.refBytes + (kind == CheckSpec::Kind::Npy ? seq : k) * ev.refCompBytes;
+                        expv = loadValue(ev.refComp, rp);
+                    }
+                    judge(t, e, x, y, z, c, k, expv, rp);
+                }
+            }
+        }
+    }
+    total.add(t);
+    return Unit{};
+}
+
 } // namespace
 
 qint64 BufferView::elementCount() const
@@ -414,7 +814,6 @@ Result<CheckResult> evaluateCheck(const CheckSpec &check, const CheckData &data,
     const DTypeInfo &info = dtypeInfo(got.dtype);
     const DType comp = info.component;
     const int comps = info.components;
-    const int compBytes = info.componentBytes;
     r.axes = int(got.shape.size());
     r.components = comps;
     // An integer check is exact unless it names a tolerance (docs/checks.md).
@@ -438,372 +837,48 @@ Result<CheckResult> evaluateCheck(const CheckSpec &check, const CheckData &data,
         return boxResult.error();
     }
     const Box box = *boxResult;
-    const qint64 values = box.count() * comps;
+    ExpectedValues ev;
+    if (Status s = prepareExpected(check, data, got, r.exact, box.count() * comps, path, ev); !s) {
+        return s.error();
+    }
 
-    // Where expected values come from.
-    const char *gotBytes = static_cast<const char *>(got.data);
-    const char *refBytes = nullptr;
-    DType refComp = comp;
-    int refCompBytes = compBytes;
-    bool rawCompare = false; // 64-bit integers against the same dtype: compared as bits, not as doubles
-    NpyValues npy;
-    Expression ex;
-    double *vi = nullptr;
-    double *vx = nullptr;
-    double *vy = nullptr;
-    double *vz = nullptr;
-    double *vc = nullptr;
-    struct BufferVar
-    {
-        double *slot;
-        const char *bytes;
-        DType comp;
-        int compBytes;
-        int comps;
-    };
-    QList<BufferVar> bufferVars;
-    double scratch = 0; // where a coordinate hidden by a variable or buffer of its name goes
-
-    switch (check.kind) {
-    case CheckSpec::Kind::Expected: {
-        // Precedence (docs/checks.md): coordinates, then the project's
-        // variables, then buffers: "alpha*x + y" with buffers x and y means the buffers.
-        QHash<QString, int> source; // 0 built-in, 1 variable, 2 buffer
-        for (const char *n : {"i", "x", "y", "z", "c"}) {
-            source.insert(QString::fromLatin1(n), 0);
-        }
-        for (auto it = data.variables.begin(); it != data.variables.end(); ++it) {
-            source.insert(it.key(), 1);
-        }
-        for (auto it = data.initial.begin(); it != data.initial.end(); ++it) {
-            const int bc = dtypeInfo(it->dtype).components;
-            if (it->data && it->elementCount() == got.elementCount() && (bc == 1 || bc == comps)) {
-                source.insert(it.key(), 2);
-            }
-        }
-        for (auto it = source.begin(); it != source.end(); ++it) {
-            double *slot = ex.variable(it.key());
-            if (it.value() == 0) {
-                (it.key() == QLatin1String("i")   ? vi
-                 : it.key() == QLatin1String("x") ? vx
-                 : it.key() == QLatin1String("y") ? vy
-                 : it.key() == QLatin1String("z") ? vz
-                                                  : vc) = slot;
-            } else if (it.value() == 1) {
-                *slot = data.variables.value(it.key());
-            } else {
-                const BufferView &b = data.initial[it.key()];
-                const DTypeInfo &bi = dtypeInfo(b.dtype);
-                bufferVars << BufferVar{slot, static_cast<const char *>(b.data), bi.component, bi.componentBytes,
-                                        bi.components};
-            }
-        }
-        for (double **p : {&vi, &vx, &vy, &vz, &vc}) {
-            if (!*p) {
-                *p = &scratch;
-            }
-        }
-        if (Status s = ex.parse(check.expected, jsonKeyPath(path, QStringLiteral("expected"))); !s) {
-            Error e = s.error();
-            e.where = QStringLiteral("check");
-            e.path = jsonKeyPath(path, QStringLiteral("expected"));
-            return e;
-        }
-        break;
-    }
-    case CheckSpec::Kind::Reference: {
-        const auto refIt = data.reference.find(check.reference);
-        if (refIt == data.reference.end() || !refIt->data) {
-            return checkError(QStringLiteral("%1.reference: buffer '%2' has no contents after the reference run")
-                                  .arg(path, check.reference),
-                              jsonKeyPath(path, QStringLiteral("reference")), Error::Code::Internal);
-        }
-        const DTypeInfo &ri = dtypeInfo(refIt->dtype);
-        if (refIt->elementCount() * ri.components != got.elementCount() * comps) {
-            return checkError(
-                QStringLiteral("%1.reference: buffer '%2' has %3 values, '%4' has %5; they must have as many")
-                    .arg(path, check.reference)
-                    .arg(refIt->elementCount() * ri.components)
-                    .arg(check.buffer)
-                    .arg(got.elementCount() * comps),
-                jsonKeyPath(path, QStringLiteral("reference")));
-        }
-        refBytes = static_cast<const char *>(refIt->data);
-        refComp = ri.component;
-        refCompBytes = ri.componentBytes;
-        rawCompare = r.exact && refComp == comp && compBytes == 8;
-        break;
-    }
-    case CheckSpec::Kind::Npy: {
-        const QString file = resolveInitFile(check.npy, data.projectDir);
-        Result<NpyValues> n = readNpyValues(file, check.npy, jsonKeyPath(path, QStringLiteral("npy")));
-        if (!n) {
-            return n.error();
-        }
-        npy = std::move(n).value();
-        if (npy.count != values) {
-            return checkError(QStringLiteral("%1.npy: '%2' holds %3 values; the check compares %4 (buffer '%5', %6 "
-                                             "%7%8)")
-                                  .arg(path, check.npy)
-                                  .arg(npy.count)
-                                  .arg(values)
-                                  .arg(check.buffer, dtypeName(got.dtype), shapeToString(got.shape), regionText(check)),
-                              jsonKeyPath(path, QStringLiteral("npy")));
-        }
-        refBytes = npy.data.constData();
-        refComp = npy.dtype;
-        refCompBytes = dtypeInfo(npy.dtype).componentBytes;
-        rawCompare = r.exact && refComp == comp && compBytes == 8;
-        break;
-    }
-    case CheckSpec::Kind::Range:
-    case CheckSpec::Kind::Permutation:
-    case CheckSpec::Kind::Set:
-    case CheckSpec::Kind::Printed: break; // Range is judged in the loop; the others returned above
-    }
-    const bool range = check.kind == CheckSpec::Kind::Range;
-    const double lo = check.rangeMin.value_or(-std::numeric_limits<double>::infinity());
-    const double hi = check.rangeMax.value_or(std::numeric_limits<double>::infinity());
-
-    char *mask = nullptr;
+    Judge judge;
+    judge.gotBytes = static_cast<const char *>(got.data);
+    judge.comp = comp;
+    judge.compBytes = info.componentBytes;
+    judge.range = check.kind == CheckSpec::Kind::Range;
+    judge.lo = check.rangeMin.value_or(-std::numeric_limits<double>::infinity());
+    judge.hi = check.rangeMax.value_or(std::numeric_limits<double>::infinity());
+    judge.exact = r.exact;
+    judge.rawCompare = ev.rawCompare;
+    judge.tol = r.tolerance;
+    judge.nanPasses = check.nan;
     if (data.failedMask) {
         data.failedMask->fill(0, qsizetype(got.elementCount()));
-        mask = data.failedMask->data();
+        judge.mask = data.failedMask->data();
     }
-    const bool exact = r.exact;
-    const CheckTolerance tol = r.tolerance;
-    const bool nanPasses = check.nan;
-    // What a stretch of values came to; stretches judged on several threads
-    // are merged in order, so the report is the same however it was split.
-    struct Tally
-    {
-        double sumAbs = 0;
-        qint64 finitePairs = 0;
-        double worstError = -1;
-        double maxAbs = 0;
-        double maxRel = 0;
-        qint64 compared = 0;
-        qint64 mismatches = 0;
-        QList<CheckMismatch> first;
-        std::optional<CheckMismatch> worst;
-    };
-    // One value judged: element e (at x, y, z of the box), component c, the
-    // k-th component of the buffer, expected expv (rp: the reference's bytes
-    // for an exact comparison of 64-bit values).
-    const auto judge = [&](Tally &t, qint64 e, qint64 x, qint64 y, qint64 z, int c, qint64 k, double expv,
-                           const char *rp) {
-        const char *gp = gotBytes + k * compBytes;
-        const double g = loadValue(comp, gp);
-        if (range) {
-            // The bound it broke is what it was "expected" to be within.
-            expv = g < lo ? lo : g > hi ? hi : g;
-        }
-        bool pass;
-        const bool finite = std::isfinite(g) && std::isfinite(expv);
-        if (range) {
-            pass = g >= lo && g <= hi; // NaN is within no bounds
-        } else if (exact) {
-            pass = rawCompare && rp ? std::memcmp(gp, rp, 8) == 0 : g == expv;
-        } else if (std::isnan(g) || std::isnan(expv)) {
-            pass = nanPasses && std::isnan(g) && std::isnan(expv);
-        } else if (!finite) {
-            pass = g == expv;
-        } else {
-            const double d = std::fabs(g - expv);
-            pass = d <= tol.abs + tol.rel * std::fabs(expv) ||
-                   (!isIntegral(comp) && ulpDistance(comp, g, expv) <= quint64(tol.ulp));
-        }
-        double err = std::numeric_limits<double>::infinity();
-        if (finite) {
-            err = std::fabs(g - expv);
-            ++t.finitePairs;
-            t.sumAbs += err;
-            t.maxAbs = std::max(t.maxAbs, err);
-            if (expv != 0) {
-                t.maxRel = std::max(t.maxRel, err / std::fabs(expv));
-            }
-        }
-        ++t.compared;
-        if (!pass) {
-            ++t.mismatches;
-            if (mask) {
-                mask[e] = 1;
-            }
-            CheckMismatch m;
-            m.index = e;
-            m.component = c;
-            m.coords = {x, y, z};
-            m.got = g;
-            m.expected = expv;
-            if (t.first.size() < kMaxReportedMismatches) {
-                t.first << m;
-            }
-            if (err > t.worstError) {
-                t.worstError = err;
-                t.worst = m;
-            }
-        }
-    };
-    Tally total;
-    const auto merge = [&total](const Tally &t) {
-        total.sumAbs += t.sumAbs;
-        total.finitePairs += t.finitePairs;
-        total.maxAbs = std::max(total.maxAbs, t.maxAbs);
-        total.maxRel = std::max(total.maxRel, t.maxRel);
-        total.compared += t.compared;
-        total.mismatches += t.mismatches;
-        for (const CheckMismatch &m : t.first) {
-            if (total.first.size() < kMaxReportedMismatches) {
-                total.first << m;
-            }
-        }
-        if (t.worst && t.worstError > total.worstError) { // the earliest of equal errors, as in one pass
-            total.worstError = t.worstError;
-            total.worst = t.worst;
-        }
-    };
 
-    // An expected expression in blocks: FastExpression gives the same values,
-    // bit for bit, as muparser one element at a time, and large buffers are
-    // split over a few threads (core/parallel; a 1M-element "a + b" took 24-34 ms a seed
-    // run here; kpg run of a preset with three seed runs paid it three
-    // times). What it cannot translate goes through Expression below.
-    // An evaluation that failed (a callback threw), said of the check's expected field.
-    const auto expressionError = [&path](Error err) {
-        err.where = QStringLiteral("check");
-        err.path = jsonKeyPath(path, QStringLiteral("expected"));
-        return err;
-    };
+    // An expected expression goes in blocks where FastExpression translates
+    // it; what it cannot translate goes through muparser value by value.
     std::shared_ptr<const FastExpression> fast;
     if (check.kind == CheckSpec::Kind::Expected) {
-        std::vector<const double *> varying{vi, vx, vy, vz, vc};
-        for (const BufferVar &b : bufferVars) {
+        std::vector<const double *> varying{ev.vi, ev.vx, ev.vy, ev.vz, ev.vc};
+        for (const ExpectedValues::BufferVar &b : ev.bufferVars) {
             varying.push_back(b.slot);
         }
-        if (Result<std::shared_ptr<const FastExpression>> f = FastExpression::compile(ex, varying)) {
+        if (Result<std::shared_ptr<const FastExpression>> f = FastExpression::compile(ev.ex, varying)) {
             fast = *f;
         }
     }
-    if (fast) {
-        const qint64 w = box.end[0] - box.begin[0];
-        const qint64 h = box.end[1] - box.begin[1];
-        const qint64 elements = box.count();
-        // Elements [from, to) of the box, in its x-fastest order.
-        const auto stretch = [&](qint64 from, qint64 to, Tally &t) -> Status {
-            constexpr int kB = FastExpression::kBlock;
-            const size_t inputCount = 5 + size_t(bufferVars.size());
-            std::vector<std::vector<double>> columns(inputCount, std::vector<double>(kB));
-            std::vector<const double *> inputs(inputCount);
-            for (size_t v = 0; v < inputCount; ++v) {
-                inputs[v] = fast->uses(int(v)) ? columns[v].data() : nullptr;
-            }
-            struct Place
-            {
-                qint64 e, x, y, z, k;
-                int c;
-            };
-            std::vector<Place> places(kB);
-            std::vector<double> expected(kB);
-            FastExpression::Scratch scratchSpace;
-            int filled = 0;
-            const auto flush = [&]() -> Status {
-                if (filled > 0) {
-                    if (Status st = fast->evaluate(inputs.data(), filled, expected.data(), scratchSpace); !st) {
-                        return st;
-                    }
-                    for (int j = 0; j < filled; ++j) {
-                        const Place &pl = places[size_t(j)];
-                        judge(t, pl.e, pl.x, pl.y, pl.z, pl.c, pl.k, expected[size_t(j)], nullptr);
-                    }
-                    filled = 0;
-                }
-                return Unit{};
-            };
-            qint64 x = box.begin[0] + from % w;
-            qint64 y = box.begin[1] + (from / w) % h;
-            qint64 z = box.begin[2] + from / (w * h);
-            for (qint64 n = from; n < to; ++n) {
-                const qint64 e = (z * box.ext[1] + y) * box.ext[0] + x;
-                for (int c = 0; c < comps; ++c) {
-                    const qint64 k = e * comps + c;
-                    places[size_t(filled)] = Place{e, x, y, z, k, c};
-                    const double coords[5] = {double(e), double(x), double(y), double(z), double(c)};
-                    for (size_t v = 0; v < 5; ++v) {
-                        if (inputs[v]) {
-                            columns[v][size_t(filled)] = coords[v];
-                        }
-                    }
-                    for (qsizetype bi = 0; bi < bufferVars.size(); ++bi) {
-                        if (inputs[size_t(5 + bi)]) {
-                            const BufferVar &b = bufferVars[bi];
-                            const qint64 bk = b.comps == 1 ? e : k;
-                            columns[size_t(5 + bi)][size_t(filled)] = loadValue(b.comp, b.bytes + bk * b.compBytes);
-                        }
-                    }
-                    if (++filled == kB) {
-                        if (Status st = flush(); !st) {
-                            return st;
-                        }
-                    }
-                }
-                if (++x == box.end[0]) {
-                    x = box.begin[0];
-                    if (++y == box.end[1]) {
-                        y = box.begin[1];
-                        ++z;
-                    }
-                }
-            }
-            return flush();
-        };
-        const int threads = threadsFor(elements * comps);
-        std::vector<Tally> tallies{size_t(threads)};
-        std::vector<Status> statuses(size_t(threads), Status(Unit{}));
-        parallelChunks(elements, threads, [&](int chunk, qint64 from, qint64 to) {
-            statuses[size_t(chunk)] = stretch(from, to, tallies[size_t(chunk)]);
-        });
-        for (int ti = 0; ti < threads; ++ti) {
-            if (!statuses[size_t(ti)]) {
-                return expressionError(statuses[size_t(ti)].error());
-            }
-            merge(tallies[size_t(ti)]);
-        }
-    } else {
-        Tally t;
-        qint64 seq = 0; // position in the region, for npy
-        for (qint64 z = box.begin[2]; z < box.end[2]; ++z) {
-            for (qint64 y = box.begin[1]; y < box.end[1]; ++y) {
-                for (qint64 x = box.begin[0]; x < box.end[0]; ++x) {
-                    const qint64 e = (z * box.ext[1] + y) * box.ext[0] + x;
-                    for (int c = 0; c < comps; ++c, ++seq) {
-                        const qint64 k = e * comps + c;
-                        double expv = 0;
-                        const char *rp = nullptr;
-                        if (check.kind == CheckSpec::Kind::Expected) {
-                            *vi = double(e);
-                            *vx = double(x);
-                            *vy = double(y);
-                            *vz = double(z);
-                            *vc = double(c);
-                            for (const BufferVar &b : bufferVars) {
-                                const qint64 bk = b.comps == 1 ? e : k;
-                                *b.slot = loadValue(b.comp, b.bytes + bk * b.compBytes);
-                            }
-                            const Result<double> v = ex.evaluate();
-                            if (!v) {
-                                return expressionError(v.error());
-                            }
-                            expv = *v;
-                        } else if (!range) {
-                            rp = refBytes + (check.kind == CheckSpec::Kind::Npy ? seq : k) * refCompBytes;
-                            expv = loadValue(refComp, rp);
-                        }
-                        judge(t, e, x, y, z, c, k, expv, rp);
-                    }
-                }
-            }
-        }
-        merge(t);
+    Tally total;
+    if (Status judged = fast ? judgeInBlocks(*fast, box, comps, ev, judge, total)
+                             : judgeEach(check.kind, box, comps, ev, judge, total);
+        !judged) {
+        // An evaluation that failed (a callback threw), said of the check's expected field.
+        Error err = judged.error();
+        err.where = QStringLiteral("check");
+        err.path = jsonKeyPath(path, QStringLiteral("expected"));
+        return err;
     }
     r.compared = total.compared;
     r.mismatches = total.mismatches;
