@@ -442,6 +442,15 @@ struct Preparation
     Status bindGlobals();
     /** One kernel step, resolved; the buffers it points into go to node (the step graph's race check). */
     Result<RunStep> resolveKernel(const LaunchStep &step, const QString &field, GraphNode *node);
+    /** The step's block, then grid (which may use block.x), then dynamic shared memory, into rs. */
+    Status resolveShape(const LaunchStep &step, const QString &field, RunStep &rs);
+    /**
+     * What each of kernel's parameters is bound to: by position or by
+     * name, a parameter left out taking its default argument; argField
+     * gets where in the project each binding is.
+     */
+    Result<QList<ArgBinding>> bindings(const LaunchStep &step, const KernelInfo &kernel, const QString &field,
+                                       QStringList &argField);
     /** Parameter `index` of a kernel bound as a says (argField: where in the project). */
     Result<RunArg> argument(const KernelParam &param, int index, const ArgBinding &a, const QString &argField,
                             GraphNode *node);
@@ -574,6 +583,50 @@ Result<RunStep> Preparation::resolveKernel(const LaunchStep &step, const QString
                 .arg(field, k->name));
     }
 
+    RunStep rs;
+    rs.kernel = step.kernel;
+    rs.loweredName = k->loweredName;
+    rs.cooperative = step.cooperative;
+    if (Status s = resolveShape(step, field, rs); !s) {
+        return s.error();
+    }
+    QStringList argField;
+    const Result<QList<ArgBinding>> bound = bindings(step, *k, field, argField);
+    if (!bound) {
+        return bound.error();
+    }
+    const QList<KernelParam> &params = k->params;
+    for (qsizetype p = 0; p < params.size(); ++p) {
+        Result<RunArg> arg = argument(params[p], int(p), (*bound)[p], argField[p], node);
+        if (!arg) {
+            return arg.error();
+        }
+        rs.args << *arg;
+    }
+    // A surface's array is copied back over its buffer after the launch,
+    // so what the kernel wrote through a pointer into that buffer is lost.
+    for (const RunArg &t : std::as_const(rs.args)) {
+        if (!t.isTexture() || !req.textures[t.texture].spec.isSurface()) {
+            continue;
+        }
+        for (const RunArg &b : std::as_const(rs.args)) {
+            if (b.isBuffer() && b.buffer == req.textures[t.texture].buffer) {
+                out.warnings << QStringLiteral("%1: buffer '%2' is bound both as a surface and as a pointer; "
+                                               "the surface's array is copied back over the buffer after the "
+                                               "launch, so writes through the pointer are lost")
+                                    .arg(field, req.buffers[b.buffer].name);
+                break;
+            }
+        }
+    }
+    if (QString hint = launchLargerThanBuffers(field, rs.grid, rs.block, rs.args, req, buffers); !hint.isEmpty()) {
+        out.warnings << hint;
+    }
+    return rs;
+}
+
+Status Preparation::resolveShape(const LaunchStep &step, const QString &field, RunStep &rs)
+{
     // Block first: grid expressions may use block.x.
     Dim3 block{1, 1, 1}, grid{1, 1, 1};
     static const char *axis[3] = {"x", "y", "z"};
@@ -605,11 +658,19 @@ Result<RunStep> Preparation::resolveKernel(const LaunchStep &step, const QString
     if (!shared) {
         return shared.error();
     }
+    rs.grid = grid;
+    rs.block = block;
+    rs.sharedBytes = *shared;
+    return Unit{};
+}
 
-    // Bindings: by position, or by parameter name.
+Result<QList<ArgBinding>> Preparation::bindings(const LaunchStep &step, const KernelInfo &kernel, const QString &field,
+                                                QStringList &argField)
+{
+    const KernelInfo *k = &kernel;
     const QList<KernelParam> &params = k->params;
     QList<const ArgBinding *> bound(params.size(), nullptr);
-    QList<QString> argField(params.size());
+    argField = QStringList(params.size());
     const bool byName = !step.args.isEmpty() && !step.args.first().param.isEmpty();
     if (byName) {
         for (qsizetype ai = 0; ai < step.args.size(); ++ai) {
@@ -665,9 +726,10 @@ Result<RunStep> Preparation::resolveKernel(const LaunchStep &step, const QString
         }
     }
     // Unbound parameters take their default argument (docs/kpg-project.md, "Arguments").
-    std::vector<ArgBinding> defaults(size_t(params.size()));
+    QList<ArgBinding> result;
     for (qsizetype p = 0; p < params.size(); ++p) {
         if (bound[p]) {
+            result << *bound[p];
             continue;
         }
         argField[p] = QStringLiteral("%1.args (default of %2)").arg(field, paramText(params[p], int(p)));
@@ -675,44 +737,9 @@ Result<RunStep> Preparation::resolveKernel(const LaunchStep &step, const QString
         if (!d) {
             return d.error();
         }
-        defaults[size_t(p)] = *d;
-        bound[p] = &defaults[size_t(p)];
+        result << *d;
     }
-
-    RunStep rs;
-    rs.kernel = step.kernel;
-    rs.loweredName = k->loweredName;
-    rs.grid = grid;
-    rs.block = block;
-    rs.sharedBytes = *shared;
-    rs.cooperative = step.cooperative;
-    for (qsizetype p = 0; p < params.size(); ++p) {
-        Result<RunArg> arg = argument(params[p], int(p), *bound[p], argField[p], node);
-        if (!arg) {
-            return arg.error();
-        }
-        rs.args << *arg;
-    }
-    // A surface's array is copied back over its buffer after the launch,
-    // so what the kernel wrote through a pointer into that buffer is lost.
-    for (const RunArg &t : std::as_const(rs.args)) {
-        if (!t.isTexture() || !req.textures[t.texture].spec.isSurface()) {
-            continue;
-        }
-        for (const RunArg &b : std::as_const(rs.args)) {
-            if (b.isBuffer() && b.buffer == req.textures[t.texture].buffer) {
-                out.warnings << QStringLiteral("%1: buffer '%2' is bound both as a surface and as a pointer; "
-                                               "the surface's array is copied back over the buffer after the "
-                                               "launch, so writes through the pointer are lost")
-                                    .arg(field, req.buffers[b.buffer].name);
-                break;
-            }
-        }
-    }
-    if (QString hint = launchLargerThanBuffers(field, grid, block, rs.args, req, buffers); !hint.isEmpty()) {
-        out.warnings << hint;
-    }
-    return rs;
+    return result;
 }
 
 Result<RunArg> Preparation::argument(const KernelParam &param, int index, const ArgBinding &a, const QString &argField,
