@@ -2,12 +2,25 @@
 
 #include <QCoreApplication>
 #include <QDir>
+#include <QFileInfo>
 #include <QProcess>
+#include <QStandardPaths>
 #include <QString>
 
 #include <signal.h>
 
 namespace KpTest {
+
+/** The toolkit's ptxas ($CUDA_HOME, /usr/local/cuda, then PATH); empty when there is none. */
+inline QString ptxasPath()
+{
+    for (const QString &dir : {qEnvironmentVariable("CUDA_HOME"), QStringLiteral("/usr/local/cuda")}) {
+        if (!dir.isEmpty() && QFileInfo::exists(dir + QStringLiteral("/bin/ptxas"))) {
+            return dir + QStringLiteral("/bin/ptxas");
+        }
+    }
+    return QStandardPaths::findExecutable(QStringLiteral("ptxas"));
+}
 
 /** A program built next to the test (every executable lands in build/bin). */
 inline QString program(const QString &name)

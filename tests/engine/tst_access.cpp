@@ -13,11 +13,11 @@
 #include "run/projectcompile.h"
 #include "run/runrequest.h"
 #include "run/runtypes.h"
+#include "testutil.h"
 
 #include <QDir>
 #include <QProcess>
 #include <QRegularExpression>
-#include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -27,16 +27,6 @@
 using namespace Kp;
 
 namespace {
-
-QString ptxasPath()
-{
-    for (const QString &dir : {qEnvironmentVariable("CUDA_HOME"), QStringLiteral("/usr/local/cuda")}) {
-        if (!dir.isEmpty() && QFileInfo::exists(dir + QStringLiteral("/bin/ptxas"))) {
-            return dir + QStringLiteral("/bin/ptxas");
-        }
-    }
-    return QStandardPaths::findExecutable(QStringLiteral("ptxas"));
-}
 
 /** ptxas's verdict on ptx: empty when it assembled, else its output. */
 QString assemble(const QByteArray &ptx, bool relocatable = false)
@@ -56,7 +46,7 @@ QString assemble(const QByteArray &ptx, bool relocatable = false)
     if (relocatable) {
         args << QStringLiteral("-c"); // relocatable device code: calls into the device runtime stay unresolved
     }
-    p.start(ptxasPath(), args);
+    p.start(KpTest::ptxasPath(), args);
     if (!p.waitForFinished(120000)) {
         return QStringLiteral("ptxas did not finish");
     }
@@ -128,7 +118,7 @@ class TestAccess : public QObject
 private Q_SLOTS:
     void initTestCase()
     {
-        if (ptxasPath().isEmpty()) {
+        if (KpTest::ptxasPath().isEmpty()) {
             QSKIP("ptxas (the CUDA Toolkit's) is not installed: the instrumented PTX cannot be assembled here");
         }
     }

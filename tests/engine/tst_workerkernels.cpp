@@ -5,26 +5,15 @@
 // cannot time anything.
 
 #include "run/workerkernels.h"
+#include "testutil.h"
 
 #include <QFile>
-#include <QFileInfo>
 #include <QProcess>
 #include <QRegularExpression>
-#include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QtTest>
 
 namespace {
-
-QString ptxasPath()
-{
-    for (const QString &dir : {qEnvironmentVariable("CUDA_HOME"), QStringLiteral("/usr/local/cuda")}) {
-        if (!dir.isEmpty() && QFileInfo::exists(dir + QStringLiteral("/bin/ptxas"))) {
-            return dir + QStringLiteral("/bin/ptxas");
-        }
-    }
-    return QStandardPaths::findExecutable(QStringLiteral("ptxas"));
-}
 
 QByteArray readFile(const QString &path)
 {
@@ -76,7 +65,7 @@ private Q_SLOTS:
     void ptxasAssemblesIt()
     {
         QFETCH(QString, arch);
-        const QString ptxas = ptxasPath();
+        const QString ptxas = KpTest::ptxasPath();
         if (ptxas.isEmpty()) {
             QSKIP("ptxas is not installed (the CUDA Toolkit's bin/)");
         }
