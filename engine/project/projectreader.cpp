@@ -55,6 +55,18 @@ private:
     bool parseBuffers(const QJsonValue &v);
     bool parseLaunches(const QJsonValue &v, const QString &path, QList<LaunchStep> *out);
     bool parseStep(const QJsonValue &v, const QString &path, bool inChunks, LaunchStep *out);
+    /** What every kind of step has: its kind, its stream and the events it waits for. */
+    bool parseStepCommon(const QJsonObject &o, const QString &path, bool inChunks, LaunchStep &l);
+    /** The keys a step of one kind allows: those, and the common ones. */
+    bool stepKeys(const QJsonObject &o, const QString &path, QStringList allowed);
+    /** A copy's or memset's "offset" and "count". */
+    bool stepRange(const QJsonObject &o, const QString &path, LaunchStep &l);
+    /** A copy's or memset's "buffer", which must be a buffer of the project. */
+    bool stepBuffer(const QJsonObject &o, const QString &path, LaunchStep &l);
+    bool parseKernelStep(const QJsonObject &o, const QString &path, LaunchStep &l);
+    bool parseCopyStep(const QJsonObject &o, const QString &path, LaunchStep &l);
+    bool parseMemsetStep(const QJsonObject &o, const QString &path, LaunchStep &l);
+    bool parseChunkStep(const QJsonObject &o, const QString &path, LaunchStep &l);
     bool nonNegativeOrExpression(const QJsonValue &v, const QString &path, QString *out);
     bool parseStreams(const QJsonValue &v);
     bool checkStepGraph();
@@ -427,6 +439,45 @@ bool Parser::parseStep(const QJsonValue &v, const QString &p, bool inChunks, Lau
         return false;
     }
     LaunchStep l;
+    if (!parseStepCommon(o, p, inChunks, l)) {
+        return false;
+    }
+    bool ok = true;
+    switch (l.kind) {
+    case LaunchStep::Kind::Kernel: ok = parseKernelStep(o, p, l); break;
+    case LaunchStep::Kind::Copy: ok = parseCopyStep(o, p, l); break;
+    case LaunchStep::Kind::Memset: ok = parseMemsetStep(o, p, l); break;
+    case LaunchStep::Kind::Record: {
+        const QString ep = jsonKeyPath(p, QStringLiteral("event"));
+        if (!stepKeys(o, p, {QStringLiteral("event")})) {
+            return false;
+        }
+        if (!o.contains(QStringLiteral("event"))) {
+            return missing(ep, QStringLiteral("the event's name"));
+        }
+        ok = name(o.value(QStringLiteral("event")), ep, &l.event);
+        break;
+    }
+    case LaunchStep::Kind::Wait:
+        if (!stepKeys(o, p, {})) {
+            return false;
+        }
+        if (l.waitFor.isEmpty()) {
+            return missing(jsonKeyPath(p, QStringLiteral("waitFor")),
+                           QStringLiteral("the events to wait for (a name or an array)"));
+        }
+        break;
+    case LaunchStep::Kind::Chunks: ok = parseChunkStep(o, p, l); break;
+    }
+    if (!ok) {
+        return false;
+    }
+    *out = l;
+    return true;
+}
+
+bool Parser::parseStepCommon(const QJsonObject &o, const QString &p, bool inChunks, LaunchStep &l)
+{
     const QString kindKey = QStringLiteral("kind");
     if (o.contains(kindKey)) {
         static const QStringList kinds{QStringLiteral("kernel"), QStringLiteral("copy"), QStringLiteral("memset"),
@@ -478,178 +529,165 @@ bool Parser::parseStep(const QJsonValue &v, const QString &p, bool inChunks, Lau
             }
         }
     }
-    const auto requireKeys = [&](QStringList allowed) {
-        allowed << kindKey << streamKey << waitKey;
-        return checkKeys(o, p, allowed);
-    };
-    const auto rangeFields = [&]() {
-        for (const char *key : {"offset", "count"}) {
-            const QString k = QString::fromLatin1(key);
-            if (o.contains(k) && !nonNegativeOrExpression(o.value(k), jsonKeyPath(p, k),
-                                                          k == QLatin1String("offset") ? &l.offset : &l.count)) {
-                return false;
-            }
-        }
-        return true;
-    };
-    const auto bufferField = [&]() {
-        const QString bp = jsonKeyPath(p, QStringLiteral("buffer"));
-        const QJsonValue b = o.value(QStringLiteral("buffer"));
-        if (b.isUndefined()) {
-            return missing(bp, QStringLiteral("the name of a buffer"));
-        }
-        const BufferSpec *buf = nullptr;
-        return string(b, bp, &l.buffer) && bufferName(l.buffer, bp, &buf);
-    };
-    switch (l.kind) {
-    case LaunchStep::Kind::Kernel: {
-        if (!nonEmptyString(o.value(QStringLiteral("kernel")), jsonKeyPath(p, QStringLiteral("kernel")),
-                            QStringLiteral("the kernel's name"), &l.kernel)) {
+    return true;
+}
+
+bool Parser::stepKeys(const QJsonObject &o, const QString &p, QStringList allowed)
+{
+    allowed << QStringLiteral("kind") << QStringLiteral("stream") << QStringLiteral("waitFor");
+    return checkKeys(o, p, allowed);
+}
+
+bool Parser::stepRange(const QJsonObject &o, const QString &p, LaunchStep &l)
+{
+    for (const char *key : {"offset", "count"}) {
+        const QString k = QString::fromLatin1(key);
+        if (o.contains(k) && !nonNegativeOrExpression(o.value(k), jsonKeyPath(p, k),
+                                                      k == QLatin1String("offset") ? &l.offset : &l.count)) {
             return false;
         }
-        for (const char *dim : {"grid", "block"}) {
-            const QString k = QString::fromLatin1(dim);
-            const QJsonValue dv = o.value(k);
-            if (dv.isUndefined()) {
-                return missing(jsonKeyPath(p, k),
-                               QStringLiteral("1 to 3 items, each a positive integer or an expression string"));
-            }
-            if (!parseDims(dv, jsonKeyPath(p, k), k == QLatin1String("grid") ? &l.grid : &l.block)) {
-                return false;
-            }
-        }
-        const QJsonValue shared = o.value(QStringLiteral("sharedBytes"));
-        if (!shared.isUndefined() &&
-            !parseSharedBytes(shared, jsonKeyPath(p, QStringLiteral("sharedBytes")), &l.sharedBytes)) {
-            return false;
-        }
-        const QJsonValue args = o.value(QStringLiteral("args"));
-        if (!args.isUndefined() && !parseArgs(args, jsonKeyPath(p, QStringLiteral("args")), &l.args)) {
-            return false;
-        }
-        const QJsonValue coop = o.value(QStringLiteral("cooperative"));
-        if (!coop.isUndefined() && !boolean(coop, jsonKeyPath(p, QStringLiteral("cooperative")), &l.cooperative)) {
-            return false;
-        }
-        // A kernel step keeps keys this version does not know, as it always did.
-        static const QStringList known{QStringLiteral("kernel"),
-                                       QStringLiteral("cooperative"),
-                                       QStringLiteral("grid"),
-                                       QStringLiteral("block"),
-                                       QStringLiteral("sharedBytes"),
-                                       QStringLiteral("args"),
-                                       kindKey,
-                                       streamKey,
-                                       waitKey};
-        for (auto it = o.begin(); it != o.end(); ++it) {
-            if (!known.contains(it.key())) {
-                l.unknown.insert(it.key(), it.value());
-            }
-        }
-        break;
     }
-    case LaunchStep::Kind::Copy: {
-        if (!requireKeys(
-                {QStringLiteral("buffer"), QStringLiteral("to"), QStringLiteral("offset"), QStringLiteral("count")}) ||
-            !bufferField() || !rangeFields()) {
-            return false;
-        }
-        const QJsonValue to = o.value(QStringLiteral("to"));
-        const QString tp = jsonKeyPath(p, QStringLiteral("to"));
-        if (to.isUndefined()) {
-            return missing(tp, QStringLiteral("\"device\" (host to device) or \"host\" (device to host)"));
-        }
-        if (to.toString() != QLatin1String("device") && to.toString() != QLatin1String("host")) {
-            return fail(tp, QStringLiteral("expected \"device\" (host to device) or \"host\" (device to host), got %1")
-                                .arg(shownChoice(to)));
-        }
-        l.toDevice = to.toString() == QLatin1String("device");
-        break;
+    return true;
+}
+
+bool Parser::stepBuffer(const QJsonObject &o, const QString &p, LaunchStep &l)
+{
+    const QString bp = jsonKeyPath(p, QStringLiteral("buffer"));
+    const QJsonValue b = o.value(QStringLiteral("buffer"));
+    if (b.isUndefined()) {
+        return missing(bp, QStringLiteral("the name of a buffer"));
     }
-    case LaunchStep::Kind::Memset: {
-        if (!requireKeys({QStringLiteral("buffer"), QStringLiteral("value"), QStringLiteral("offset"),
-                          QStringLiteral("count")}) ||
-            !bufferField() || !rangeFields()) {
-            return false;
-        }
-        if (o.contains(QStringLiteral("value"))) {
-            qint64 byte = 0;
-            if (!integer(o.value(QStringLiteral("value")), jsonKeyPath(p, QStringLiteral("value")), 0, 255, &byte)) {
-                return false;
-            }
-            l.memsetValue = int(byte);
-        }
-        break;
+    const BufferSpec *buf = nullptr;
+    return string(b, bp, &l.buffer) && bufferName(l.buffer, bp, &buf);
+}
+
+bool Parser::parseKernelStep(const QJsonObject &o, const QString &p, LaunchStep &l)
+{
+    if (!nonEmptyString(o.value(QStringLiteral("kernel")), jsonKeyPath(p, QStringLiteral("kernel")),
+                        QStringLiteral("the kernel's name"), &l.kernel)) {
+        return false;
     }
-    case LaunchStep::Kind::Record: {
-        const QString ep = jsonKeyPath(p, QStringLiteral("event"));
-        if (!requireKeys({QStringLiteral("event")})) {
+    for (const char *dim : {"grid", "block"}) {
+        const QString k = QString::fromLatin1(dim);
+        const QJsonValue dv = o.value(k);
+        if (dv.isUndefined()) {
+            return missing(jsonKeyPath(p, k),
+                           QStringLiteral("1 to 3 items, each a positive integer or an expression string"));
+        }
+        if (!parseDims(dv, jsonKeyPath(p, k), k == QLatin1String("grid") ? &l.grid : &l.block)) {
             return false;
         }
-        if (!o.contains(QStringLiteral("event"))) {
-            return missing(ep, QStringLiteral("the event's name"));
-        }
-        if (!name(o.value(QStringLiteral("event")), ep, &l.event)) {
-            return false;
-        }
-        break;
     }
-    case LaunchStep::Kind::Wait:
-        if (!requireKeys({})) {
-            return false;
-        }
-        if (l.waitFor.isEmpty()) {
-            return missing(jsonKeyPath(p, waitKey), QStringLiteral("the events to wait for (a name or an array)"));
-        }
-        break;
-    case LaunchStep::Kind::Chunks: {
-        if (!requireKeys({QStringLiteral("count"), QStringLiteral("streams"), QStringLiteral("elements"),
-                          QStringLiteral("name"), QStringLiteral("steps")})) {
-            return false;
-        }
-        for (const char *key : {"count", "elements"}) {
-            const QString k = QString::fromLatin1(key);
-            if (!o.contains(k)) {
-                return missing(jsonKeyPath(p, k), k == QLatin1String("count")
-                                                      ? QStringLiteral("how many chunks (a number or an expression)")
-                                                      : QStringLiteral("how many elements the chunks split (a "
-                                                                       "number or an expression, e.g. \"n\")"));
-            }
-        }
-        if (!nonNegativeOrExpression(o.value(QStringLiteral("count")), jsonKeyPath(p, QStringLiteral("count")),
-                                     &l.chunkCount) ||
-            !nonNegativeOrExpression(o.value(QStringLiteral("elements")), jsonKeyPath(p, QStringLiteral("elements")),
-                                     &l.elements)) {
-            return false;
-        }
-        if (o.contains(QStringLiteral("streams")) &&
-            !nonNegativeOrExpression(o.value(QStringLiteral("streams")), jsonKeyPath(p, QStringLiteral("streams")),
-                                     &l.chunkStreams)) {
-            return false;
-        }
-        if (o.contains(QStringLiteral("name")) &&
-            !name(o.value(QStringLiteral("name")), jsonKeyPath(p, QStringLiteral("name")), &l.groupName)) {
-            return false;
-        }
-        const QString sp = jsonKeyPath(p, QStringLiteral("steps"));
-        QJsonArray inner;
-        if (!o.contains(QStringLiteral("steps"))) {
-            return missing(sp, QStringLiteral("the steps run for every chunk"));
-        }
-        if (!array(o.value(QStringLiteral("steps")), sp, &inner)) {
-            return false;
-        }
-        for (qsizetype k = 0; k < inner.size(); ++k) {
-            LaunchStep s;
-            if (!parseStep(inner[k], jsonIndexPath(sp, k), true, &s)) {
-                return false;
-            }
-            l.steps << s;
-        }
-        break;
+    const QJsonValue shared = o.value(QStringLiteral("sharedBytes"));
+    if (!shared.isUndefined() &&
+        !parseSharedBytes(shared, jsonKeyPath(p, QStringLiteral("sharedBytes")), &l.sharedBytes)) {
+        return false;
     }
+    const QJsonValue args = o.value(QStringLiteral("args"));
+    if (!args.isUndefined() && !parseArgs(args, jsonKeyPath(p, QStringLiteral("args")), &l.args)) {
+        return false;
     }
-    *out = l;
+    const QJsonValue coop = o.value(QStringLiteral("cooperative"));
+    if (!coop.isUndefined() && !boolean(coop, jsonKeyPath(p, QStringLiteral("cooperative")), &l.cooperative)) {
+        return false;
+    }
+    // A kernel step keeps keys this version does not know, as it always did.
+    static const QStringList known{QStringLiteral("kernel"), QStringLiteral("cooperative"), QStringLiteral("grid"),
+                                   QStringLiteral("block"),  QStringLiteral("sharedBytes"), QStringLiteral("args"),
+                                   QStringLiteral("kind"),   QStringLiteral("stream"),      QStringLiteral("waitFor")};
+    for (auto it = o.begin(); it != o.end(); ++it) {
+        if (!known.contains(it.key())) {
+            l.unknown.insert(it.key(), it.value());
+        }
+    }
+    return true;
+}
+
+bool Parser::parseCopyStep(const QJsonObject &o, const QString &p, LaunchStep &l)
+{
+    if (!stepKeys(
+            o, p,
+            {QStringLiteral("buffer"), QStringLiteral("to"), QStringLiteral("offset"), QStringLiteral("count")}) ||
+        !stepBuffer(o, p, l) || !stepRange(o, p, l)) {
+        return false;
+    }
+    const QJsonValue to = o.value(QStringLiteral("to"));
+    const QString tp = jsonKeyPath(p, QStringLiteral("to"));
+    if (to.isUndefined()) {
+        return missing(tp, QStringLiteral("\"device\" (host to device) or \"host\" (device to host)"));
+    }
+    if (to.toString() != QLatin1String("device") && to.toString() != QLatin1String("host")) {
+        return fail(tp, QStringLiteral("expected \"device\" (host to device) or \"host\" (device to host), got %1")
+                            .arg(shownChoice(to)));
+    }
+    l.toDevice = to.toString() == QLatin1String("device");
+    return true;
+}
+
+bool Parser::parseMemsetStep(const QJsonObject &o, const QString &p, LaunchStep &l)
+{
+    if (!stepKeys(
+            o, p,
+            {QStringLiteral("buffer"), QStringLiteral("value"), QStringLiteral("offset"), QStringLiteral("count")}) ||
+        !stepBuffer(o, p, l) || !stepRange(o, p, l)) {
+        return false;
+    }
+    if (o.contains(QStringLiteral("value"))) {
+        qint64 byte = 0;
+        if (!integer(o.value(QStringLiteral("value")), jsonKeyPath(p, QStringLiteral("value")), 0, 255, &byte)) {
+            return false;
+        }
+        l.memsetValue = int(byte);
+    }
+    return true;
+}
+
+bool Parser::parseChunkStep(const QJsonObject &o, const QString &p, LaunchStep &l)
+{
+    if (!stepKeys(o, p,
+                  {QStringLiteral("count"), QStringLiteral("streams"), QStringLiteral("elements"),
+                   QStringLiteral("name"), QStringLiteral("steps")})) {
+        return false;
+    }
+    for (const char *key : {"count", "elements"}) {
+        const QString k = QString::fromLatin1(key);
+        if (!o.contains(k)) {
+            return missing(jsonKeyPath(p, k), k == QLatin1String("count")
+                                                  ? QStringLiteral("how many chunks (a number or an expression)")
+                                                  : QStringLiteral("how many elements the chunks split (a "
+                                                                   "number or an expression, e.g. \"n\")"));
+        }
+    }
+    if (!nonNegativeOrExpression(o.value(QStringLiteral("count")), jsonKeyPath(p, QStringLiteral("count")),
+                                 &l.chunkCount) ||
+        !nonNegativeOrExpression(o.value(QStringLiteral("elements")), jsonKeyPath(p, QStringLiteral("elements")),
+                                 &l.elements)) {
+        return false;
+    }
+    if (o.contains(QStringLiteral("streams")) &&
+        !nonNegativeOrExpression(o.value(QStringLiteral("streams")), jsonKeyPath(p, QStringLiteral("streams")),
+                                 &l.chunkStreams)) {
+        return false;
+    }
+    if (o.contains(QStringLiteral("name")) &&
+        !name(o.value(QStringLiteral("name")), jsonKeyPath(p, QStringLiteral("name")), &l.groupName)) {
+        return false;
+    }
+    const QString sp = jsonKeyPath(p, QStringLiteral("steps"));
+    QJsonArray inner;
+    if (!o.contains(QStringLiteral("steps"))) {
+        return missing(sp, QStringLiteral("the steps run for every chunk"));
+    }
+    if (!array(o.value(QStringLiteral("steps")), sp, &inner)) {
+        return false;
+    }
+    for (qsizetype k = 0; k < inner.size(); ++k) {
+        LaunchStep s;
+        if (!parseStep(inner[k], jsonIndexPath(sp, k), true, &s)) {
+            return false;
+        }
+        l.steps << s;
+    }
     return true;
 }
 
