@@ -110,6 +110,19 @@ LaunchPanel::LaunchPanel(QWidget *parent)
     form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
     layout->addLayout(form);
 
+    buildStepRow(form);
+    buildStreamFields(form);
+    connectStepButtons();
+    buildKernelFields(form);
+    buildStepKindFields(form);
+    buildRepeat(form);
+    buildArguments(layout);
+    buildTiming(layout);
+    buildButtons(layout);
+}
+
+void LaunchPanel::buildStepRow(QFormLayout *form)
+{
     // Steps: which one the fields below show, and the controls to add, remove and reorder them.
     m_stepChooser = new QComboBox(this);
     m_stepChooser->setObjectName(QStringLiteral("stepChooser"));
@@ -134,7 +147,10 @@ LaunchPanel::LaunchPanel(QWidget *parent)
     stepRow->addWidget(m_moveDown);
     form->addRow(tr("Launch step"), stepRow);
     m_form = form;
+}
 
+void LaunchPanel::buildStreamFields(QFormLayout *form)
+{
     // Every kind of step runs on a stream and may wait for events first (docs/streams.md).
     m_stream = new QComboBox(this);
     m_stream->setObjectName(QStringLiteral("stepStream"));
@@ -190,6 +206,10 @@ LaunchPanel::LaunchPanel(QWidget *parent)
             setProject(m_project);
         }
     });
+}
+
+void LaunchPanel::connectStepButtons()
+{
     connect(m_addStep, &QToolButton::clicked, this, [this] {
         const KernelInfo *k = findKernel(m_kernels, m_kernel->currentText().trimmed());
         if (!k && !m_kernels.isEmpty()) {
@@ -239,7 +259,10 @@ LaunchPanel::LaunchPanel(QWidget *parent)
             Q_EMIT moveStepRequested(m_step, m_step + 1);
         }
     });
+}
 
+void LaunchPanel::buildKernelFields(QFormLayout *form)
+{
     m_kernel = new QComboBox(this);
     m_kernel->setObjectName(QStringLiteral("kernelChooser"));
     m_kernel->setEditable(true); // template instances are typed: "matmul<16>"
@@ -315,7 +338,10 @@ LaunchPanel::LaunchPanel(QWidget *parent)
     m_occupancy->setToolTip(tr("Resident warps per multiprocessor for this block size, from the kernel's "
                                "registers and shared memory on the GPU of the last run, and what limits it"));
     form->addRow(tr("Occupancy"), m_occupancy);
+}
 
+void LaunchPanel::buildStepKindFields(QFormLayout *form)
+{
     // Copies, memsets, events and chunk groups: the fields of each kind, shown for a step of that kind.
     const auto textField = [this, form](const QString &name, const QString &label, const QString &placeholder,
                                         const QString &tip, const QString &key, bool number) {
@@ -399,7 +425,10 @@ LaunchPanel::LaunchPanel(QWidget *parent)
     m_chunkSteps->setToolTip(tr("The steps run for every chunk, with chunk.offset and chunk.n as their range; "
                                 "they are edited in the project file (\"steps\" of the chunks step)"));
     form->addRow(tr("Per chunk"), m_chunkSteps);
+}
 
+void LaunchPanel::buildRepeat(QFormLayout *form)
+{
     // Repeat: the steps run this many times, exchanging buffers between repetitions (time stepping).
     m_repeat = new QSpinBox(this);
     m_repeat->setObjectName(QStringLiteral("repeatCount"));
@@ -418,7 +447,10 @@ LaunchPanel::LaunchPanel(QWidget *parent)
     form->addRow(tr("Repeat"), repeatRow);
     connect(m_repeat, &QSpinBox::editingFinished, this, &LaunchPanel::emitRepeat);
     connect(m_swaps, &QLineEdit::editingFinished, this, &LaunchPanel::emitRepeat);
+}
 
+void LaunchPanel::buildArguments(QVBoxLayout *layout)
+{
     m_args = new QTableWidget(0, 3, this);
     m_args->setObjectName(QStringLiteral("arguments"));
     m_args->setHorizontalHeaderLabels({tr("Parameter"), tr("Type"), tr("Bound to")});
@@ -441,7 +473,10 @@ LaunchPanel::LaunchPanel(QWidget *parent)
     m_message->setWordWrap(true);
     m_message->setTextInteractionFlags(Qt::TextSelectableByMouse);
     layout->addWidget(m_message);
+}
 
+void LaunchPanel::buildTiming(QVBoxLayout *layout)
+{
     auto *timing = new QHBoxLayout;
     m_timingMode = new QComboBox(this);
     m_timingMode->setObjectName(QStringLiteral("timingMode"));
@@ -480,7 +515,10 @@ LaunchPanel::LaunchPanel(QWidget *parent)
             Q_EMIT timingEdited(QStringLiteral("minSamples"), m_minSamples->value());
         }
     });
+}
 
+void LaunchPanel::buildButtons(QVBoxLayout *layout)
+{
     auto *buttons = new QHBoxLayout;
     m_run = new QPushButton(tr("Run"), this);
     m_run->setObjectName(QStringLiteral("run"));

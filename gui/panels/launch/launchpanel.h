@@ -16,6 +16,7 @@ class QLineEdit;
 class QPushButton;
 class QSpinBox;
 class QTableWidget;
+class QVBoxLayout;
 class QToolButton;
 
 namespace Kp {
@@ -134,6 +135,19 @@ Q_SIGNALS:
     void repeatEdited(const QJsonObject &repeat);
 
 private:
+    // The constructor's parts, top to bottom as the panel shows them.
+    void buildStepRow(QFormLayout *form);
+    void buildStreamFields(QFormLayout *form);
+    /** What +, -, up and down do, and the + button's menu of other kinds of step. */
+    void connectStepButtons();
+    void buildKernelFields(QFormLayout *form);
+    /** The fields of copies, memsets, events and chunk groups, shown for a step of that kind. */
+    void buildStepKindFields(QFormLayout *form);
+    void buildRepeat(QFormLayout *form);
+    /** The arguments table, Create and bind, and the message line. */
+    void buildArguments(QVBoxLayout *layout);
+    void buildTiming(QVBoxLayout *layout);
+    void buildButtons(QVBoxLayout *layout);
     void rebuildArgs();
     void emitDims(const QString &key, QLineEdit *const fields[3]);
     void emitArgs();
