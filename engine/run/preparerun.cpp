@@ -454,6 +454,12 @@ struct Preparation
     /** Parameter `index` of a kernel bound as a says (argField: where in the project). */
     Result<RunArg> argument(const KernelParam &param, int index, const ArgBinding &a, const QString &argField,
                             GraphNode *node);
+    /** A pointer parameter bound to a buffer (where: the parameter in words, for messages). */
+    Result<RunArg> pointerArgument(const KernelParam &param, const ArgBinding &a, const QString &argField,
+                                   const QString &where, GraphNode *node);
+    /** A number passed by value: a literal, an expression or a scalar, packed as the parameter's type. */
+    Result<RunArg> valueArgument(const KernelParam &param, const ArgBinding &a, const QString &argField,
+                                 const QString &where);
     /**
      * A __constant__ or __device__ variable without an initializer that a
      * launched kernel uses holds zeros: the project has no way to fill it
@@ -785,80 +791,94 @@ Result<RunArg> Preparation::argument(const KernelParam &param, int index, const 
         return arg;
     }
     if (param.pointerDepth > 0) {
-        if (a.kind != ArgBinding::Kind::Buffer) {
-            return argError(QStringLiteral("%1: a pointer parameter needs a buffer; got %2")
-                                .arg(where, a.kind == ArgBinding::Kind::Scalar
-                                                ? QStringLiteral("scalar '%1'").arg(a.name)
-                                                : QStringLiteral("the number %1").arg(a.value)));
-        }
-        const HostBuffer *hb = buffers.find(a.name);
-        if (!hb) {
-            return argError(QStringLiteral("%1: unknown buffer '%2'").arg(where, a.name));
-        }
-        const DTypeInfo &bi = dtypeInfo(hb->spec.dtype);
-        const QString pointee = param.baseType;
-        const bool bytePointer =
-            param.pointerDepth == 1 && (pointee == QStringLiteral("void") || pointee == QStringLiteral("char") ||
-                                        pointee == QStringLiteral("unsigned char"));
-        int align = 1;
-        if (param.pointerDepth > 1) {
-            return argError(QStringLiteral("%1: pointers to pointers cannot be bound to a buffer").arg(where));
-        }
-        if (!bytePointer) {
-            if (const auto pd = dtypeForCudaType(pointee)) {
-                const DTypeInfo &pi = dtypeInfo(*pd);
-                align = pi.alignment;
-                // One rule for every pointee the dtype table knows: the element sizes must
-                // be equal. Same size with the same components (float buffer, float1 *)
-                // is the same data; same size otherwise is a reinterpretation, allowed
-                // with a warning (a uchar4 image read as unsigned int *).
-                if (*pd != hb->spec.dtype) {
-                    if (pi.elementBytes() == bi.elementBytes() && pi.component == bi.component) {
-                        // the same bytes under another name
-                    } else if (pi.elementBytes() == bi.elementBytes()) {
-                        out.warnings << QStringLiteral("%1: buffer '%2' holds %3 but the kernel reads it as "
-                                                       "%4 (same size: the bits are reinterpreted)")
-                                            .arg(where, a.name, dtypeName(hb->spec.dtype), pointee);
-                    } else {
-                        return argError(QStringLiteral("%1: buffer '%2' holds %3 (%4 bytes each) but the "
-                                                       "kernel expects %5 (%6 bytes each); change the "
-                                                       "buffer's dtype to %7")
-                                            .arg(where, a.name, dtypeName(hb->spec.dtype))
-                                            .arg(bi.elementBytes())
-                                            .arg(pointee)
-                                            .arg(pi.elementBytes())
-                                            .arg(dtypeName(*pd)));
-                    }
+        return pointerArgument(param, a, argField, where, node);
+    }
+    return valueArgument(param, a, argField, where);
+}
+
+Result<RunArg> Preparation::pointerArgument(const KernelParam &param, const ArgBinding &a, const QString &argField,
+                                            const QString &where, GraphNode *node)
+{
+    const auto argError = [&](const QString &message) { return fieldError(argField, message); };
+    if (a.kind != ArgBinding::Kind::Buffer) {
+        return argError(QStringLiteral("%1: a pointer parameter needs a buffer; got %2")
+                            .arg(where, a.kind == ArgBinding::Kind::Scalar
+                                            ? QStringLiteral("scalar '%1'").arg(a.name)
+                                            : QStringLiteral("the number %1").arg(a.value)));
+    }
+    const HostBuffer *hb = buffers.find(a.name);
+    if (!hb) {
+        return argError(QStringLiteral("%1: unknown buffer '%2'").arg(where, a.name));
+    }
+    const DTypeInfo &bi = dtypeInfo(hb->spec.dtype);
+    const QString pointee = param.baseType;
+    const bool bytePointer =
+        param.pointerDepth == 1 && (pointee == QStringLiteral("void") || pointee == QStringLiteral("char") ||
+                                    pointee == QStringLiteral("unsigned char"));
+    int align = 1;
+    if (param.pointerDepth > 1) {
+        return argError(QStringLiteral("%1: pointers to pointers cannot be bound to a buffer").arg(where));
+    }
+    if (!bytePointer) {
+        if (const auto pd = dtypeForCudaType(pointee)) {
+            const DTypeInfo &pi = dtypeInfo(*pd);
+            align = pi.alignment;
+            // One rule for every pointee the dtype table knows: the element sizes must
+            // be equal. Same size with the same components (float buffer, float1 *)
+            // is the same data; same size otherwise is a reinterpretation, allowed
+            // with a warning (a uchar4 image read as unsigned int *).
+            if (*pd != hb->spec.dtype) {
+                if (pi.elementBytes() == bi.elementBytes() && pi.component == bi.component) {
+                    // the same bytes under another name
+                } else if (pi.elementBytes() == bi.elementBytes()) {
+                    out.warnings << QStringLiteral("%1: buffer '%2' holds %3 but the kernel reads it as "
+                                                   "%4 (same size: the bits are reinterpreted)")
+                                        .arg(where, a.name, dtypeName(hb->spec.dtype), pointee);
+                } else {
+                    return argError(QStringLiteral("%1: buffer '%2' holds %3 (%4 bytes each) but the "
+                                                   "kernel expects %5 (%6 bytes each); change the "
+                                                   "buffer's dtype to %7")
+                                        .arg(where, a.name, dtypeName(hb->spec.dtype))
+                                        .arg(bi.elementBytes())
+                                        .arg(pointee)
+                                        .arg(pi.elementBytes())
+                                        .arg(dtypeName(*pd)));
                 }
             }
         }
-        if (a.offset < 0 || a.offset >= qMax<qint64>(1, hb->elementCount())) {
-            return argError(QStringLiteral("%1: offset %2 is outside buffer '%3' (%4 elements)")
-                                .arg(where)
-                                .arg(a.offset)
-                                .arg(a.name)
-                                .arg(hb->elementCount()));
-        }
-        const qint64 offsetBytes = a.offset * bi.elementBytes();
-        if (offsetBytes % align != 0) {
-            return argError(QStringLiteral("%1: offset %2 of buffer '%3' is %4 bytes, not a multiple of %5 "
-                                           "(the alignment of %6): the kernel would fault on a misaligned "
-                                           "address")
-                                .arg(where)
-                                .arg(a.offset)
-                                .arg(a.name)
-                                .arg(offsetBytes)
-                                .arg(align)
-                                .arg(pointee));
-        }
-        RunArg arg;
-        arg.buffer = bufferIndex.value(a.name);
-        arg.offset = offsetBytes;
-        if (node) {
-            node->accesses << GraphNode::Access{a.name, a.offset, -1, !param.isConst};
-        }
-        return arg;
     }
+    if (a.offset < 0 || a.offset >= qMax<qint64>(1, hb->elementCount())) {
+        return argError(QStringLiteral("%1: offset %2 is outside buffer '%3' (%4 elements)")
+                            .arg(where)
+                            .arg(a.offset)
+                            .arg(a.name)
+                            .arg(hb->elementCount()));
+    }
+    const qint64 offsetBytes = a.offset * bi.elementBytes();
+    if (offsetBytes % align != 0) {
+        return argError(QStringLiteral("%1: offset %2 of buffer '%3' is %4 bytes, not a multiple of %5 "
+                                       "(the alignment of %6): the kernel would fault on a misaligned "
+                                       "address")
+                            .arg(where)
+                            .arg(a.offset)
+                            .arg(a.name)
+                            .arg(offsetBytes)
+                            .arg(align)
+                            .arg(pointee));
+    }
+    RunArg arg;
+    arg.buffer = bufferIndex.value(a.name);
+    arg.offset = offsetBytes;
+    if (node) {
+        node->accesses << GraphNode::Access{a.name, a.offset, -1, !param.isConst};
+    }
+    return arg;
+}
+
+Result<RunArg> Preparation::valueArgument(const KernelParam &param, const ArgBinding &a, const QString &argField,
+                                          const QString &where)
+{
+    const auto argError = [&](const QString &message) { return fieldError(argField, message); };
     if (a.kind == ArgBinding::Kind::Buffer) {
         return argError(QStringLiteral("%1: buffer '%2' bound to a parameter passed by value; the kernel "
                                        "needs a scalar or a number here")
