@@ -481,12 +481,7 @@ CheckedRun runProjectWithChecks(const Project &original, EngineClient *engine, c
             if (res) {
                 cr = *res;
             } else {
-                cr.name = c.displayName();
-                cr.buffer = c.buffer;
-                cr.kind = c.kind;
-                cr.target = c.target();
-                cr.seedRuns = c.seeds;
-                cr.seedRun = k;
+                cr = checkResultHead(c, k);
                 cr.error = res.error();
             }
             if (!results[i]) {

@@ -791,7 +791,7 @@ QStringList checkVariableNames(const QMap<QString, double> &variables, const QHa
     return names;
 }
 
-Result<CheckResult> evaluateCheck(const CheckSpec &check, const CheckData &data, int seedRun, const QString &path)
+CheckResult checkResultHead(const CheckSpec &check, int seedRun)
 {
     CheckResult r;
     r.name = check.displayName();
@@ -800,6 +800,12 @@ Result<CheckResult> evaluateCheck(const CheckSpec &check, const CheckData &data,
     r.target = check.target();
     r.seedRuns = check.seeds;
     r.seedRun = seedRun;
+    return r;
+}
+
+Result<CheckResult> evaluateCheck(const CheckSpec &check, const CheckData &data, int seedRun, const QString &path)
+{
+    CheckResult r = checkResultHead(check, seedRun);
     if (check.kind == CheckSpec::Kind::Printed) {
         return evaluatePrinted(check, data, r);
     }

@@ -113,6 +113,13 @@ QStringList checkVariableNames(const QMap<QString, double> &variables, const QHa
                                const BufferView &checked);
 
 /**
+ * A result that names its check (name, buffer, kind, target, seed runs) and
+ * nothing else yet: what evaluateCheck() starts from, and what a check that
+ * could not be evaluated reports with its error.
+ */
+CheckResult checkResultHead(const CheckSpec &check, int seedRun = 0);
+
+/**
  * Evaluates one check on one seed run. path is the check's JSON path
  * ("checks[2]") for messages. Mismatches go into the result; an Error comes
  * back only when the check cannot be evaluated at all (a buffer missing from

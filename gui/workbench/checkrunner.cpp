@@ -23,18 +23,6 @@ QHash<QString, BufferView> viewsOf(const QList<std::shared_ptr<HostBuffer>> &buf
     return views;
 }
 
-/** A result that says what it is about before it has numbers. */
-CheckResult resultHead(const CheckSpec &c)
-{
-    CheckResult r;
-    r.name = c.displayName();
-    r.buffer = c.buffer;
-    r.kind = c.kind;
-    r.target = c.target();
-    r.seedRuns = c.seeds;
-    return r;
-}
-
 /**
  * Whether a check reads the buffers as they were before the run: an
  * expression may name them, and a permutation or set compares with one
@@ -92,7 +80,7 @@ QList<CheckOutcome> CheckRunner::evaluateOnHost(const Project &project, const Ho
     for (qsizetype i = 0; i < project.checks.size(); ++i) {
         const CheckSpec &c = project.checks[i];
         CheckOutcome o;
-        o.result = resultHead(c);
+        o.result = checkResultHead(c);
         if (!valid) {
             o.result.error = valid.error();
             out << o;
@@ -157,7 +145,7 @@ void CheckRunner::evaluate(const Project &project, const QList<std::shared_ptr<H
     m_outcomes.clear();
     for (const CheckSpec &c : project.checks) {
         CheckOutcome o;
-        o.result = resultHead(c);
+        o.result = checkResultHead(c);
         o.pending = true;
         m_outcomes << o;
     }
@@ -180,7 +168,7 @@ void CheckRunner::evaluate(const Project &project, const QList<std::shared_ptr<H
         } else {
             for (const CheckSpec &c : project.checks) {
                 CheckOutcome o;
-                o.result = resultHead(c);
+                o.result = checkResultHead(c);
                 o.result.error = filled.error();
                 outcomes << o;
             }
