@@ -42,9 +42,14 @@ QJsonValue numberOrText(const QString &text)
     return ok ? QJsonValue(v) : QJsonValue(text.trimmed());
 }
 
-bool isValueParam(const KernelParam &p)
+bool canCreateFor(const KernelParam &p)
 {
-    return p.category == KernelParam::Category::Scalar || p.category == KernelParam::Category::Half;
+    if (p.category == KernelParam::Category::Pointer) {
+        return true;
+    }
+    const auto type = dtypeForCudaType(p.baseType);
+    return (p.category == KernelParam::Category::Scalar || p.category == KernelParam::Category::Half) && type &&
+           dtypeInfo(*type).components == 1;
 }
 
 /** The step's bindings from its JSON args (array by position, or object by name) keyed by parameter name. */
@@ -187,8 +192,9 @@ void createMissing(QJsonObject &o, int step, const KernelInfo &kernel, const QSt
     const bool byName = l.value(QStringLiteral("args")).isObject();
     QMap<QString, QJsonValue> bound = bindings(l.value(QStringLiteral("args")), kernel);
     for (const KernelParam &p : kernel.params) {
-        if (p.name.isEmpty() || bound.contains(p.name) || (!only.isEmpty() && !only.contains(p.name))) {
-            continue;
+        if (p.name.isEmpty() || bound.contains(p.name) || (!only.isEmpty() && !only.contains(p.name)) ||
+            !canCreateFor(p)) {
+            continue; // structs and vectors by value among them: no scalar can hold them
         }
         const auto type = dtypeForCudaType(p.baseType);
         QString name = p.name;
@@ -205,14 +211,12 @@ void createMissing(QJsonObject &o, int step, const KernelInfo &kernel, const QSt
                                        {QStringLiteral("shape"), QJsonArray{kDefaultElements}},
                                        {QStringLiteral("init"), init}});
             o.insert(QStringLiteral("buffers"), buffers);
-        } else if (isValueParam(p) && type && dtypeInfo(*type).components == 1) {
+        } else {
             QJsonArray scalars = o.value(QStringLiteral("scalars")).toArray();
             scalars.append(QJsonObject{{QStringLiteral("name"), name},
                                        {QStringLiteral("type"), dtypeName(*type)},
                                        {QStringLiteral("value"), isIntegerType(*type) ? kDefaultElements : 1.0}});
             o.insert(QStringLiteral("scalars"), scalars);
-        } else {
-            continue; // structs and vectors by value: no scalar can hold them
         }
         bound.insert(p.name, name);
     }

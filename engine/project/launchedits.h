@@ -25,8 +25,12 @@ constexpr int kDefaultElements = 1024;
 /** A field's text as JSON: a number when it reads as one, else the (trimmed) text, an expression. */
 QJsonValue numberOrText(const QString &text);
 
-/** A parameter passed by value that a scalar can hold (a number or a half). */
-bool isValueParam(const KernelParam &p);
+/**
+ * Whether "Create and bind" can make something for the parameter: a buffer
+ * for a pointer, a scalar for a number or a half passed by value; not a
+ * struct or a vector by value, which no scalar can hold.
+ */
+bool canCreateFor(const KernelParam &p);
 
 /** A step's bindings from its JSON args (array by position, or object by name), keyed by parameter name. */
 QMap<QString, QJsonValue> bindings(const QJsonValue &args, const KernelInfo &kernel);

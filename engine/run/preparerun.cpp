@@ -633,31 +633,31 @@ Result<RunStep> Preparation::resolveKernel(const LaunchStep &step, const QString
 
 Status Preparation::resolveShape(const LaunchStep &step, const QString &field, RunStep &rs)
 {
-    // Block first: grid expressions may use block.x.
-    Dim3 block{1, 1, 1}, grid{1, 1, 1};
-    static const char *axis[3] = {"x", "y", "z"};
     if (step.block.isEmpty() || step.block.size() > 3 || step.grid.isEmpty() || step.grid.size() > 3) {
         return fieldError(field, QStringLiteral("%1: grid and block need 1 to 3 items each").arg(field));
     }
-    for (qsizetype d = 0; d < step.block.size(); ++d) {
-        auto v = evalInteger(ex, step.block[d], QStringLiteral("%1.block[%2]").arg(field).arg(d), 1);
-        if (!v) {
-            return v.error();
+    // The items of "block" or "grid" into out, then block.x ... (grid.x ...) for the expressions after them.
+    const auto dims = [&](const QStringList &items, const QString &name, Dim3 &out) -> Status {
+        static const char *axis[3] = {"x", "y", "z"};
+        for (qsizetype d = 0; d < items.size(); ++d) {
+            auto v = evalInteger(ex, items[d], QStringLiteral("%1.%2[%3]").arg(field, name).arg(d), 1);
+            if (!v) {
+                return v.error();
+            }
+            out[size_t(d)] = *v;
         }
-        block[size_t(d)] = *v;
-    }
-    for (size_t d = 0; d < 3; ++d) {
-        ex.set(QStringLiteral("block.") + QLatin1String(axis[d]), double(block[d]));
-    }
-    for (qsizetype d = 0; d < step.grid.size(); ++d) {
-        auto v = evalInteger(ex, step.grid[d], QStringLiteral("%1.grid[%2]").arg(field).arg(d), 1);
-        if (!v) {
-            return v.error();
+        for (size_t d = 0; d < 3; ++d) {
+            ex.set(name + QLatin1Char('.') + QLatin1String(axis[d]), double(out[d]));
         }
-        grid[size_t(d)] = *v;
+        return Unit{};
+    };
+    // Block first: grid expressions may use block.x.
+    Dim3 block{1, 1, 1}, grid{1, 1, 1};
+    if (Status s = dims(step.block, QStringLiteral("block"), block); !s) {
+        return s.error();
     }
-    for (size_t d = 0; d < 3; ++d) {
-        ex.set(QStringLiteral("grid.") + QLatin1String(axis[d]), double(grid[d]));
+    if (Status s = dims(step.grid, QStringLiteral("grid"), grid); !s) {
+        return s.error();
     }
     auto shared = evalInteger(ex, step.sharedBytes.isEmpty() ? QStringLiteral("0") : step.sharedBytes,
                               field + QStringLiteral(".sharedBytes"), 0);

@@ -201,7 +201,8 @@ void MainWindow::fitToScreen()
     // At most 90 % of the screen the window opens on (its status bar stays
     // on screen), at most 1600 x 960 on large screens; the editor takes what
     // the docks leave.
-    place(WindowPlacement::initialGeometry(WindowPlacement::availableFor(this), minimumSizeHint()));
+    const QRect avail = WindowPlacement::availableFor(this).value_or(QRect(0, 0, 1600, 1000));
+    place(WindowPlacement::initialGeometry(avail, minimumSizeHint()));
 }
 
 void MainWindow::place(const QRect &g)
@@ -215,15 +216,19 @@ void MainWindow::place(const QRect &g)
 
 void MainWindow::moveOnScreen()
 {
-    const QRect avail = WindowPlacement::availableFor(this);
-    if (!avail.contains(geometry())) {
-        move(WindowPlacement::movedInside(geometry(), avail).topLeft());
+    const std::optional<QRect> avail = WindowPlacement::availableFor(this);
+    if (avail && !avail->contains(geometry())) {
+        move(WindowPlacement::movedInside(geometry(), *avail).topLeft());
     }
 }
 
 void MainWindow::keepOnScreen()
 {
-    place(WindowPlacement::keptOnScreen(geometry(), WindowPlacement::availableFor(this), minimumSizeHint()));
+    // A size saved on a larger screen (an external monitor, then the laptop
+    // alone) would put the status bar and the right docks off this one.
+    if (const std::optional<QRect> avail = WindowPlacement::availableFor(this)) {
+        place(WindowPlacement::keptOnScreen(geometry(), *avail, minimumSizeHint()));
+    }
 }
 
 void MainWindow::showEvent(QShowEvent *event)

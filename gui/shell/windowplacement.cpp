@@ -39,10 +39,10 @@ QRect keptOnScreen(const QRect &g, const QRect &available, const QSize &minimum)
     return movedInside(out, available);
 }
 
-QRect availableFor(const QWidget *w)
+std::optional<QRect> availableFor(const QWidget *w)
 {
     const QScreen *s = w && w->screen() ? w->screen() : QGuiApplication::primaryScreen();
-    return s ? s->availableGeometry() : QRect(0, 0, 1600, 1000);
+    return s ? std::optional<QRect>(s->availableGeometry()) : std::nullopt;
 }
 
 } // namespace Kp::WindowPlacement

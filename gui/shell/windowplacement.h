@@ -3,6 +3,8 @@
 #include <QRect>
 #include <QSize>
 
+#include <optional>
+
 class QWidget;
 
 namespace Kp {
@@ -37,8 +39,8 @@ QRect movedInside(QRect g, const QRect &available);
  */
 QRect keptOnScreen(const QRect &g, const QRect &available, const QSize &minimum);
 
-/** The available geometry of the screen w is on (the primary one before it is shown). */
-QRect availableFor(const QWidget *w);
+/** The available geometry of the screen w is on (the primary one before it is shown); none without a screen. */
+std::optional<QRect> availableFor(const QWidget *w);
 
 } // namespace WindowPlacement
 } // namespace Kp

@@ -81,6 +81,20 @@ private Q_SLOTS:
         QCOMPARE(LaunchEdits::numberOrText(text), expected);
     }
 
+    void whatCreateAndBindCanMake()
+    {
+        const KernelInfo k = kernelFrom(kSource, "byValue"); // (P p, float4 v, double *d, unsigned long long m)
+        QList<bool> can;
+        for (const KernelParam &p : k.params) {
+            can << LaunchEdits::canCreateFor(p);
+        }
+        QCOMPARE(can, (QList<bool>{false, false, true, true}));
+        const KernelInfo s = kernelFrom(kSource, "saxpy");
+        for (const KernelParam &p : s.params) {
+            QVERIFY2(LaunchEdits::canCreateFor(p), qPrintable(p.name));
+        }
+    }
+
     void bindingsReadBothForms()
     {
         const KernelInfo k = kernelFrom(kSource, "saxpy");

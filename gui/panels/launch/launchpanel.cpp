@@ -786,10 +786,7 @@ QStringList LaunchPanel::unboundParams() const
     const QMap<QString, QJsonValue> bound = bindingsByName(step, kernel);
     QStringList out;
     for (const KernelParam &p : kernel->params) {
-        const auto type = dtypeForCudaType(p.baseType);
-        const bool creatable = p.category == KernelParam::Category::Pointer ||
-                               (LaunchEdits::isValueParam(p) && type && dtypeInfo(*type).components == 1);
-        if (!p.name.isEmpty() && !bound.contains(p.name) && creatable) {
+        if (!p.name.isEmpty() && !bound.contains(p.name) && LaunchEdits::canCreateFor(p)) {
             out << p.name;
         }
     }
